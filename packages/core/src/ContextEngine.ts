@@ -1,0 +1,195 @@
+/**
+ * The `ContextEngine` interface (DESIGN.md "The request path"):
+ * measure → shouldCompact → plan → compact → validate → assembleContext, and
+ * recordOutcome after the model answers. Engines live in packages/engines.
+ *
+ * Every method returns an `Effect`; {@link toAsync} gives the plain
+ * Promise-based face for callers who do not use Effect.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import type { Budget } from "./Budget.ts"
+import type { Checkpoint, ValidationReport } from "./Checkpoint.ts"
+import type { ContextView, ToolDefinition } from "./ContextView.ts"
+import type { Entry } from "./Entry.ts"
+import type {
+  BudgetExceeded,
+  ContextOverflow,
+  FixedOverheadExceedsBudget,
+  InvalidInput,
+  SummarizerFailed,
+  ValidationFailed
+} from "./Errors.ts"
+import type { Measurement } from "./Measurement.ts"
+import type { Message } from "./Message.ts"
+import type { ModelPolicy } from "./ModelPolicy.ts"
+import type { ViewEdit } from "./ViewEdit.ts"
+
+/**
+ * What an engine works on: a session's entries (the transcript, never
+ * modified), the tools offered to the model, and the model's policy.
+ *
+ * @category models
+ */
+export interface EngineInput {
+  readonly entries: ReadonlyArray<Entry>
+  readonly tools?: ReadonlyArray<ToolDefinition>
+  readonly policy: ModelPolicy
+  /** Compaction was requested explicitly (e.g. `/compact`). */
+  readonly manual?: boolean
+}
+
+/**
+ * Why compaction is (or is not) needed.
+ *
+ * @category models
+ */
+export type CompactionReason = "threshold" | "overflow" | "manual" | "fixed-overhead-exceeded"
+
+/** @category models */
+export interface CompactionDecision {
+  readonly compact: boolean
+  readonly reasons: ReadonlyArray<CompactionReason>
+  readonly measurement: Measurement
+  readonly budget: Budget
+}
+
+/**
+ * Per-stage report of a pipeline run.
+ *
+ * @category models
+ */
+export interface StageReport {
+  readonly stage: string
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  readonly edits: number
+  readonly durationMs: number
+  /** `applied`, `skipped` (freed less than its minimum, or nothing to do) or `not-needed` (already fit). */
+  readonly status: "applied" | "skipped" | "not-needed"
+  readonly note?: string
+}
+
+/**
+ * What compaction intends to do, before doing it.
+ *
+ * @category models
+ */
+export interface CompactionPlan {
+  readonly reasons: ReadonlyArray<CompactionReason>
+  readonly targetTokens: number
+  readonly stages: ReadonlyArray<string>
+  /** Cut point for a checkpoint, when the engine summarizes. */
+  readonly cutPoint?: {
+    readonly firstKeptEntryId: string | null
+    readonly coveredFromEntryId: string | null
+    readonly coveredToEntryId: string
+    readonly splitTurn: boolean
+  }
+}
+
+/**
+ * The outcome of a compaction. `entriesToAppend` are the edit and checkpoint
+ * entries the caller appends to the transcript to make the result durable.
+ *
+ * @category models
+ */
+export interface CompactionResult {
+  readonly view: ContextView
+  readonly edits: ReadonlyArray<ViewEdit>
+  readonly checkpoint?: Checkpoint
+  readonly entriesToAppend: ReadonlyArray<Entry>
+  readonly stages: ReadonlyArray<StageReport>
+  readonly before: Measurement
+  readonly after: Measurement
+  readonly fits: boolean
+}
+
+/**
+ * What the provider said about the last request.
+ *
+ * @category models
+ */
+export interface Outcome {
+  /** `usage.inputTokens` of the response, when the request succeeded. */
+  readonly inputTokens?: number
+  readonly outputTokens?: number
+  /** Cached input tokens reported by the provider. */
+  readonly cachedInputTokens?: number
+  /** The last view item the request contained (anchors later measurements). */
+  readonly lastEntryId?: string
+  /** Set when the provider rejected the request as too long. */
+  readonly overflow?: ContextOverflow
+}
+
+/**
+ * The assembled request context.
+ *
+ * @category models
+ */
+export interface AssembledContext {
+  readonly messages: ReadonlyArray<Message>
+  readonly view: ContextView
+  readonly measurement: Measurement
+}
+
+/** @category errors */
+export type CompactionError =
+  | InvalidInput
+  | FixedOverheadExceedsBudget
+  | BudgetExceeded
+  | SummarizerFailed
+  | ValidationFailed
+
+/**
+ * A context engine.
+ *
+ * @category models
+ */
+export interface ContextEngine {
+  readonly name: string
+  readonly measure: (input: EngineInput) => Effect.Effect<Measurement, InvalidInput>
+  readonly shouldCompact: (input: EngineInput) => Effect.Effect<CompactionDecision, InvalidInput>
+  readonly plan: (input: EngineInput) => Effect.Effect<CompactionPlan, InvalidInput>
+  /**
+   * Compacts. On failure the caller keeps its previous valid view: nothing
+   * is appended and the error says why.
+   */
+  readonly compact: (input: EngineInput, plan?: CompactionPlan) => Effect.Effect<CompactionResult, CompactionError>
+  readonly validate: (input: EngineInput, result: CompactionResult) => Effect.Effect<ValidationReport>
+  /** The messages to send: the current view with the latest checkpoint and edits applied. */
+  readonly assembleContext: (input: EngineInput) => Effect.Effect<AssembledContext, InvalidInput>
+  readonly recordOutcome: (input: EngineInput, outcome: Outcome) => Effect.Effect<void>
+}
+
+/**
+ * The Promise face of a {@link ContextEngine}: same methods, plain async;
+ * failures reject with the typed error.
+ *
+ * @category models
+ */
+export type AsyncContextEngine = {
+  readonly [K in Exclude<keyof ContextEngine, "name">]: ContextEngine[K] extends (
+    ...args: infer A
+  ) => Effect.Effect<infer R, infer _E>
+    ? (...args: A) => Promise<R>
+    : never
+} & { readonly name: string; readonly engine: ContextEngine }
+
+/**
+ * Wraps an engine in its Promise face.
+ *
+ * @category constructors
+ */
+export const toAsync = (engine: ContextEngine): AsyncContextEngine => ({
+  name: engine.name,
+  engine,
+  measure: (input) => Effect.runPromise(engine.measure(input)),
+  shouldCompact: (input) => Effect.runPromise(engine.shouldCompact(input)),
+  plan: (input) => Effect.runPromise(engine.plan(input)),
+  compact: (input, plan) => Effect.runPromise(engine.compact(input, plan)),
+  validate: (input, result) => Effect.runPromise(engine.validate(input, result)),
+  assembleContext: (input) => Effect.runPromise(engine.assembleContext(input)),
+  recordOutcome: (input, outcome) => Effect.runPromise(engine.recordOutcome(input, outcome))
+})

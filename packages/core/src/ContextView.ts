@@ -1,0 +1,133 @@
+/**
+ * The context view: what the next model request is built from, derived from
+ * the transcript with view edits applied as overlays (DESIGN.md "Context
+ * view"). A view never shares mutable state with the transcript: applying
+ * edits returns a new view and leaves entries untouched.
+ *
+ * @since 0.1.0
+ */
+import type { Entry } from "./Entry.ts"
+import type { JsonValue, Message } from "./Message.ts"
+import type { ViewEdit } from "./ViewEdit.ts"
+
+/**
+ * Where a view item comes from.
+ *
+ * @category models
+ */
+export type ItemSource = "transcript" | "checkpoint" | "memory" | "synthetic"
+
+/**
+ * One message of the view, tied to the entry it came from.
+ *
+ * @category models
+ */
+export interface ViewItem {
+  /** The transcript entry id (or the edit id for synthetic items). */
+  readonly entryId: string
+  readonly message: Message
+  readonly source: ItemSource
+  /** The strategy names whose edits shaped this item, in order. */
+  readonly editedBy: ReadonlyArray<string>
+}
+
+/**
+ * A tool definition as sent to the model; its schema counts as fixed overhead.
+ *
+ * @category models
+ */
+export interface ToolDefinition {
+  readonly name: string
+  readonly description?: string
+  readonly inputSchema: JsonValue
+}
+
+/**
+ * A context view.
+ *
+ * @category models
+ */
+export interface ContextView {
+  readonly items: ReadonlyArray<ViewItem>
+  readonly tools: ReadonlyArray<ToolDefinition>
+}
+
+/**
+ * A view of plain messages, with ids `m0`, `m1`, … by position.
+ *
+ * @category constructors
+ */
+export const fromMessages = (
+  messages: ReadonlyArray<Message>,
+  tools: ReadonlyArray<ToolDefinition> = []
+): ContextView => ({
+  items: messages.map((message, index) => ({
+    entryId: `m${index}`,
+    message,
+    source: "transcript",
+    editedBy: []
+  })),
+  tools
+})
+
+/**
+ * A view of the message entries of a transcript (no checkpoint handling;
+ * engines assemble checkpoints and memory themselves).
+ *
+ * @category constructors
+ */
+export const fromEntries = (entries: ReadonlyArray<Entry>, tools: ReadonlyArray<ToolDefinition> = []): ContextView => ({
+  items: entries.flatMap(
+    (entry): ReadonlyArray<ViewItem> =>
+      entry.kind === "message"
+        ? [{ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] }]
+        : []
+  ),
+  tools
+})
+
+/**
+ * The view's messages in order.
+ *
+ * @category getters
+ */
+export const toMessages = (view: ContextView): Array<Message> => view.items.map((item) => item.message)
+
+/**
+ * Applies edits in order and returns a new view. Edits naming entries that
+ * are not in the view are ignored; an `insert` whose id is already present is
+ * not inserted again (idempotent).
+ *
+ * @category combinators
+ */
+export const applyEdits = (view: ContextView, edits: ReadonlyArray<ViewEdit>): ContextView => {
+  if (edits.length === 0) return view
+  let items = view.items.slice()
+  for (const edit of edits) {
+    switch (edit.op) {
+      case "drop":
+        items = items.filter((item) => item.entryId !== edit.entryId)
+        break
+      case "replace":
+        items = items.map((item) =>
+          item.entryId === edit.entryId
+            ? { ...item, message: edit.message, editedBy: [...item.editedBy, edit.strategy] }
+            : item
+        )
+        break
+      case "insert": {
+        if (items.some((item) => item.entryId === edit.id)) break
+        const index = items.findIndex((item) => item.entryId === edit.afterEntryId)
+        if (index === -1) break
+        items.splice(index + 1, 0, {
+          entryId: edit.id,
+          message: edit.message,
+          source: "synthetic",
+          editedBy: [edit.strategy]
+        })
+        break
+      }
+    }
+  }
+  return { items, tools: view.tools }
+}

@@ -1,0 +1,144 @@
+/**
+ * Typed errors a caller can act on. Each carries the numbers that explain it
+ * and a readable `message`. No string errors cross a package boundary.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/**
+ * Input did not match a schema. `path` names the bad field
+ * (e.g. `messages[3].content[0].text`), `detail` says what was expected.
+ *
+ * @category errors
+ */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  what: Schema.String,
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid ${this.what} at ${this.path || "<root>"}: ${this.detail}`
+  }
+}
+
+/**
+ * The fixed part of every request (system prompt + tool schemas + reserved
+ * output) does not fit the context window, so no compaction of the
+ * conversation can make a request fit. Reported once; engines do not loop.
+ *
+ * @category errors
+ */
+export class FixedOverheadExceedsBudget extends Schema.TaggedError<FixedOverheadExceedsBudget>()(
+  "FixedOverheadExceedsBudget",
+  {
+    fixedOverheadTokens: Schema.Number,
+    systemTokens: Schema.Number,
+    toolSchemaTokens: Schema.Number,
+    contextWindowTokens: Schema.Number,
+    reservedTokens: Schema.Number
+  }
+) {
+  override get message(): string {
+    return `Fixed overhead of ${this.fixedOverheadTokens} tokens (system ${this.systemTokens} + tool schemas ${this.toolSchemaTokens}) leaves no room in a ${this.contextWindowTokens}-token context window after ${this.reservedTokens} reserved tokens`
+  }
+}
+
+/**
+ * After every allowed reduction the request is still larger than the budget.
+ *
+ * @category errors
+ */
+export class BudgetExceeded extends Schema.TaggedError<BudgetExceeded>()("BudgetExceeded", {
+  requestTokens: Schema.Number,
+  budgetTokens: Schema.Number,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Request of ${this.requestTokens} tokens exceeds the budget of ${this.budgetTokens} tokens by ${this.requestTokens - this.budgetTokens}: ${this.reason}`
+  }
+}
+
+/**
+ * The summarizer failed (threw, timed out, or returned nothing usable).
+ *
+ * @category errors
+ */
+export class SummarizerFailed extends Schema.TaggedError<SummarizerFailed>()("SummarizerFailed", {
+  summarizer: Schema.String,
+  reason: Schema.String,
+  cause: Schema.optionalKey(Schema.Unknown)
+}) {
+  override get message(): string {
+    return `Summarizer ${this.summarizer} failed: ${this.reason}`
+  }
+  get isRetryable(): boolean {
+    return true
+  }
+}
+
+/**
+ * A checkpoint failed deterministic validation.
+ *
+ * @category errors
+ */
+export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
+  failedChecks: Schema.Array(Schema.String),
+  missing: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `Checkpoint failed validation: ${this.failedChecks.join(", ")}${this.missing.length > 0 ? `; missing: ${this.missing.slice(0, 10).join(", ")}` : ""}`
+  }
+}
+
+/**
+ * The provider rejected a request as longer than its context window.
+ * `limitTokens` / `requestedTokens` are filled when the provider said them.
+ *
+ * @category errors
+ */
+export class ContextOverflow extends Schema.TaggedError<ContextOverflow>()("ContextOverflow", {
+  provider: Schema.String,
+  limitTokens: Schema.optionalKey(Schema.Number),
+  requestedTokens: Schema.optionalKey(Schema.Number),
+  providerMessage: Schema.String
+}) {
+  override get message(): string {
+    const numbers =
+      this.limitTokens !== undefined
+        ? ` (limit ${this.limitTokens}${this.requestedTokens !== undefined ? `, requested ${this.requestedTokens}` : ""} tokens)`
+        : ""
+    return `Context overflow at ${this.provider}${numbers}: ${this.providerMessage}`
+  }
+}
+
+/**
+ * A transcript file or record could not be read.
+ *
+ * @category errors
+ */
+export class TranscriptCorrupt extends Schema.TaggedError<TranscriptCorrupt>()("TranscriptCorrupt", {
+  source: Schema.String,
+  line: Schema.optionalKey(Schema.Number),
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Transcript ${this.source}${this.line !== undefined ? ` line ${this.line}` : ""} is corrupt: ${this.reason}`
+  }
+}
+
+/**
+ * A model policy is impossible (e.g. reserve ≥ window) or has unknown keys.
+ *
+ * @category errors
+ */
+export class PolicyInvalid extends Schema.TaggedError<PolicyInvalid>()("PolicyInvalid", {
+  model: Schema.String,
+  field: Schema.String,
+  value: Schema.Unknown,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Policy for ${this.model}: ${this.field} = ${JSON.stringify(this.value)} is invalid: ${this.reason}`
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Token measurement results: a per-category breakdown of one request plus
+ * the budget it is measured against (DESIGN.md "Measure").
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/**
+ * Categories a request's tokens are split into.
+ *
+ * @category schemas
+ */
+export const Category = Schema.Literals([
+  "system",
+  "toolSchemas",
+  "userText",
+  "assistantText",
+  "reasoning",
+  "toolCalls",
+  "toolResults",
+  "media",
+  "checkpoint",
+  "memory",
+  "reservedOutput"
+])
+/** @category models */
+export type Category = typeof Category.Type
+
+/** @category constants */
+export const categories: ReadonlyArray<Category> = Category.literals
+
+/**
+ * Token counts per category.
+ *
+ * @category schemas
+ */
+export const CategoryCounts = Schema.Struct({
+  system: Schema.Number,
+  toolSchemas: Schema.Number,
+  userText: Schema.Number,
+  assistantText: Schema.Number,
+  reasoning: Schema.Number,
+  toolCalls: Schema.Number,
+  toolResults: Schema.Number,
+  media: Schema.Number,
+  checkpoint: Schema.Number,
+  memory: Schema.Number,
+  reservedOutput: Schema.Number
+})
+/** @category models */
+export type CategoryCounts = typeof CategoryCounts.Type
+
+/** @category constructors */
+export const zeroCounts = (): { -readonly [K in Category]: number } => ({
+  system: 0,
+  toolSchemas: 0,
+  userText: 0,
+  assistantText: 0,
+  reasoning: 0,
+  toolCalls: 0,
+  toolResults: 0,
+  media: 0,
+  checkpoint: 0,
+  memory: 0,
+  reservedOutput: 0
+})
+
+/**
+ * How the total was obtained.
+ *
+ * - `exact`: an exact tokenizer for the model family;
+ * - `estimate`: a calibrated estimator;
+ * - `anchored`: provider-reported input tokens of the last response plus a
+ *   count of what was appended since.
+ *
+ * @category schemas
+ */
+export const Method = Schema.Literals(["exact", "estimate", "anchored"])
+/** @category models */
+export type Method = typeof Method.Type
+
+/**
+ * A measurement of one request.
+ *
+ * @category schemas
+ */
+export const Measurement = Schema.Struct({
+  byCategory: CategoryCounts,
+  /** Tokens of the request input: every category except `reservedOutput`. */
+  inputTokens: Schema.Number,
+  /** Input + reserved output: what must fit in the context window. */
+  totalTokens: Schema.Number,
+  /** The largest input allowed (see `Budget.inputBudgetTokens`); `Infinity` when unknown. */
+  budgetTokens: Schema.Number,
+  /** `budgetTokens − inputTokens`; negative when over budget. */
+  headroomTokens: Schema.Number,
+  method: Method,
+  /** Tokenizer name, e.g. `o200k_base`. */
+  tokenizer: Schema.String
+})
+/** @category models */
+export type Measurement = typeof Measurement.Type

@@ -1,0 +1,20 @@
+/**
+ * @context-engine/core: schemas, measurement, budgets, policies and the
+ * engine and strategy contracts.
+ *
+ * @since 0.1.0
+ */
+export * as Budget from "./Budget.ts"
+export * as Checkpoint from "./Checkpoint.ts"
+export * as ContextEngine from "./ContextEngine.ts"
+export * as ContextView from "./ContextView.ts"
+export * as Decode from "./Decode.ts"
+export * as Entry from "./Entry.ts"
+export * as Errors from "./Errors.ts"
+export * as Measurement from "./Measurement.ts"
+export * as Measurer from "./Measurer.ts"
+export * as Message from "./Message.ts"
+export * as ModelPolicy from "./ModelPolicy.ts"
+export * as Strategy from "./Strategy.ts"
+export * as Tokenizer from "./Tokenizer.ts"
+export * as ViewEdit from "./ViewEdit.ts"
