@@ -1,0 +1,6 @@
+import type { Command } from "commander"
+
+/** Registers `context-engine compact` (being built). */
+export const register = (program: Command): void => {
+  program.command("compact").description("not yet available")
+}
