@@ -1,0 +1,116 @@
+/**
+ * Structure of a conversation for cutting and dropping: atomic units and
+ * user turns.
+ *
+ * - A **unit** is the smallest run of view items that may not be split: an
+ *   assistant message with tool calls plus every tool message that answers
+ *   them (a parallel batch moves as one), or any other single message.
+ * - A **turn** starts at a user message and runs until the next one (Pi's
+ *   turn boundaries in `findCutPoint`); items before the first user message
+ *   form a leading turn without a user message.
+ *
+ * Indices are positions in the item array; ranges are half-open `[start, end)`.
+ *
+ * @since 0.1.0
+ */
+import type { ViewItem } from "./ContextView.ts"
+import type { ContentPart, Message } from "./Message.ts"
+
+/**
+ * A half-open range of item indices.
+ *
+ * @category models
+ */
+export interface Span {
+  readonly start: number
+  readonly end: number
+}
+
+const callIds = (message: Message): ReadonlyArray<string> =>
+  message.role === "assistant" && typeof message.content !== "string"
+    ? message.content.flatMap((part) => (part.type === "tool-call" ? [part.toolCallId] : []))
+    : []
+
+const resultIds = (message: Message): ReadonlyArray<string> =>
+  typeof message.content === "string"
+    ? []
+    : (message.content as ReadonlyArray<ContentPart>).flatMap((part) =>
+        part.type === "tool-result" ? [part.toolCallId] : []
+      )
+
+/**
+ * Whether the message is a user message a person wrote (not a tool result).
+ *
+ * @category guards
+ */
+export const isUserTurnStart = (message: Message): boolean => message.role === "user"
+
+/**
+ * Splits items into atomic units. An assistant message with tool calls
+ * absorbs the following tool messages whose results answer any of its calls,
+ * and also tool messages in between (results of an interleaved batch); the
+ * unit ends at the first message that is neither.
+ *
+ * @category analysis
+ */
+export const units = (items: ReadonlyArray<Pick<ViewItem, "message">>): Array<Span> => {
+  const spans: Array<Span> = []
+  let index = 0
+  while (index < items.length) {
+    const message = items[index]!.message
+    const calls = callIds(message)
+    let end = index + 1
+    if (calls.length > 0) {
+      const open = new Set(calls)
+      while (end < items.length && items[end]!.message.role === "tool") {
+        for (const id of resultIds(items[end]!.message)) open.delete(id)
+        end++
+        if (open.size === 0) break
+      }
+    }
+    spans.push({ start: index, end })
+    index = end
+  }
+  return spans
+}
+
+/**
+ * Indices where the view may be cut: the start of every unit. Cutting at
+ * index `i` keeps items `[i, n)` verbatim.
+ *
+ * @category analysis
+ */
+export const legalCutIndices = (items: ReadonlyArray<Pick<ViewItem, "message">>): Array<number> =>
+  units(items).map((span) => span.start)
+
+/**
+ * Splits items into turns. Each turn starts at a user message except a
+ * leading run before the first user message. System messages stay in the
+ * turn they appear in; callers that must keep system messages filter them.
+ *
+ * @category analysis
+ */
+export const turns = (items: ReadonlyArray<Pick<ViewItem, "message">>): Array<Span> => {
+  const spans: Array<Span> = []
+  let start = 0
+  for (const span of units(items)) {
+    if (span.start > start && isUserTurnStart(items[span.start]!.message)) {
+      spans.push({ start, end: span.start })
+      start = span.start
+    }
+  }
+  if (start < items.length) spans.push({ start, end: items.length })
+  return spans
+}
+
+/**
+ * Index of the latest user message, or -1.
+ *
+ * @category analysis
+ */
+export const latestUserIndex = (items: ReadonlyArray<Pick<ViewItem, "message">>): number => {
+  for (let index = items.length - 1; index >= 0; index--) {
+    if (items[index]!.message.role === "user") return index
+  }
+  return -1
+}
