@@ -97,7 +97,13 @@ export const Measurement = Schema.Struct({
   headroomTokens: Schema.Number,
   method: Method,
   /** Tokenizer name, e.g. `o200k_base`. */
-  tokenizer: Schema.String
+  tokenizer: Schema.String,
+  /**
+   * What in the count is an estimate beyond the method, in words: images
+   * without readable pixel dimensions (counted at a conservative default),
+   * estimated files, an anchor that was ignored. Absent when nothing applies.
+   */
+  notes: Schema.optionalKey(Schema.Array(Schema.String))
 })
 /** @category models */
 export type Measurement = typeof Measurement.Type

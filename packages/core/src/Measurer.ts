@@ -6,9 +6,12 @@
  * @since 0.1.0
  */
 import type { Budget } from "./Budget.ts"
+import * as ContentHash from "./ContentHash.ts"
 import type { ContextView, ItemSource, ToolDefinition } from "./ContextView.ts"
-import type { Category, CategoryCounts, Measurement } from "./Measurement.ts"
+import { type Category, type CategoryCounts, categories, type Measurement, zeroCounts } from "./Measurement.ts"
+import type { MediaFamily } from "./MediaTokens.ts"
 import type { Message } from "./Message.ts"
+import * as MessageTokens from "./MessageTokens.ts"
 import type { Tokenizer } from "./Tokenizer.ts"
 
 /**
@@ -60,3 +63,255 @@ export interface Anchor {
 
 /** @category models */
 export type { CategoryCounts }
+
+// ---------------------------------------------------------------------------
+// Implementation
+// ---------------------------------------------------------------------------
+
+/**
+ * Options of {@link make}. All token counts are in tokens.
+ *
+ * @category models
+ */
+export interface Options {
+  /**
+   * Whose image formula to use. Default: from the tokenizer name —
+   * `o200k_base` / `cl100k_base` → `openai`, `estimate:anthropic` →
+   * `anthropic`, `estimate:gemini` → `gemini`, otherwise `generic` (the
+   * largest of the three).
+   */
+  readonly mediaFamily?: MediaFamily
+  /** Per-message framing; default {@link MessageTokens.messageFramingTokens} (3, OpenAI cookbook). */
+  readonly messageFramingTokens?: number
+  /** Reply priming per request; default {@link MessageTokens.replyPrimingTokens} (3, OpenAI cookbook). */
+  readonly replyPrimingTokens?: number
+  /**
+   * Tokens the provider adds to the system prompt when tools are present.
+   * Default: 346 for `anthropic` (Anthropic "Tool use → Pricing": tool use
+   * system prompt of 346 tokens for Claude 4.x / 3.7 with `tool_choice`
+   * auto or none), 0 otherwise.
+   */
+  readonly toolUseSystemPromptTokens?: number
+  /** Cache per-message counts (default true). The cache never changes a result. */
+  readonly cache?: boolean
+  /** Content-hash cache capacity in entries (default 100,000); oldest entries are evicted first. */
+  readonly maxCacheEntries?: number
+}
+
+/**
+ * Per-tool framing: 7 tokens (`func_init` for gpt-4o in OpenAI's cookbook
+ * "How to count tokens with tiktoken", function-calling section), plus 12 per
+ * request with tools (`func_end`). The tool's text is the JSON of
+ * `{ name, description, parameters }`.
+ *
+ * @category constants
+ */
+export const toolFramingTokens = { perTool: 7, perRequest: 12 } as const
+
+/**
+ * Anthropic's tool-use system prompt, in tokens (see {@link Options}).
+ *
+ * @category constants
+ */
+export const anthropicToolUseSystemPromptTokens = 346
+
+/**
+ * A measurer with a count cache.
+ *
+ * @category models
+ */
+export interface CachedMeasurer extends Measurer {
+  /** Entries in the content-hash cache. */
+  readonly cacheSize: () => number
+  /** Empties the caches (counts stay the same; they are only recomputed). */
+  readonly clearCache: () => void
+}
+
+const defaultMediaFamily = (tokenizer: Tokenizer): MediaFamily => {
+  if (tokenizer.name === "o200k_base" || tokenizer.name === "cl100k_base") return "openai"
+  if (tokenizer.name === "estimate:anthropic") return "anthropic"
+  if (tokenizer.name === "estimate:gemini") return "gemini"
+  return "generic"
+}
+
+/** Splits `target` over `weights` proportionally, integers summing exactly to `target` (largest remainder). */
+const apportion = (weights: ReadonlyArray<number>, target: number): Array<number> => {
+  const total = weights.reduce((sum, weight) => sum + weight, 0)
+  if (total <= 0) return weights.map((_, index) => (index === 0 ? target : 0))
+  const exact = weights.map((weight) => (weight * target) / total)
+  const result = exact.map(Math.floor)
+  let remainder = target - result.reduce((sum, value) => sum + value, 0)
+  const order = exact.map((value, index) => [value - Math.floor(value), index] as const).sort((a, b) => b[0] - a[0])
+  for (let k = 0; remainder > 0 && k < order.length; k++, remainder--) result[order[k]![1]]!++
+  return result
+}
+
+/**
+ * Builds a {@link Measurer} on a tokenizer.
+ *
+ * - Each message is counted part by part (text with the tokenizer, tool-call
+ *   name + id + full JSON arguments of every call, reasoning text and
+ *   signatures, images by pixels) plus per-message framing; see
+ *   `MessageTokens.ts`.
+ * - Counts are cached by message identity and by content hash: re-measuring
+ *   a view after appending one message tokenizes only that message. Messages
+ *   are immutable values (DESIGN.md invariant); the identity fast path relies
+ *   on that, and the content-hash path makes equal copies share a count.
+ * - `measure` with a `budget` reports `reservedOutput`, `budgetTokens`
+ *   (`inputBudgetTokens`) and `headroomTokens`; with an `anchor` whose
+ *   `lastEntryId` is in the view, `inputTokens = anchor.inputTokens + count
+ *   of the items after it` and `method: "anchored"` (the counted categories
+ *   of the anchored prefix are scaled to the reported number). An anchor
+ *   whose entry is no longer in the view is ignored.
+ *
+ * @example
+ * ```ts
+ * import { ContextView, Measurer, Tokenizers } from "@context-engine/core"
+ * const measurer = Measurer.make(Tokenizers.get("o200k_base"))
+ * const view = ContextView.fromMessages([{ role: "user", content: "hello" }])
+ * measurer.measure(view).inputTokens
+ * ```
+ *
+ * @category constructors
+ */
+export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasurer => {
+  const mediaFamily = options.mediaFamily ?? defaultMediaFamily(tokenizer)
+  const replyPriming = options.replyPrimingTokens ?? MessageTokens.replyPrimingTokens
+  const toolUseSystemPrompt =
+    options.toolUseSystemPromptTokens ?? (mediaFamily === "anthropic" ? anthropicToolUseSystemPromptTokens : 0)
+  const useCache = options.cache ?? true
+  const maxEntries = options.maxCacheEntries ?? 100_000
+  const countOptions: MessageTokens.Options = {
+    tokenizer,
+    mediaFamily,
+    ...(options.messageFramingTokens !== undefined ? { messageFramingTokens: options.messageFramingTokens } : {})
+  }
+
+  let byIdentity = new WeakMap<object, Map<string, MessageTokens.MessageCount>>()
+  const byContent = new Map<string, MessageTokens.MessageCount>()
+  let toolsByIdentity = new WeakMap<object, number>()
+
+  const remember = (key: string, value: MessageTokens.MessageCount): void => {
+    if (byContent.size >= maxEntries) {
+      const oldest = byContent.keys().next()
+      if (!oldest.done) byContent.delete(oldest.value)
+    }
+    byContent.set(key, value)
+  }
+
+  const countItem = (message: Message, source: ItemSource = "transcript"): MessageTokens.MessageCount => {
+    if (!useCache) return MessageTokens.count(message, source, countOptions)
+    let perSource = byIdentity.get(message)
+    const hit = perSource?.get(source)
+    if (hit !== undefined) return hit
+    const key = `${source}|${ContentHash.hash(message)}`
+    let result = byContent.get(key)
+    if (result === undefined) {
+      result = MessageTokens.count(message, source, countOptions)
+      remember(key, result)
+    }
+    if (perSource === undefined) {
+      perSource = new Map()
+      byIdentity.set(message, perSource)
+    }
+    perSource.set(source, result)
+    return result
+  }
+
+  const toolTokens = (tool: ToolDefinition): number => {
+    const cached = useCache ? toolsByIdentity.get(tool) : undefined
+    if (cached !== undefined) return cached
+    const text = MessageTokens.jsonText({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.inputSchema
+    })
+    const key = `tool|${ContentHash.hash(text)}`
+    let tokens = useCache ? byContent.get(key)?.totalTokens : undefined
+    if (tokens === undefined) {
+      tokens = tokenizer.count(text) + toolFramingTokens.perTool
+      if (useCache) remember(key, { byCategory: {}, totalTokens: tokens, unknownImages: 0, estimatedFiles: 0 })
+    }
+    if (useCache) toolsByIdentity.set(tool, tokens)
+    return tokens
+  }
+
+  const toolSchemaTokens = (tools: ReadonlyArray<ToolDefinition>): number => {
+    if (tools.length === 0) return 0
+    let tokens = toolFramingTokens.perRequest + toolUseSystemPrompt
+    for (const tool of tools) tokens += toolTokens(tool)
+    return tokens
+  }
+
+  const measure: Measurer["measure"] = (view, measureOptions = {}) => {
+    const { budget, anchor } = measureOptions
+    const anchorIndex = anchor === undefined ? -1 : view.items.findIndex((item) => item.entryId === anchor.lastEntryId)
+    const prefix = zeroCounts()
+    const suffix = zeroCounts()
+    let unknownImages = 0
+    let estimatedFiles = 0
+    prefix.toolSchemas = toolSchemaTokens(view.tools)
+    prefix.assistantText = replyPriming
+    for (let index = 0; index < view.items.length; index++) {
+      const item = view.items[index]!
+      const result = countItem(item.message, item.source)
+      const target = index <= anchorIndex ? prefix : suffix
+      for (const category in result.byCategory) {
+        target[category as Category] += result.byCategory[category as Category]!
+      }
+      unknownImages += result.unknownImages
+      estimatedFiles += result.estimatedFiles
+    }
+    const inputCategories = categories.filter((category) => category !== "reservedOutput")
+    const byCategory = zeroCounts()
+    if (anchorIndex >= 0) {
+      const scaled = apportion(
+        inputCategories.map((category) => prefix[category]),
+        Math.max(0, Math.round(anchor!.inputTokens))
+      )
+      inputCategories.forEach((category, index) => {
+        byCategory[category] = scaled[index]! + suffix[category]
+      })
+    } else {
+      for (const category of inputCategories) byCategory[category] = prefix[category] + suffix[category]
+    }
+    byCategory.reservedOutput = budget?.reservedOutputTokens ?? 0
+    let inputTokens = 0
+    for (const category of inputCategories) inputTokens += byCategory[category]
+    const budgetTokens = budget?.inputBudgetTokens ?? Number.POSITIVE_INFINITY
+    const notes: Array<string> = []
+    if (unknownImages > 0) {
+      notes.push(
+        `${unknownImages} image(s) without readable pixel dimensions counted at the conservative default of ${MessageTokens.unknownImageTokens} tokens each`
+      )
+    }
+    if (estimatedFiles > 0) notes.push(`${estimatedFiles} file(s) estimated (PDF pages or unknown binary content)`)
+    if (anchor !== undefined && anchorIndex < 0) {
+      notes.push(`anchor entry ${anchor.lastEntryId} is not in the view; anchor ignored`)
+    }
+    return {
+      byCategory,
+      inputTokens,
+      totalTokens: inputTokens + byCategory.reservedOutput,
+      budgetTokens,
+      headroomTokens: budgetTokens - inputTokens,
+      method: anchorIndex >= 0 ? "anchored" : tokenizer.method,
+      tokenizer: tokenizer.name,
+      ...(notes.length > 0 ? { notes } : {})
+    }
+  }
+
+  return {
+    tokenizer,
+    countMessage: (message, source) => ({ ...countItem(message, source).byCategory }),
+    messageTokens: (message, source) => countItem(message, source).totalTokens,
+    toolSchemaTokens,
+    measure,
+    cacheSize: () => byContent.size,
+    clearCache: () => {
+      byIdentity = new WeakMap()
+      toolsByIdentity = new WeakMap()
+      byContent.clear()
+    }
+  }
+}
