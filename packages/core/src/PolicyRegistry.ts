@@ -1,0 +1,539 @@
+/**
+ * The model policy registry: turns a model id (or a partial override) into a
+ * full, validated {@link ModelPolicy}.
+ *
+ * Facts (window, output limit, tokenizer …) come from `ModelCatalog.ts`;
+ * tuning values not set explicitly are derived here (see {@link derive}).
+ * Lookup is by exact id, then longest prefix on a `-` `_` `:` `@` boundary
+ * (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`), after stripping
+ * provider prefixes (`anthropic/…`, `openai:…`, Bedrock `us.anthropic.…`).
+ * Layers merge in this order, later wins: catalog facts, registry defaults,
+ * registry model overrides (shorter key first), the caller's override.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as PolicyRegistry from "./PolicyRegistry.ts"
+ *
+ * const policy = Effect.runSync(PolicyRegistry.lookup("anthropic/claude-sonnet-4-5-20250929"))
+ * policy.contextWindowTokens // 200000
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Exit, Layer, Schema } from "effect"
+import { PolicyInvalid } from "./Errors.ts"
+import type { ModelFacts } from "./ModelCatalog.ts"
+import * as ModelCatalog from "./ModelCatalog.ts"
+import { type ModelPolicy, TokenizerId } from "./ModelPolicy.ts"
+import * as PolicyLimits from "./PolicyLimits.ts"
+
+// ---------------------------------------------------------------------------
+// Overrides
+// ---------------------------------------------------------------------------
+
+const optionalNumber = Schema.optionalKey(Schema.Number)
+
+/**
+ * Every tunable field of a policy, all optional: what a policy file entry,
+ * its `defaults`, or a caller's override may set. Numbers are checked by
+ * {@link validate}, not by the schema, so that a bad number is reported as
+ * {@link PolicyInvalid} with the field, value and reason.
+ *
+ * @category schemas
+ */
+export const PolicyFields = Schema.Struct({
+  contextWindowTokens: optionalNumber,
+  maxOutputTokens: optionalNumber,
+  reserveTokens: optionalNumber,
+  keepRecentTokens: optionalNumber,
+  toolLoopReserveTokens: optionalNumber,
+  safetyMarginTokens: optionalNumber,
+  reasoning: Schema.optionalKey(Schema.Boolean),
+  tokenizer: Schema.optionalKey(TokenizerId),
+  promptCacheTtlMs: optionalNumber,
+  nativeCompaction: Schema.optionalKey(
+    Schema.Struct({
+      anthropicContextEditing: Schema.optionalKey(Schema.Boolean),
+      anthropicCompaction: Schema.optionalKey(Schema.Boolean),
+      openaiResponsesCompaction: Schema.optionalKey(Schema.Boolean)
+    })
+  )
+})
+/** @category models */
+export type PolicyFields = typeof PolicyFields.Type
+
+/**
+ * A partial policy with an optional model id: the input of {@link resolve}.
+ *
+ * @category schemas
+ */
+export const PolicyOverride = Schema.Struct({ model: Schema.optionalKey(Schema.String), ...PolicyFields.fields })
+/** @category models */
+export type PolicyOverride = typeof PolicyOverride.Type
+
+/**
+ * The model id is neither in the catalog nor in the registry's overrides.
+ * `nearest` lists the closest known ids (edit distance).
+ *
+ * @category errors
+ */
+export class UnknownModel extends Schema.TaggedError<UnknownModel>()("UnknownModel", {
+  model: Schema.String,
+  nearest: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `Unknown model ${JSON.stringify(this.model)}; nearest known ids: ${this.nearest.join(", ")}. Add it to a policy file with contextWindowTokens and maxOutputTokens, or use PolicyRegistry.fallback`
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Ids
+// ---------------------------------------------------------------------------
+
+const PROVIDER_PREFIXES = new Set([
+  "openai",
+  "anthropic",
+  "google",
+  "gemini",
+  "vertex",
+  "azure",
+  "bedrock",
+  "groq",
+  "together",
+  "fireworks",
+  "openrouter",
+  "ollama",
+  "xai",
+  "cerebras",
+  "deepinfra",
+  "huggingface",
+  "lmstudio",
+  "vllm"
+])
+const BEDROCK_PREFIX = /^(?:[a-z]{2,6}\.)?(?:anthropic|meta|mistral|deepseek|qwen|openai|google)\.(.+)$/
+const BOUNDARY = new Set(["-", "_", ":", "@"])
+
+/**
+ * The forms of an id worth looking up, most literal first: lower-cased; the
+ * part after the last `/` (`anthropic/claude-…`, `models/gemini-…`); without
+ * a known `provider:` prefix (`openai:gpt-5`); without a Bedrock
+ * `region.vendor.` prefix.
+ *
+ * @category utils
+ */
+export const candidateIds = (modelId: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  let id = modelId.trim().toLowerCase()
+  out.push(id)
+  id = id.slice(id.lastIndexOf("/") + 1)
+  out.push(id)
+  const colon = id.indexOf(":")
+  if (colon > 0 && PROVIDER_PREFIXES.has(id.slice(0, colon))) id = id.slice(colon + 1)
+  out.push(id)
+  const bedrock = BEDROCK_PREFIX.exec(id)
+  if (bedrock?.[1]) out.push(bedrock[1])
+  return [...new Set(out)].filter((candidate) => candidate.length > 0)
+}
+
+/**
+ * The canonical key for an id: its most stripped candidate form.
+ *
+ * @category utils
+ */
+export const normalizeId = (modelId: string): string => candidateIds(modelId).at(-1) ?? ""
+
+/**
+ * Whether `key` names `id`: equal, or a prefix of it ending on a boundary
+ * character (`-`, `_`, `:`, `@`). A `.` is not a boundary, so `gpt-5` does
+ * not answer for `gpt-5.1`.
+ *
+ * @category utils
+ */
+export const keyMatches = (id: string, key: string): boolean =>
+  id === key || (id.startsWith(key) && BOUNDARY.has(id.charAt(key.length)))
+
+/** Length of the longest candidate form of `modelId` that `key` matches, or -1. */
+const matchLength = (candidates: ReadonlyArray<string>, key: string): number =>
+  candidates.some((candidate) => keyMatches(candidate, key)) ? key.length : -1
+
+const editDistance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution))
+    }
+    previous = current
+  }
+  return previous[b.length] ?? 0
+}
+
+// ---------------------------------------------------------------------------
+// Derivation and validation
+// ---------------------------------------------------------------------------
+
+const GENERIC_FACTS: Omit<ModelFacts, "contextWindowTokens" | "maxOutputTokens"> = {
+  reasoning: false,
+  tokenizer: "estimate:generic",
+  promptCacheTtlMs: 0,
+  nativeCompaction: { anthropicContextEditing: false, anthropicCompaction: false, openaiResponsesCompaction: false }
+}
+
+const merge = (base: PolicyFields, next: PolicyFields): PolicyFields => ({
+  ...base,
+  ...next,
+  ...(base.nativeCompaction || next.nativeCompaction
+    ? { nativeCompaction: { ...base.nativeCompaction, ...next.nativeCompaction } }
+    : {})
+})
+
+/**
+ * Fills the tuning fields a layer did not set, from the window, output limit
+ * and tokenizer (rules and sources in `PolicyLimits.ts`):
+ *
+ * - `reserveTokens` = min(16,384 (Pi), maxOutputTokens, window / 2)
+ * - `toolLoopReserveTokens` = min(12,800, 5% of the window)
+ * - `safetyMarginTokens` = 2% of the window (exact tokenizer) or 5% (estimator)
+ * - `keepRecentTokens` = min(20,000 (Pi), half of what remains for input)
+ *
+ * @category constructors
+ */
+export const derive = (
+  model: string,
+  fields: PolicyFields & Pick<ModelFacts, "contextWindowTokens" | "maxOutputTokens">
+): ModelPolicy => {
+  const window = fields.contextWindowTokens
+  const tokenizer = fields.tokenizer ?? GENERIC_FACTS.tokenizer
+  const reserveTokens = fields.reserveTokens ?? PolicyLimits.defaultReserveTokens(window, fields.maxOutputTokens)
+  const toolLoopReserveTokens = fields.toolLoopReserveTokens ?? PolicyLimits.defaultToolLoopReserveTokens(window)
+  const safetyMarginTokens = fields.safetyMarginTokens ?? PolicyLimits.defaultSafetyMarginTokens(window, tokenizer)
+  const keepRecentTokens =
+    fields.keepRecentTokens ??
+    PolicyLimits.defaultKeepRecentTokens(window - reserveTokens - toolLoopReserveTokens - safetyMarginTokens)
+  return {
+    model,
+    contextWindowTokens: window,
+    maxOutputTokens: fields.maxOutputTokens,
+    reserveTokens,
+    keepRecentTokens,
+    toolLoopReserveTokens,
+    safetyMarginTokens,
+    reasoning: fields.reasoning ?? GENERIC_FACTS.reasoning,
+    tokenizer,
+    promptCacheTtlMs: fields.promptCacheTtlMs ?? GENERIC_FACTS.promptCacheTtlMs,
+    nativeCompaction: { ...GENERIC_FACTS.nativeCompaction, ...fields.nativeCompaction }
+  }
+}
+
+/**
+ * Checks a complete policy: every number a non-negative integer within
+ * bounds, and the relations that make a request possible. Fails with the
+ * first {@link PolicyInvalid} (field, value, reason).
+ *
+ * @category validation
+ */
+export const validate = (policy: ModelPolicy): Effect.Effect<ModelPolicy, PolicyInvalid> => {
+  const problem = PolicyLimits.check(policy)
+  return problem ? Effect.fail(new PolicyInvalid({ model: policy.model, ...problem })) : Effect.succeed(policy)
+}
+
+const build = (model: string, layers: ReadonlyArray<PolicyFields>): Effect.Effect<ModelPolicy, PolicyInvalid> => {
+  const fields = layers.reduce(merge, {})
+  const numbers = PolicyLimits.checkNumbers(fields)
+  if (numbers) return Effect.fail(new PolicyInvalid({ model, ...numbers }))
+  const { contextWindowTokens, maxOutputTokens } = fields
+  if (contextWindowTokens === undefined || maxOutputTokens === undefined) {
+    const field = contextWindowTokens === undefined ? "contextWindowTokens" : "maxOutputTokens"
+    return Effect.fail(
+      new PolicyInvalid({ model, field, value: undefined, reason: "required for a model that is not in the registry" })
+    )
+  }
+  return validate(derive(model, { ...fields, contextWindowTokens, maxOutputTokens }))
+}
+
+// ---------------------------------------------------------------------------
+// Registry
+// ---------------------------------------------------------------------------
+
+/**
+ * A registry of model policies. Built by {@link make}; {@link builtin} holds
+ * the catalog alone.
+ *
+ * @category models
+ */
+export interface PolicyRegistry {
+  /** Known ids and prefixes: catalog ids, then override keys. */
+  readonly ids: ReadonlyArray<string>
+  /** Applied to every model, below model overrides. */
+  readonly defaults: PolicyFields
+  /** Model overrides by normalized id or prefix. */
+  readonly models: ReadonlyMap<string, PolicyFields>
+  /** Where the overrides came from (a file path), for error messages. */
+  readonly source?: string
+  /** Policy for a model id. */
+  readonly lookup: (modelId: string) => Effect.Effect<ModelPolicy, UnknownModel | PolicyInvalid>
+  /** Policy for a partial override; see {@link resolve}. */
+  readonly resolve: (override: PolicyOverride) => Effect.Effect<ModelPolicy, UnknownModel | PolicyInvalid>
+}
+
+const catalogIndex: ReadonlyArray<readonly [string, ModelCatalog.CatalogEntry]> = ModelCatalog.entries.flatMap(
+  (entry) => entry.ids.map((id) => [id, entry] as const)
+)
+
+const factsOf = (entry: ModelCatalog.CatalogEntry): PolicyFields => {
+  const { ids: _ids, source: _source, ...facts } = entry
+  return facts
+}
+
+/** Catalog facts (longest matching key) and matching overrides, general first; undefined when nothing matches. */
+const layersFor = (
+  modelId: string,
+  defaults: PolicyFields,
+  models: ReadonlyMap<string, PolicyFields>
+): ReadonlyArray<PolicyFields> | undefined => {
+  const candidates = candidateIds(modelId)
+  let best: ModelCatalog.CatalogEntry | undefined
+  let bestLength = -1
+  for (const [key, entry] of catalogIndex) {
+    const length = matchLength(candidates, key)
+    if (length > bestLength) {
+      best = entry
+      bestLength = length
+    }
+  }
+  const overrides = [...models]
+    .map(([key, fields]) => ({ length: matchLength(candidates, key), fields }))
+    .filter((match) => match.length >= 0)
+    .sort((a, b) => a.length - b.length)
+    .map((match) => match.fields)
+  if (!best && overrides.length === 0) return undefined
+  return [best ? factsOf(best) : GENERIC_FACTS, defaults, ...overrides]
+}
+
+const nearestIds = (modelId: string, ids: ReadonlyArray<string>, count = 5): ReadonlyArray<string> => {
+  const target = normalizeId(modelId)
+  return [...new Set(ids)]
+    .map((id) => ({ id, distance: editDistance(target, id) }))
+    .sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id))
+    .slice(0, count)
+    .map((match) => match.id)
+}
+
+/**
+ * Builds a registry from the catalog plus model overrides (keyed by id or
+ * prefix) and defaults. Each override is checked against every catalog model
+ * it applies to, and a key the catalog does not know must set
+ * `contextWindowTokens` and `maxOutputTokens`; the first impossible policy
+ * fails with {@link PolicyInvalid}.
+ *
+ * @category constructors
+ */
+export const make = (
+  options: {
+    readonly models?: Readonly<Record<string, PolicyFields>>
+    readonly defaults?: PolicyFields
+    readonly source?: string
+  } = {}
+): Effect.Effect<PolicyRegistry, PolicyInvalid> => {
+  const registry = unchecked(options)
+  // Every id is checked with all layers that apply to it, except an override
+  // key that only prefixes catalog ids (e.g. `claude`): the catalog ids it
+  // applies to are checked instead.
+  const catalogKeys = catalogIndex.map(([key]) => key)
+  const onlyPrefixesCatalog = (id: string): boolean =>
+    !catalogKeys.some((key) => matchLength(candidateIds(id), key) >= 0) &&
+    catalogKeys.some((key) => keyMatches(key, id))
+  const toCheck = registry.ids.filter((id) => !onlyPrefixesCatalog(id))
+  return Effect.as(
+    Effect.forEach(toCheck, (id) => registry.lookup(id).pipe(Effect.catchTag("UnknownModel", Effect.die)), {
+      discard: true
+    }),
+    registry
+  )
+}
+
+const unchecked = (options: {
+  readonly models?: Readonly<Record<string, PolicyFields>>
+  readonly defaults?: PolicyFields
+  readonly source?: string
+}): PolicyRegistry => {
+  const defaults = options.defaults ?? {}
+  const models = new Map(Object.entries(options.models ?? {}).map(([key, fields]) => [normalizeId(key), fields]))
+  const ids = [...new Set([...catalogIndex.map(([key]) => key), ...models.keys()])]
+  const resolveOverride = (override: PolicyOverride): Effect.Effect<ModelPolicy, UnknownModel | PolicyInvalid> => {
+    const { model = "custom", ...fields } = override
+    const layers = layersFor(model, defaults, models)
+    if (layers) return build(model, [...layers, fields])
+    if (fields.contextWindowTokens !== undefined || fields.maxOutputTokens !== undefined) {
+      return build(model, [GENERIC_FACTS, defaults, fields])
+    }
+    return Effect.fail(new UnknownModel({ model, nearest: nearestIds(model, ids) }))
+  }
+  return {
+    ids,
+    defaults,
+    models,
+    ...(options.source !== undefined ? { source: options.source } : {}),
+    lookup: (modelId) => resolveOverride({ model: modelId }),
+    resolve: resolveOverride
+  }
+}
+
+/**
+ * The catalog alone, without overrides. Every catalog entry is checked by the
+ * test suite.
+ *
+ * @category constructors
+ */
+export const builtin: PolicyRegistry = unchecked({})
+
+/**
+ * Policy for a model id from `registry` (default {@link builtin}).
+ *
+ * @category lookup
+ */
+export const lookup = (
+  modelId: string,
+  registry: PolicyRegistry = builtin
+): Effect.Effect<ModelPolicy, UnknownModel | PolicyInvalid> => registry.lookup(modelId)
+
+/**
+ * A full, validated policy from a partial override. With a known `model`
+ * the override merges over the registry's policy for it; with an unknown or
+ * absent `model` it must give `contextWindowTokens` and `maxOutputTokens`
+ * and the rest is derived with generic facts (`estimate:generic` tokenizer,
+ * no prompt cache).
+ *
+ * @category lookup
+ */
+export const resolve = (
+  override: PolicyOverride,
+  registry: PolicyRegistry = builtin
+): Effect.Effect<ModelPolicy, UnknownModel | PolicyInvalid> => registry.resolve(override)
+
+const runSyncOrThrow = <A, E>(effect: Effect.Effect<A, E>): A => {
+  const exit = Effect.runSyncExit(effect)
+  if (Exit.isSuccess(exit)) return exit.value
+  const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+  throw failure ? failure.error : exit.cause
+}
+
+/**
+ * Synchronous {@link lookup}: returns the policy or throws the typed
+ * {@link UnknownModel} / {@link PolicyInvalid}.
+ *
+ * @category lookup
+ */
+export const lookupSync = (modelId: string, registry: PolicyRegistry = builtin): ModelPolicy =>
+  runSyncOrThrow(registry.lookup(modelId))
+
+/**
+ * Synchronous {@link resolve}: returns the policy or throws the typed error.
+ *
+ * @category lookup
+ */
+export const resolveSync = (override: PolicyOverride, registry: PolicyRegistry = builtin): ModelPolicy =>
+  runSyncOrThrow(registry.resolve(override))
+
+/**
+ * The generic policy for a model nobody described, for callers that opt in
+ * instead of handling {@link UnknownModel}: a 32,768-token window and a
+ * 4,096-token output limit unless given. 32,768 is the native window of the
+ * smallest current open-weight families (Qwen3, Mistral 7B v0.3 model
+ * cards); a larger real window only costs earlier compaction, and the
+ * overflow path learns a smaller one.
+ *
+ * @category constructors
+ */
+export const fallback = (
+  model: string,
+  facts: { readonly contextWindowTokens?: number; readonly maxOutputTokens?: number } = {}
+): Effect.Effect<ModelPolicy, PolicyInvalid> =>
+  build(model, [
+    GENERIC_FACTS,
+    {
+      contextWindowTokens: PolicyLimits.FALLBACK_CONTEXT_WINDOW_TOKENS,
+      maxOutputTokens: PolicyLimits.FALLBACK_MAX_OUTPUT_TOKENS
+    },
+    facts
+  ])
+
+/**
+ * {@link lookup}, or {@link fallback} when the model is unknown.
+ *
+ * @category lookup
+ */
+export const lookupOrFallback = (
+  modelId: string,
+  registry: PolicyRegistry = builtin
+): Effect.Effect<ModelPolicy, PolicyInvalid> =>
+  registry.lookup(modelId).pipe(Effect.catchTag("UnknownModel", () => fallback(modelId)))
+
+// ---------------------------------------------------------------------------
+// Shared regression cases
+// ---------------------------------------------------------------------------
+
+/**
+ * The `policy` object of a shared regression case (`../shared/cases`).
+ *
+ * @category schemas
+ */
+export const CasePolicy = Schema.Struct({
+  contextWindow: Schema.Number,
+  maxOutputTokens: Schema.Number,
+  keepRecentTokens: Schema.optionalKey(Schema.Number),
+  reserveTokens: Schema.optionalKey(Schema.Number)
+})
+/** @category models */
+export type CasePolicy = typeof CasePolicy.Type
+
+/**
+ * Maps a case's `policy` (`contextWindow`, `maxOutputTokens`,
+ * `keepRecentTokens?`, `reserveTokens?`) to a validated {@link ModelPolicy}.
+ * Fields the case leaves out are derived as for any model; for C04
+ * (128,000 / 16,000) that reserves the 16,000 output tokens the case speaks of.
+ *
+ * @category constructors
+ */
+export const fromCasePolicy = (policy: CasePolicy, model = "case"): Effect.Effect<ModelPolicy, PolicyInvalid> =>
+  build(model, [
+    GENERIC_FACTS,
+    {
+      contextWindowTokens: policy.contextWindow,
+      maxOutputTokens: policy.maxOutputTokens,
+      ...(policy.keepRecentTokens !== undefined ? { keepRecentTokens: policy.keepRecentTokens } : {}),
+      ...(policy.reserveTokens !== undefined ? { reserveTokens: policy.reserveTokens } : {})
+    }
+  ])
+
+/**
+ * Synchronous {@link fromCasePolicy}: returns the policy or throws {@link PolicyInvalid}.
+ *
+ * @category constructors
+ */
+export const fromCasePolicySync = (policy: CasePolicy, model = "case"): ModelPolicy =>
+  runSyncOrThrow(fromCasePolicy(policy, model))
+
+// ---------------------------------------------------------------------------
+// Service
+// ---------------------------------------------------------------------------
+
+/**
+ * Service tag for the {@link PolicyRegistry}, so tests and applications swap
+ * the registry (e.g. one loaded from a policy file).
+ *
+ * @category services
+ */
+export class PolicyRegistryService extends Context.Service<PolicyRegistryService, PolicyRegistry>()(
+  "@context-engine/core/PolicyRegistry"
+) {}
+
+/**
+ * Provides a registry, {@link builtin} by default.
+ *
+ * @category layers
+ */
+export const layer = (registry: PolicyRegistry = builtin): Layer.Layer<PolicyRegistryService> =>
+  Layer.succeed(PolicyRegistryService, registry)
