@@ -1,1 +1,12 @@
-export {}
+export * as AiderHistory from "./importers/AiderHistory.ts"
+export * as AnthropicMessages from "./importers/AnthropicMessages.ts"
+export * as ClaudeCode from "./importers/ClaudeCode.ts"
+export * as ClaudeCodeConsole from "./importers/ClaudeCodeConsole.ts"
+export * as Detect from "./importers/Detect.ts"
+export * as GeminiCliConsole from "./importers/GeminiCliConsole.ts"
+export * as Import from "./importers/Import.ts"
+export * as ImportResult from "./importers/ImportResult.ts"
+export * as ModelMessages from "./importers/ModelMessages.ts"
+export * as OpenAIChat from "./importers/OpenAIChat.ts"
+export * as PiSession from "./importers/PiSession.ts"
+export * as SweAgent from "./importers/SweAgent.ts"

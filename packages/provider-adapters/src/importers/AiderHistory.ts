@@ -1,0 +1,107 @@
+/**
+ * Importer for aider's markdown chat history (`.aider.chat.history.md`).
+ *
+ * - `# aider chat started at <time>` starts a session (a new parent chain
+ *   and a `session.start` event); the file holds many sessions;
+ * - a run of `#### ` lines is one user message (prefix and the markdown
+ *   line-break `  ` removed);
+ * - a run of `> ` lines is aider's own output (command echo, lint and test
+ *   output, token reports): an `aider.output` event, since aider shows it to
+ *   the user, not the model (output the user adds to the chat reappears in
+ *   the next `#### ` message);
+ * - other lines are assistant markdown (SEARCH/REPLACE edit blocks stay
+ *   text: aider has no structured tool calls).
+ *
+ * Blank lines belong to the block around them and are trimmed at its ends.
+ *
+ * @since 0.1.0
+ */
+import type { EntryBuilder } from "./EntryBuilder.ts"
+import type { LineFormat } from "./Format.ts"
+
+const SESSION = /^# aider chat started at (.*)$/u
+
+type Kind = "user" | "output" | "assistant"
+
+const clean = (line: string, prefix: number): string => {
+  const body = line.slice(prefix)
+  return body.endsWith("  ") ? body.slice(0, -2) : body
+}
+
+const emit = (builder: EntryBuilder, kind: Kind, line: number, lines: ReadonlyArray<string>) => {
+  const text = lines
+    .join("\n")
+    .replace(/^\s*\n/u, "")
+    .replace(/\s+$/u, "")
+  if (kind === "output") {
+    if (text.length > 0) builder.event(line, "aider.output", { text })
+    return
+  }
+  if (kind === "assistant" && text.length === 0) return
+  builder.message(line, { role: kind, content: [{ type: "text", text }] })
+}
+
+const toIso = (stamp: string): string | undefined => {
+  const match = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})$/u.exec(stamp.trim())
+  return match ? `${match[1]}T${match[2]}` : undefined
+}
+
+/**
+ * The aider history importer.
+ *
+ * @category importers
+ */
+export const format: LineFormat = {
+  id: "aider",
+  kind: "lines",
+  prefix: "aider",
+  detect: ({ text }) => /^# aider chat started at /mu.test(text) || /^#### /mu.test(text),
+  start: (builder) => {
+    let kind: Kind | undefined
+    let startLine = 0
+    let lines: Array<string> = []
+    let blank = 0
+    const flush = () => {
+      if (kind !== undefined) emit(builder, kind, startLine, lines)
+      kind = undefined
+      lines = []
+      blank = 0
+    }
+    const add = (next: Kind, line: number, text: string) => {
+      if (kind !== next) {
+        flush()
+        kind = next
+        startLine = line
+      } else for (; blank > 0; blank--) lines.push("")
+      blank = 0
+      lines.push(text)
+    }
+    return {
+      line: (raw, line) => {
+        if (line === 1 && raw.startsWith("-*- mode:")) return
+        const session = SESSION.exec(raw)
+        if (session !== null) {
+          flush()
+          const startedAt = toIso(session[1]!)
+          builder.startSession(`aider:${session[1]!.trim()}`, startedAt)
+          builder.event(
+            line,
+            "session.start",
+            { startedAt: session[1]!.trim() },
+            startedAt ? { timestamp: startedAt } : {}
+          )
+          return
+        }
+        if (raw.startsWith("####")) return add("user", line, clean(raw, raw.startsWith("#### ") ? 5 : 4))
+        if (raw.startsWith(">")) return add("output", line, clean(raw, raw.startsWith("> ") ? 2 : 1))
+        if (raw.trim().length === 0) {
+          if (kind === "assistant") blank++
+          else if (kind !== undefined) flush()
+          return
+        }
+        add("assistant", line, raw)
+      },
+      end: flush
+    }
+  }
+}

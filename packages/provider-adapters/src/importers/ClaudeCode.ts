@@ -1,0 +1,117 @@
+/**
+ * Importer for Claude Code session JSONL
+ * (`~/.claude/projects/<project>/<session>.jsonl`, and subagent files).
+ *
+ * | record | entry |
+ * |---|---|
+ * | `user` with text | user message (id = `uuid`, parent = `parentUuid`) |
+ * | `user` with `tool_result` blocks | tool message; tool names come from the matching `tool_use` of an earlier record |
+ * | `assistant` | assistant message (text, thinking + signature, tool_use); Claude Code writes one record per content block, and each stays its own entry |
+ * | `summary` | event `claude-code.summary` (`summary`, `leafUuid`) |
+ * | `system` | event `claude-code.system` (`subtype`, `content`) |
+ * | other types (`file-history-snapshot`, …) | event `claude-code.unknown`, reported as `kept-as-event` |
+ *
+ * Sidechain records (subagent conversations run by the Task tool) are kept
+ * in file order with `meta.isSidechain: true`; `requestId`, the API message
+ * id, model and usage travel in `meta`. `toolUseResult` (the UI's structured
+ * copy of a tool result) is not kept: the model never sees it.
+ *
+ * @since 0.1.0
+ */
+import * as AnthropicBlocks from "./AnthropicBlocks.ts"
+import { isObject, meta, parseJsonLine } from "./EntryBuilder.ts"
+import type { LineFormat } from "./Format.ts"
+
+const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
+
+/**
+ * The Claude Code session importer.
+ *
+ * @category importers
+ */
+export const format: LineFormat = {
+  id: "claude-code",
+  kind: "lines",
+  prefix: "cc",
+  detect: ({ firstRecord }) =>
+    firstRecord !== undefined &&
+    ((typeof firstRecord.uuid === "string" && "parentUuid" in firstRecord) ||
+      (firstRecord.type === "summary" && typeof firstRecord.leafUuid === "string") ||
+      (typeof firstRecord.sessionId === "string" && isObject(firstRecord.message))),
+  start: (builder) => {
+    const names = new Map<string, string>()
+    let started = false
+    const ensureSession = (record: Record<string, unknown>) => {
+      if (started) return
+      builder.startSession(str(record.sessionId) ?? "claude-code", str(record.timestamp))
+      started = true
+    }
+    const header = (record: Record<string, unknown>) => ({
+      id: str(record.uuid),
+      parentId: typeof record.parentUuid === "string" ? record.parentUuid : undefined,
+      timestamp: str(record.timestamp)
+    })
+    return {
+      line: (text, line, unterminated) => {
+        if (text.trim().length === 0) return
+        const record = parseJsonLine(builder, text, line, unterminated)
+        if (record === undefined) return
+        if (!isObject(record)) return builder.skip(line, "line is JSON but not an object")
+        if (typeof record.sessionId === "string") ensureSession(record)
+        switch (record.type) {
+          case "user":
+          case "assistant": {
+            const message = record.message
+            if (!isObject(message)) return builder.skip(line, `${record.type} record without a message object`)
+            const converted = AnthropicBlocks.toMessages(message, names)
+            if ("error" in converted) return builder.skip(line, converted.error)
+            ensureSession(record)
+            const recordMeta = meta({
+              isSidechain: record.isSidechain,
+              isMeta: record.isMeta,
+              isCompactSummary: record.isCompactSummary,
+              requestId: record.requestId,
+              messageId: message.id,
+              model: message.model,
+              stopReason: message.stop_reason,
+              usage: message.usage,
+              agentId: record.agentId,
+              userType: record.userType
+            })
+            converted.forEach((msg, index) => {
+              const base = header(record)
+              builder.message(line, msg, {
+                ...base,
+                ...(index > 0 ? { id: `${base.id ?? `cc:${line}`}:${msg.role}`, parentId: undefined } : {}),
+                meta: recordMeta
+              })
+            })
+            return
+          }
+          case "summary":
+            ensureSession(record)
+            builder.event(line, "claude-code.summary", meta({ summary: record.summary, leafUuid: record.leafUuid }))
+            return
+          case "system":
+            ensureSession(record)
+            builder.event(
+              line,
+              "claude-code.system",
+              meta({ subtype: record.subtype, content: record.content, level: record.level }),
+              header(record)
+            )
+            return
+          default:
+            ensureSession(record)
+            builder.note({
+              line,
+              action: "kept-as-event",
+              reason: `unknown Claude Code record type ${JSON.stringify(record.type)}`
+            })
+            builder.event(line, "claude-code.unknown", meta(record), header(record))
+        }
+      },
+      end: () => {}
+    }
+  }
+}

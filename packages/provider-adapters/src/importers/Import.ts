@@ -1,0 +1,246 @@
+/**
+ * Entry points: import a transcript file, string or parsed value into core
+ * entries, detecting the format by content when asked (`format: "auto"`).
+ *
+ * ```ts
+ * import { Import } from "@context-engine/provider-adapters"
+ * const result = await Import.importFilePromise("session.jsonl")
+ * console.log(result.format, result.transcript.entries.length, result.issues)
+ * ```
+ *
+ * JSONL and text formats stream the file line by line (1 MiB chunks); JSON
+ * document formats read the file once and parse it once.
+ *
+ * @since 0.1.0
+ */
+import { readFile, stat } from "node:fs/promises"
+import { Errors } from "@context-engine/core"
+import { Effect } from "effect"
+import * as Detect from "./Detect.ts"
+import * as EntryBuilder from "./EntryBuilder.ts"
+import type { DocumentFormat, Format } from "./Format.ts"
+import { type FormatId, FormatNotDetected, type ImportOptions, type ImportResult } from "./ImportResult.ts"
+import * as LineSource from "./LineSource.ts"
+
+/**
+ * Options of {@link importFile}.
+ *
+ * @category models
+ */
+export interface FileOptions extends ImportOptions {
+  /** A format id, or `"auto"` (default) to detect it from the content. */
+  readonly format?: FormatId | "auto" | undefined
+  /** Called after each chunk with bytes read and the file size in bytes. */
+  readonly onProgress?: LineSource.OnProgress | undefined
+}
+
+/**
+ * Errors of the import functions.
+ *
+ * @category errors
+ */
+export type ImportError = Errors.TranscriptCorrupt | FormatNotDetected
+
+const tried = Detect.all.map((format) => format.id)
+
+const toImportError = (source: string, error: unknown): ImportError =>
+  error instanceof Errors.TranscriptCorrupt || error instanceof FormatNotDetected
+    ? error
+    : new Errors.TranscriptCorrupt({ source, reason: error instanceof Error ? error.message : String(error) })
+
+const result = (
+  format: Format,
+  builder: EntryBuilder.EntryBuilder,
+  counts: { lines: number; bytes: number }
+): ImportResult => {
+  const sessions = builder.sessions()
+  return {
+    format: format.id,
+    source: builder.source,
+    transcript: { sessionId: sessions[0]?.sessionId ?? format.prefix, entries: builder.entries() },
+    sessions,
+    issues: builder.issues(),
+    lines: counts.lines,
+    bytes: counts.bytes
+  }
+}
+
+const parseDocument = (source: string, text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    const position = /position (\d+)/.exec((error as Error).message)?.[1]
+    const line = position === undefined ? undefined : text.slice(0, Number(position)).split("\n").length
+    throw new Errors.TranscriptCorrupt({
+      source,
+      ...(line !== undefined ? { line } : {}),
+      reason: `invalid JSON document: ${(error as Error).message}`
+    })
+  }
+}
+
+const runDocument = (
+  format: DocumentFormat | undefined,
+  document: unknown,
+  options: { source: string; strict: boolean },
+  counts: { lines: number; bytes: number }
+): ImportResult => {
+  const chosen = format ?? Detect.detectDocument(document)
+  if (chosen === undefined)
+    throw new FormatNotDetected({
+      source: options.source,
+      tried,
+      detail: "the JSON document has none of the known shapes"
+    })
+  const builder = EntryBuilder.make({ ...options, prefix: chosen.prefix })
+  chosen.fromValue(builder, document)
+  return result(chosen, builder, counts)
+}
+
+const choose = (source: string, text: string, wanted: FormatId | "auto" | undefined): Format | "document" => {
+  if (wanted !== undefined && wanted !== "auto") return Detect.byId(wanted)
+  const detected = Detect.detectSample(Detect.sample(text))
+  if (detected === undefined)
+    throw new FormatNotDetected({ source, tried, detail: "no format's markers appear in the first 64 KiB" })
+  return detected
+}
+
+const checkContent = (source: string, head: Buffer, size: number, strict: boolean, explicit: boolean): void => {
+  const binary = LineSource.binaryReason(head)
+  if (binary !== undefined) throw new Errors.TranscriptCorrupt({ source, reason: `binary file: ${binary}` })
+  if (size === 0 || head.toString("utf8").trim().length === 0) {
+    if (strict || !explicit) throw new Errors.TranscriptCorrupt({ source, reason: `file is empty (${size} bytes)` })
+  }
+}
+
+const emptyResult = (format: Format, source: string, bytes: number): ImportResult => ({
+  format: format.id,
+  source,
+  transcript: { sessionId: format.prefix, entries: [] },
+  sessions: [],
+  issues: [{ line: 0, action: "skipped", reason: `file is empty (${bytes} bytes)` }],
+  lines: 0,
+  bytes
+})
+
+/**
+ * Imports a file. Fails with `TranscriptCorrupt` (binary or empty file, a
+ * malformed line in strict mode, an unreadable file) or
+ * {@link FormatNotDetected}.
+ *
+ * @category importers
+ */
+export const importFile = (path: string, options: FileOptions = {}): Effect.Effect<ImportResult, ImportError> => {
+  const source = options.source ?? path
+  const strict = options.strict ?? false
+  return Effect.tryPromise({
+    try: async () => {
+      const size = (await stat(path)).size
+      const head = LineSource.head(path)
+      const explicit = options.format !== undefined && options.format !== "auto"
+      checkContent(source, head, size, strict, explicit)
+      const text = head.toString("utf8")
+      const format = choose(source, text, options.format)
+      if (format !== "document" && text.trim().length === 0) return emptyResult(format, source, size)
+      if (format === "document" || format.kind === "document") {
+        if (text.trim().length === 0 && format !== "document") return emptyResult(format, source, size)
+        const whole = await readFile(path, "utf8")
+        options.onProgress?.(size, size)
+        const document = parseDocument(source, whole)
+        return runDocument(
+          format === "document" ? undefined : format,
+          document,
+          { source, strict },
+          {
+            lines: 0,
+            bytes: size
+          }
+        )
+      }
+      const builder = EntryBuilder.make({ source, strict, prefix: format.prefix })
+      const counts = await LineSource.fromFile(path, format.start(builder), {
+        totalBytes: size,
+        onProgress: options.onProgress
+      })
+      return result(format, builder, counts)
+    },
+    catch: (error) => toImportError(source, error)
+  })
+}
+
+/**
+ * Promise form of {@link importFile}; rejects with the same typed errors.
+ *
+ * @category importers
+ */
+export const importFilePromise = (path: string, options: FileOptions = {}): Promise<ImportResult> =>
+  Effect.runPromise(importFile(path, options))
+
+/**
+ * Imports transcript text already in memory (same rules as a file).
+ *
+ * @category importers
+ */
+export const importText = (
+  text: string,
+  options: ImportOptions & { readonly format?: FormatId | "auto" | undefined } = {}
+): Effect.Effect<ImportResult, ImportError> => {
+  const source = options.source ?? "<text>"
+  const strict = options.strict ?? false
+  return Effect.try({
+    try: () => {
+      const bytes = Buffer.byteLength(text)
+      const explicit = options.format !== undefined && options.format !== "auto"
+      checkContent(source, Buffer.from(text.slice(0, 64 * 1024)), bytes, strict, explicit)
+      const format = choose(source, text.slice(0, 64 * 1024), options.format)
+      if (format !== "document" && text.trim().length === 0) return emptyResult(format, source, bytes)
+      if (format === "document" || format.kind === "document")
+        return runDocument(
+          format === "document" ? undefined : format,
+          parseDocument(source, text),
+          { source, strict },
+          {
+            lines: 0,
+            bytes
+          }
+        )
+      const builder = EntryBuilder.make({ source, strict, prefix: format.prefix })
+      const lines = LineSource.fromString(text, format.start(builder))
+      return result(format, builder, { lines, bytes })
+    },
+    catch: (error) => toImportError(source, error)
+  })
+}
+
+/**
+ * Synchronous form of {@link importText}: returns the result or throws the
+ * typed error.
+ *
+ * @category importers
+ */
+export const importTextSync = (
+  text: string,
+  options: ImportOptions & { readonly format?: FormatId | "auto" | undefined } = {}
+): ImportResult => Effect.runSync(importText(text, options))
+
+/**
+ * Imports an already-parsed JSON document (OpenAI, Anthropic, AI SDK or
+ * SWE-agent shape), detecting the shape unless `format` is given.
+ *
+ * @category importers
+ */
+export const importValue = (
+  document: unknown,
+  options: ImportOptions & { readonly format?: FormatId | "auto" | undefined } = {}
+): Effect.Effect<ImportResult, ImportError> => {
+  const source = options.source ?? "<value>"
+  return Effect.try({
+    try: () => {
+      const format = options.format !== undefined && options.format !== "auto" ? Detect.byId(options.format) : undefined
+      if (format !== undefined && format.kind !== "document")
+        throw new Errors.TranscriptCorrupt({ source, reason: `${format.id} is a line format; pass its text instead` })
+      return runDocument(format, document, { source, strict: options.strict ?? false }, { lines: 0, bytes: 0 })
+    },
+    catch: (error) => toImportError(source, error)
+  })
+}

@@ -1,0 +1,130 @@
+/**
+ * What an importer returns: the transcript, where its sessions start, and
+ * every line it skipped or kept in a degraded form, with the reason.
+ *
+ * @since 0.1.0
+ */
+import type { Entry } from "@context-engine/core"
+import { Schema } from "effect"
+
+/**
+ * Transcript formats the importers read.
+ *
+ * - `pi`: pi coding-agent session JSONL (`~/.pi/agent/sessions/…/*.jsonl`, v1–v3);
+ * - `claude-code`: Claude Code session JSONL (`~/.claude/projects/<proj>/<session>.jsonl`);
+ * - `swe-agent`: SWE-agent `.traj` JSON (function-calling and text-action histories);
+ * - `openai-chat`: OpenAI Chat Completions messages / request / response JSON;
+ * - `anthropic-messages`: Anthropic Messages request JSON (`system` + `messages`);
+ * - `model-messages`: AI SDK `ModelMessage[]` JSON (or `{ messages }`);
+ * - `aider`: aider `.aider.chat.history.md`;
+ * - `claude-code-console`: Claude Code terminal output copied as text;
+ * - `gemini-cli-console`: Gemini CLI terminal output copied as text.
+ *
+ * @category models
+ */
+export const FormatId = Schema.Literals([
+  "pi",
+  "claude-code",
+  "swe-agent",
+  "openai-chat",
+  "anthropic-messages",
+  "model-messages",
+  "aider",
+  "claude-code-console",
+  "gemini-cli-console"
+])
+/** @category models */
+export type FormatId = typeof FormatId.Type
+
+/** @category constants */
+export const formats: ReadonlyArray<FormatId> = FormatId.literals
+
+/**
+ * A line (or record) the importer could not take as it was.
+ *
+ * - `skipped`: nothing was imported from it (malformed JSON, a record of a
+ *   known type with an impossible shape, a truncated final line);
+ * - `kept-as-event`: an unknown record type, kept verbatim as an `event`
+ *   entry named `<format>.unknown` so the transcript loses nothing;
+ * - `repaired`: imported with a stated change (e.g. a duplicate source id
+ *   given a suffix).
+ *
+ * @category schemas
+ */
+export const ImportIssue = Schema.Struct({
+  /** 1-based line number in the source file; 0 for whole-document formats. */
+  line: Schema.Number,
+  action: Schema.Literals(["skipped", "kept-as-event", "repaired"]),
+  reason: Schema.String
+})
+/** @category models */
+export type ImportIssue = typeof ImportIssue.Type
+
+/**
+ * One session inside an imported file. Aider histories and terminal logs
+ * hold many sessions; each starts a new parent chain (`parentId: null`).
+ *
+ * @category schemas
+ */
+export const SessionSpan = Schema.Struct({
+  sessionId: Schema.String,
+  firstEntryId: Schema.NullOr(Schema.String),
+  entryCount: Schema.Number,
+  /** ISO 8601, when the source says it. */
+  startedAt: Schema.NullOr(Schema.String)
+})
+/** @category models */
+export type SessionSpan = typeof SessionSpan.Type
+
+/**
+ * Options of every importer.
+ *
+ * @category models
+ */
+export interface ImportOptions {
+  /**
+   * `true`: the first skipped line fails the import with `TranscriptCorrupt`
+   * naming its line. `false` (default): skip it, import the rest and list
+   * it in {@link ImportResult.issues}.
+   */
+  readonly strict?: boolean
+  /** Name used in ids and errors; defaults to the file path. */
+  readonly source?: string
+}
+
+/**
+ * An imported transcript.
+ *
+ * `transcript.entries` are in source order; ids are the source's own ids
+ * where it has them (pi `id`, Claude Code `uuid`) and otherwise derived from
+ * the line or position (`<prefix>:<line>`), so re-importing gives the same ids.
+ *
+ * @category models
+ */
+export interface ImportResult {
+  readonly format: FormatId
+  readonly source: string
+  readonly transcript: { readonly sessionId: string; readonly entries: ReadonlyArray<Entry.Entry> }
+  readonly sessions: ReadonlyArray<SessionSpan>
+  readonly issues: ReadonlyArray<ImportIssue>
+  /** Lines read (JSONL and text formats; 0 when imported from a parsed value). */
+  readonly lines: number
+  /** Bytes read. */
+  readonly bytes: number
+}
+
+/**
+ * Auto-detection found no format whose markers appear in the content.
+ * `tried` lists every format checked, in order.
+ *
+ * @category errors
+ */
+export class FormatNotDetected extends Schema.TaggedError<FormatNotDetected>()("FormatNotDetected", {
+  source: Schema.String,
+  tried: Schema.Array(Schema.String),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `Could not detect the transcript format of ${this.source} (${this.detail}). Tried: ${this.tried.join(", ")}. Pass --format to choose one.`
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Reads a transcript line by line, from a file (streamed in 1 MiB chunks,
+ * never held whole) or from a string, with 1-based line numbers, the
+ * number of bytes read so far (for progress), and a flag on a final line
+ * that has no trailing newline (a truncated write).
+ *
+ * @since 0.1.0
+ */
+import { closeSync, createReadStream, openSync, readSync } from "node:fs"
+import { StringDecoder } from "node:string_decoder"
+
+/**
+ * Receives lines. `unterminated` is true only for a final line without `\n`.
+ *
+ * @category models
+ */
+export interface LineSink {
+  readonly line: (text: string, lineNumber: number, unterminated: boolean) => void
+  readonly end: () => void
+}
+
+/**
+ * Progress callback: bytes read so far and the total size in bytes.
+ *
+ * @category models
+ */
+export type OnProgress = (bytesRead: number, totalBytes: number) => void
+
+const CHUNK_BYTES = 1 << 20
+
+/**
+ * Splits decoded chunks into lines, keeping the unfinished tail between
+ * chunks. A trailing `\r` is dropped (CRLF files).
+ *
+ * @category constructors
+ */
+export const makeSplitter = (sink: LineSink) => {
+  let rest = ""
+  let lineNumber = 0
+  return {
+    push: (chunk: string): void => {
+      let text = rest.length > 0 ? rest + chunk : chunk
+      let start = 0
+      let index = text.indexOf("\n", start)
+      while (index !== -1) {
+        lineNumber++
+        const end = index > start && text.charCodeAt(index - 1) === 13 ? index - 1 : index
+        sink.line(text.slice(start, end), lineNumber, false)
+        start = index + 1
+        index = text.indexOf("\n", start)
+      }
+      rest = start === 0 ? text : text.slice(start)
+      text = ""
+    },
+    end: (): number => {
+      if (rest.length > 0) {
+        lineNumber++
+        sink.line(rest, lineNumber, true)
+        rest = ""
+      }
+      sink.end()
+      return lineNumber
+    }
+  }
+}
+
+/**
+ * Feeds a string to a sink; returns the number of lines.
+ *
+ * @category constructors
+ */
+export const fromString = (text: string, sink: LineSink): number => {
+  const splitter = makeSplitter(sink)
+  splitter.push(text)
+  return splitter.end()
+}
+
+/**
+ * Streams a file to a sink; resolves to `{ lines, bytes }`.
+ *
+ * @category constructors
+ */
+export const fromFile = async (
+  path: string,
+  sink: LineSink,
+  options: { readonly totalBytes: number; readonly onProgress?: OnProgress | undefined }
+): Promise<{ lines: number; bytes: number }> => {
+  const splitter = makeSplitter(sink)
+  const decoder = new StringDecoder("utf8")
+  let bytes = 0
+  const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES })
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    bytes += chunk.length
+    splitter.push(decoder.write(chunk))
+    options.onProgress?.(bytes, options.totalBytes)
+  }
+  const tail = decoder.end()
+  if (tail.length > 0) splitter.push(tail)
+  return { lines: splitter.end(), bytes }
+}
+
+/**
+ * Reads the first `maxBytes` of a file (for detection).
+ *
+ * @category constructors
+ */
+export const head = (path: string, maxBytes = 64 * 1024): Buffer => {
+  const fd = openSync(path, "r")
+  try {
+    const buffer = Buffer.alloc(maxBytes)
+    const read = readSync(fd, buffer, 0, maxBytes, 0)
+    return buffer.subarray(0, read)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Why a buffer looks binary, or `undefined` when it looks like text: a NUL
+ * byte, or more than 1% invalid UTF-8 / control characters in the sample.
+ * (A truncated multi-byte character at the very end of the sample is fine.)
+ *
+ * @category guards
+ */
+export const binaryReason = (sample: Buffer): string | undefined => {
+  const nul = sample.indexOf(0)
+  if (nul !== -1) return `NUL byte at offset ${nul}`
+  const text = new StringDecoder("utf8").write(sample)
+  let bad = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code === 0xfffd || (code < 32 && code !== 9 && code !== 10 && code !== 13 && code !== 12 && code !== 27)) bad++
+  }
+  return text.length > 0 && bad / text.length > 0.01
+    ? `${bad} of ${text.length} sampled characters are invalid UTF-8 or control characters`
+    : undefined
+}
