@@ -1,1 +1,14 @@
-export {}
+/**
+ * @context-engine/strategies: the deterministic strategies (clamp, dedupe,
+ * tool trim, media, sliding window), the invariants they keep, and the
+ * re-measuring pipeline runner.
+ *
+ * @since 0.1.0
+ */
+export * as Clamp from "./Clamp.ts"
+export * as HeadTail from "./HeadTail.ts"
+export * as Invariants from "./Invariants.ts"
+export * as MeasureCache from "./MeasureCache.ts"
+export * as Parts from "./Parts.ts"
+export * as Pipeline from "./Pipeline.ts"
+export * as ToolTrim from "./ToolTrim.ts"

@@ -1,0 +1,247 @@
+/**
+ * The pipeline runner (DESIGN.md "The tiered pipeline"): runs strategies in
+ * order (least destructive first), re-measures after each stage, stops as
+ * soon as the view fits the target, and reports every stage.
+ *
+ * Before the first stage the view is normalized (tool pairing repaired,
+ * empty messages dropped); after every stage {@link Invariants.enforce}
+ * refuses edits that break an invariant and repairs pairing. A stage whose
+ * edits free fewer tokens than its `minReclaimTokens` (the prompt-cache
+ * guard) is discarded and reported as `skipped`; a strategy that throws is
+ * reported as `skipped` with the error and leaves the view as it was.
+ *
+ * Re-measuring is incremental: per-message counts are cached by object
+ * identity ({@link MeasureCache}), so a stage costs only the messages it
+ * replaced or inserted.
+ *
+ * @since 0.1.0
+ */
+
+import type {
+  Budget,
+  ContextEngine,
+  ContextView,
+  Measurement,
+  Measurer,
+  ModelPolicy,
+  Strategy,
+  ViewEdit
+} from "@context-engine/core"
+import { Effect } from "effect"
+import * as Invariants from "./Invariants.ts"
+import * as MeasureCache from "./MeasureCache.ts"
+import { isEmptyMessage } from "./Parts.ts"
+
+/**
+ * What the pipeline runs on.
+ *
+ * @category models
+ */
+export interface Input {
+  readonly view: ContextView.ContextView
+  readonly strategies: ReadonlyArray<Strategy.Strategy>
+  /** Stop once the request input is at most this many tokens. */
+  readonly targetTokens: number
+  readonly budget: Budget.Budget
+  readonly measurer: Measurer.Measurer
+  readonly policy: ModelPolicy.ModelPolicy
+  /** The measurement of `view`, when the caller already has it (saves one full count). */
+  readonly measurement?: Measurement.Measurement
+  /**
+   * Keep the latest user message verbatim (DESIGN.md invariant). Set to
+   * `false` only when the policy allows clamping user input; drops are
+   * refused either way. Default true.
+   */
+  readonly protectLatestUserMessage?: boolean
+}
+
+/**
+ * What the pipeline produced.
+ *
+ * @category models
+ */
+export interface Result {
+  readonly view: ContextView.ContextView
+  /** Every accepted edit, in the order applied (normalization first). */
+  readonly edits: ReadonlyArray<ViewEdit.ViewEdit>
+  readonly stages: ReadonlyArray<ContextEngine.StageReport>
+  readonly before: Measurement.Measurement
+  readonly after: Measurement.Measurement
+  /** `after.inputTokens <= targetTokens`. */
+  readonly fits: boolean
+}
+
+/** Stage name of the normalization that runs before the strategies. */
+export const NORMALIZE_STAGE = "normalize"
+
+type Counts = { -readonly [K in Measurement.Category]: number }
+
+const now = (): number => performance.now()
+
+/**
+ * Keeps a running measurement: the part of the first measurement that is not
+ * per-message (tool schemas, request framing, anchoring) stays fixed; the
+ * per-message part is re-summed from identity-cached counts.
+ */
+const makeTracker = (
+  measurer: MeasureCache.CachedMeasurer,
+  view: ContextView.ContextView,
+  first: Measurement.Measurement
+) => {
+  const itemCounts = (items: ReadonlyArray<ContextView.ViewItem>): Counts => {
+    const sum: Counts = {
+      system: 0,
+      toolSchemas: 0,
+      userText: 0,
+      assistantText: 0,
+      reasoning: 0,
+      toolCalls: 0,
+      toolResults: 0,
+      media: 0,
+      checkpoint: 0,
+      memory: 0,
+      reservedOutput: 0
+    }
+    for (const item of items) {
+      const counts = measurer.countMessage(item.message, item.source)
+      for (const key in counts) sum[key as Measurement.Category] += counts[key as Measurement.Category] ?? 0
+    }
+    return sum
+  }
+  const initial = itemCounts(view.items)
+  const base = { ...first.byCategory } as Counts
+  for (const key in initial) base[key as Measurement.Category] -= initial[key as Measurement.Category]
+  return (next: ContextView.ContextView): Measurement.Measurement => {
+    const counts = itemCounts(next.items)
+    let inputTokens = 0
+    for (const key in counts) {
+      const category = key as Measurement.Category
+      counts[category] += base[category]
+      if (category !== "reservedOutput") inputTokens += counts[category]
+    }
+    return {
+      ...first,
+      byCategory: counts,
+      inputTokens,
+      totalTokens: inputTokens + counts.reservedOutput,
+      headroomTokens: first.budgetTokens - inputTokens
+    }
+  }
+}
+
+const normalizeEdits = (view: ContextView.ContextView): Array<ViewEdit.ViewEdit> => {
+  const guard = Invariants.protectedOf(view)
+  return view.items.flatMap(
+    (item): Array<ViewEdit.ViewEdit> =>
+      isEmptyMessage(item.message) && Invariants.isEditable(guard, item.entryId)
+        ? [{ op: "drop", entryId: item.entryId, strategy: NORMALIZE_STAGE, reason: "empty message" }]
+        : []
+  )
+}
+
+/**
+ * Runs the pipeline. Pure and synchronous; never throws for a misbehaving
+ * strategy (its stage is reported as skipped).
+ *
+ * @category constructors
+ */
+export const run = (input: Input): Result => {
+  const measurer = MeasureCache.wrap(input.measurer)
+  const before = input.measurement ?? measurer.measure(input.view, { budget: input.budget })
+  const measure = makeTracker(measurer, input.view, before)
+  const stages: Array<ContextEngine.StageReport> = []
+  const edits: Array<ViewEdit.ViewEdit> = []
+
+  let started = now()
+  const normalized = Invariants.enforce(input.view, normalizeEdits(input.view), NORMALIZE_STAGE)
+  let view = normalized.view
+  let current = normalized.edits.length === 0 ? before : measure(view)
+  edits.push(...normalized.edits)
+  stages.push({
+    stage: NORMALIZE_STAGE,
+    tokensBefore: before.inputTokens,
+    tokensAfter: current.inputTokens,
+    edits: normalized.edits.length,
+    durationMs: now() - started,
+    status: normalized.edits.length === 0 ? "not-needed" : "applied",
+    ...(normalized.edits.length === 0 ? {} : { note: "repaired tool pairing / dropped empty messages" })
+  })
+
+  for (const strategy of input.strategies) {
+    if (current.inputTokens <= input.targetTokens) {
+      stages.push({
+        stage: strategy.name,
+        tokensBefore: current.inputTokens,
+        tokensAfter: current.inputTokens,
+        edits: 0,
+        durationMs: 0,
+        status: "not-needed",
+        note: "already within target"
+      })
+      continue
+    }
+    started = now()
+    const skip = (note: string): void => {
+      stages.push({
+        stage: strategy.name,
+        tokensBefore: current.inputTokens,
+        tokensAfter: current.inputTokens,
+        edits: 0,
+        durationMs: now() - started,
+        status: "skipped",
+        note
+      })
+    }
+    let proposed: Strategy.StrategyResult
+    try {
+      proposed = strategy.apply({
+        view,
+        measurement: current,
+        targetTokens: input.targetTokens,
+        budget: input.budget,
+        measurer,
+        policy: input.policy
+      })
+    } catch (error) {
+      skip(`strategy threw: ${error instanceof Error ? error.message : String(error)}`)
+      continue
+    }
+    if (proposed.edits.length === 0) {
+      skip(proposed.note ?? "nothing to do")
+      continue
+    }
+    const enforced = Invariants.enforce(view, proposed.edits, strategy.name, {
+      allowLatestUserReplace: input.protectLatestUserMessage === false
+    })
+    const next = measure(enforced.view)
+    const freed = current.inputTokens - next.inputTokens
+    const minimum = strategy.minReclaimTokens ?? 0
+    const refusedNote = enforced.refused > 0 ? `; ${enforced.refused} edit(s) refused by invariants` : ""
+    if (freed <= 0 || freed < minimum) {
+      skip(`freed ${freed} tokens, less than its minimum of ${Math.max(1, minimum)}${refusedNote}`)
+      continue
+    }
+    view = enforced.view
+    edits.push(...enforced.edits)
+    stages.push({
+      stage: strategy.name,
+      tokensBefore: current.inputTokens,
+      tokensAfter: next.inputTokens,
+      edits: enforced.edits.length,
+      durationMs: now() - started,
+      status: "applied",
+      ...(proposed.note !== undefined || refusedNote !== ""
+        ? { note: `${proposed.note ?? ""}${refusedNote}`.replace(/^; /, "") }
+        : {})
+    })
+    current = next
+  }
+  return { view, edits, stages, before, after: current, fits: current.inputTokens <= input.targetTokens }
+}
+
+/**
+ * {@link run} as an `Effect` (it cannot fail).
+ *
+ * @category constructors
+ */
+export const runEffect = (input: Input): Effect.Effect<Result> => Effect.sync(() => run(input))

@@ -1,0 +1,100 @@
+import type { Message } from "@context-engine/core"
+import { ContextView } from "@context-engine/core"
+import { describe, expect, it } from "vitest"
+import { Clamp, Pipeline } from "../src/index.ts"
+import * as FakeMeasurer from "./support/FakeMeasurer.ts"
+import { budgetFor, call, filler, frozenView, inputFor, policyFor, result, targetOf, text } from "./support/views.ts"
+
+const measurer = FakeMeasurer.make()
+
+const conversation = (big: string): Array<Message.Message> => [
+  { role: "system", content: "You are a coding agent." },
+  { role: "user", content: [text(`Here is the log:\n${big}`)] },
+  { role: "assistant", content: [text("Looking.")] },
+  { role: "user", content: "Any progress?" }
+]
+
+describe("Clamp", () => {
+  it("keeps head and tail of an oversized part with a marker naming what was cut", () => {
+    const big = `HEAD-START ${filler(200_000)} TAIL-END`
+    const view = frozenView(conversation(big))
+    const { edits } = Clamp.make({ maxPartTokens: 1000 }).apply(inputFor(view, measurer, 10))
+    expect(edits).toHaveLength(1)
+    const edit = edits[0]!
+    expect(edit.op).toBe("replace")
+    if (edit.op !== "replace") return
+    expect(edit.entryId).toBe("m1")
+    const clampedText = (edit.message.content as ReadonlyArray<Message.TextPart>)[0]!.text
+    expect(clampedText.startsWith("Here is the log:\nHEAD-START")).toBe(true)
+    expect(clampedText.endsWith("TAIL-END")).toBe(true)
+    const cut = /(\d+) of (\d+) characters \(~(\d+) tokens\) cut/.exec(clampedText)
+    expect(cut).not.toBeNull()
+    const original = `Here is the log:\n${big}`
+    expect(Number(cut![2])).toBe(original.length)
+    // What is left plus what was cut is the original length.
+    const marker = clampedText.slice(clampedText.indexOf("\n[…"), clampedText.indexOf("…]\n") + 3)
+    expect(clampedText.length - marker.length + Number(cut![1])).toBe(original.length)
+    expect(clampedText).toContain("transcript entry m1")
+    expect(measurer.tokenizer.count(clampedText)).toBeLessThanOrEqual(1000)
+  })
+
+  it("never touches system messages or the latest user message by default", () => {
+    const big = filler(50_000)
+    const view = frozenView([
+      { role: "system", content: big },
+      { role: "user", content: big }
+    ])
+    expect(Clamp.make({ maxPartTokens: 500 }).apply(inputFor(view, measurer, 10)).edits).toEqual([])
+    const allowed = Clamp.make({ maxPartTokens: 500, clampLatestUserMessage: true }).apply(inputFor(view, measurer, 10))
+    expect(allowed.edits.map(targetOf)).toEqual(["m1"])
+  })
+
+  it("clamps tool-call arguments leaf by leaf so they stay a valid JSON object", () => {
+    const content = filler(80_000)
+    const view = frozenView([
+      { role: "user", content: "write it" },
+      { role: "assistant", content: [call("c1", "write", { path: "src/big.ts", content, mode: 420 })] },
+      { role: "tool", content: [result("c1", "write", "ok")] },
+      { role: "user", content: "thanks" }
+    ])
+    const { edits } = Clamp.make({ maxPartTokens: 2000 }).apply(inputFor(view, measurer, 10))
+    expect(edits).toHaveLength(1)
+    const edit = edits[0]!
+    if (edit.op !== "replace") throw new Error("expected replace")
+    const part = (edit.message.content as ReadonlyArray<Message.ToolCallPart>)[0]!
+    const input = part.input as { path: string; content: string; mode: number }
+    expect(input.path).toBe("src/big.ts")
+    expect(input.mode).toBe(420)
+    expect(input.content.length).toBeLessThan(content.length)
+    expect(JSON.parse(JSON.stringify(part.input))).toEqual(part.input)
+    expect(part.toolCallId).toBe("c1")
+  })
+
+  it("derives the limit from the smaller of maxPartTokens and the share of available tokens", () => {
+    expect(Clamp.limitTokens({ maxPartTokens: 25_000, maxShareOfAvailable: 0.5 }, 10_000)).toBe(5_000)
+    expect(Clamp.limitTokens({ maxPartTokens: 3_000, maxShareOfAvailable: 0.5 }, 10_000)).toBe(3_000)
+    expect(Clamp.limitTokens({ minPartTokens: 256 }, -50)).toBe(256)
+  })
+
+  it("in a pipeline, makes a C03-shaped conversation fit and a second run needs nothing", () => {
+    const policy = policyFor(64_000, 8_000)
+    const view = frozenView(conversation(filler(250_000)))
+    const budget = budgetFor(policy, measurer, view)
+    const run = (v: ContextView.ContextView) =>
+      Pipeline.run({
+        view: v,
+        strategies: [Clamp.clamp],
+        targetTokens: budget.inputBudgetTokens,
+        budget,
+        measurer,
+        policy
+      })
+    const first = run(view)
+    expect(first.before.inputTokens).toBeGreaterThan(budget.inputBudgetTokens)
+    expect(first.fits).toBe(true)
+    expect(measurer.measure(first.view, { budget }).inputTokens).toBe(first.after.inputTokens)
+    const second = run(ContextView.applyEdits(view, first.edits))
+    expect(second.edits).toEqual([])
+    expect(second.stages.find((stage) => stage.stage === "clamp")?.status).toBe("not-needed")
+  })
+})

@@ -1,0 +1,101 @@
+import type { Message } from "@context-engine/core"
+import { ContextView } from "@context-engine/core"
+import { describe, expect, it } from "vitest"
+import { ToolTrim } from "../src/index.ts"
+import * as FakeMeasurer from "./support/FakeMeasurer.ts"
+import { call, filler, frozenView, inputFor, result, targetOf } from "./support/views.ts"
+
+const measurer = FakeMeasurer.make()
+
+/** `n` read steps, each with a result of `chars` characters, then a final user message. */
+const session = (n: number, chars: number, toolName = "read"): Array<Message.Message> => [
+  { role: "system", content: "sys" },
+  { role: "user", content: "go" },
+  ...Array.from(
+    { length: n },
+    (_, index): Array<Message.Message> => [
+      { role: "assistant", content: [call(`c${index}`, toolName, { path: `f${index}.ts` })] },
+      {
+        role: "tool",
+        content: [result(`c${index}`, toolName, `BEGIN${index} ${filler(chars, index + 1)} END${index}`)]
+      }
+    ]
+  ).flat(),
+  { role: "user", content: "next" }
+]
+
+const resultTextOf = (message: Message.Message): string => {
+  const part = (message.content as ReadonlyArray<Message.ToolResultPart>)[0]!
+  return part.output.type === "text" ? part.output.value : ""
+}
+
+describe("ToolTrim.candidates", () => {
+  it("protects the most recent results and the last assistant messages", () => {
+    const view = frozenView(session(10, 100))
+    const ids = ToolTrim.candidates(view, { keepRecentToolResults: 3, keepLastAssistants: 1 }).map(
+      (candidate) => candidate.part.toolCallId
+    )
+    expect(ids).toEqual(["c0", "c1", "c2", "c3", "c4", "c5", "c6"])
+    const byAssistants = ToolTrim.candidates(view, { keepRecentToolResults: 0, keepLastAssistants: 5 }).map(
+      (candidate) => candidate.part.toolCallId
+    )
+    expect(byAssistants).toEqual(["c0", "c1", "c2", "c3", "c4"])
+  })
+
+  it("never offers excluded tools", () => {
+    const view = frozenView(session(6, 100, "memory"))
+    expect(
+      ToolTrim.candidates(view, { excludeTools: ["memory"], keepRecentToolResults: 0, keepLastAssistants: 0 })
+    ).toEqual([])
+  })
+})
+
+describe("ToolTrim.soft", () => {
+  it("keeps head and tail of old long results, oldest first, and stops once the target is reached", () => {
+    const view = frozenView(session(10, 20_000))
+    const input = inputFor(view, measurer, 0)
+    const perResult = input.measurement.inputTokens / 10
+    // Ask for roughly two results' worth of tokens.
+    const target = input.measurement.inputTokens - Math.round(perResult * 1.5)
+    const { edits } = ToolTrim.soft({ minReclaimTokens: 0 }).apply({ ...input, targetTokens: target })
+    expect(edits.map(targetOf)).toEqual(["m3", "m5"])
+    for (const edit of edits) {
+      if (edit.op !== "replace") throw new Error("expected replace")
+      const text = resultTextOf(edit.message)
+      const index = Number(edit.entryId.slice(1)) / 2 - 1.5
+      expect(text.startsWith(`BEGIN${index} `)).toBe(true)
+      expect(text.endsWith(`END${index}`)).toBe(true)
+      expect(text).toContain(`transcript entry ${edit.entryId}`)
+      expect(text.length).toBeLessThan(3_300)
+    }
+  })
+
+  it("leaves short results alone", () => {
+    const view = frozenView(session(10, 1_000))
+    expect(ToolTrim.soft({ minReclaimTokens: 0 }).apply(inputFor(view, measurer, 0)).edits).toEqual([])
+  })
+})
+
+describe("ToolTrim.clear", () => {
+  it("replaces old results with a placeholder naming the entry and call, keeping the call", () => {
+    const view = frozenView(session(8, 2_000))
+    const { edits } = ToolTrim.clear({ minReclaimTokens: 0 }).apply(inputFor(view, measurer, 0))
+    // 8 results, 3 most recent protected.
+    expect(edits).toHaveLength(5)
+    for (const edit of edits) {
+      if (edit.op !== "replace") throw new Error("expected replace")
+      const part = (edit.message.content as ReadonlyArray<Message.ToolResultPart>)[0]!
+      expect(resultTextOf(edit.message)).toContain("[Old tool result content cleared")
+      expect(resultTextOf(edit.message)).toContain(`call ${part.toolCallId}`)
+      expect(resultTextOf(edit.message)).toContain(`transcript entry ${edit.entryId}`)
+    }
+  })
+
+  it("does not clear what it already cleared", () => {
+    const view = frozenView(session(8, 2_000))
+    const strategy = ToolTrim.clear({ minReclaimTokens: 0 })
+    const first = strategy.apply(inputFor(view, measurer, 0))
+    const again = strategy.apply(inputFor(ContextView.applyEdits(view, first.edits), measurer, 0))
+    expect(again.edits).toEqual([])
+  })
+})
