@@ -15,11 +15,18 @@
  *
  * Calibration: the per-class, per-length costs in {@link calibration} are the
  * mean exact `o200k_base` token counts of pieces of that class and length in
- * the real transcripts of `/work/shared/transcripts` (pi, Claude Code,
- * SWE-agent), measured with `gpt-tokenizer` — see `bench/measure.bench.ts`,
- * which prints the resulting error per transcript next to `chars / 4`.
- * A family factor then scales o200k-equivalent counts to the family
- * (see {@link familyFactors}).
+ * every text the measurer tokenizes in `/work/shared/transcripts/pi/
+ * before-compaction.jsonl` (469K tokens: prose, TypeScript, shell output,
+ * JSON arguments, tool ids, thinking signatures), smoothed to be
+ * non-decreasing in length; hex and base64 rates come from 16,000
+ * deterministic pseudo-random strings of digest/signature lengths plus the
+ * real signatures; CJK and Cyrillic rates from the translated Biome READMEs
+ * (`@biomejs/biome` README.zh-CN/zh-TW/ja/ru.md). `node
+ * bench/calibrate-estimator.ts` recomputes them and prints the error on the
+ * held-out transcripts (pi large-session, Claude Code, SWE-agent);
+ * `node bench/run.ts measure` prints aggregate and p90 per-message error next
+ * to `chars / 4`. A family factor then scales o200k-equivalent counts to the
+ * family (see {@link familyFactors}).
  *
  * @since 0.1.0
  */
@@ -33,44 +40,55 @@ import type { Tokenizer } from "./Tokenizer.ts"
 export type Family = "anthropic" | "gemini" | "generic"
 
 /**
- * Calibration constants. Arrays are indexed by piece length in UTF-16 code
- * units (index 0 unused); lengths beyond the table continue linearly with
- * the `...PerExtraChar` slope.
+ * Calibration constants (o200k tokens). `tables[kind].byLength[n]` is the
+ * mean cost of a piece of `n` UTF-16 code units (index 0 unused); longer
+ * pieces cost `max(last entry, n × tailPerChar)`. `perChar` kinds cost
+ * `max(1, n × rate)`. Source: see the module comment (`node
+ * bench/calibrate-estimator.ts` prints these numbers).
  *
  * @category constants
  */
-export const calibration = {
-  /** Mean o200k tokens of a letter piece (a word, optionally with one leading space/punctuation) by length. */
-  letterPieceTokens: [0, 1, 1, 1, 1, 1, 1.05, 1.1, 1.2, 1.35, 1.5, 1.7, 1.9, 2.1, 2.3, 2.5, 2.7],
-  letterPieceTokensPerExtraChar: 0.22,
-  /** Mean o200k tokens of a punctuation run (` ?[^\s\p{L}\p{N}]+[\r\n/]*`) by length. */
-  punctuationPieceTokens: [0, 1, 1, 1.3, 1.6, 1.9, 2.2, 2.5, 2.8],
-  punctuationPieceTokensPerExtraChar: 0.3,
-  /** Mean o200k tokens of a whitespace piece by length (indentation runs merge). */
-  whitespacePieceTokens: [0, 1, 1, 1, 1, 1, 1, 1, 1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8],
-  whitespacePieceTokensPerExtraChar: 0.06,
-  /** Tokens per CJK ideograph / kana / hangul syllable. */
-  cjkTokensPerChar: 1,
-  /** Tokens per character of a hexadecimal run of ≥ 16 characters (git hashes, digests). */
-  hexTokensPerChar: 0.55,
-  /** Tokens per character of a base64-like run of ≥ 24 characters (signatures, encoded data, ids). */
-  base64TokensPerChar: 0.45
-} as const
+export const calibration: {
+  readonly tables: Partial<
+    Record<SegmentKind, { readonly byLength: ReadonlyArray<number>; readonly tailPerChar: number }>
+  >
+  readonly perChar: Record<"cjk" | "otherScript" | "hex" | "base64", number>
+} = {
+  tables: {
+    digits: { byLength: [0, 1, 1, 1], tailPerChar: 0.34 },
+    whitespace: { byLength: [0, 1, 1, 1, 1, 1, 1, 1.02, 1.02, 1.02, 1.02, 1.02], tailPerChar: 0.058 },
+    newline: { byLength: [0, 1, 1, 1, 1.02, 1.2, 1.2], tailPerChar: 0.062 },
+    lower: {
+      byLength: [0, 1, 1, 1.06, 1.09, 1.09, 1.15, 1.17, 1.17, 1.36, 1.36, 1.56, 2.03, 2.03, 2.03, 2.03],
+      tailPerChar: 0.085
+    },
+    capitalized: {
+      byLength: [0, 1, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.07, 1.35, 1.35, 1.35, 1.35],
+      tailPerChar: 0.081
+    },
+    upper: { byLength: [0, 1, 1, 1.05, 1.16, 1.16, 1.16, 1.44, 2], tailPerChar: 0.289 },
+    punctuation: { byLength: [0, 1, 1, 1.12, 1.47, 1.62, 1.98, 2.58, 2.58, 2.58], tailPerChar: 0.062 }
+  },
+  perChar: { cjk: 0.711, otherScript: 0.229, hex: 0.576, base64: 0.681 }
+}
 
 /**
  * Multipliers from o200k-equivalent counts to a family's tokenizer.
  *
- * - `anthropic`: Claude's tokenizer is not public; the factor comes from the
- *   provider-reported `usage` of the claude-opus-4-5 turns of the pi
- *   transcript (difference in reported input tokens between consecutive
- *   requests vs the o200k count of what was appended between them).
+ * - `anthropic`: 1.08. Claude's tokenizer is not public; the factor comes
+ *   from the provider-reported `usage` of the pi transcripts
+ *   (claude-opus-4-5 / claude-sonnet-4-5): consecutive requests of a session
+ *   differ by what was appended between them, and Σ Δ(reported input) /
+ *   Σ o200k(appended messages) is 1.060 on `pi/before-compaction.jsonl`
+ *   (467 request pairs) and 1.148 on `pi/large-session.jsonl` (435 pairs),
+ *   1.083 pooled. Reproduce with `node bench/calibrate-estimator.ts`.
  * - `gemini`, `generic`: 1 (no reported usage to calibrate against);
  *   anchoring on reported usage corrects the drift at run time.
  *
  * @category constants
  */
 export const familyFactors: Record<Family, number> = {
-  anthropic: 1,
+  anthropic: 1.08,
   gemini: 1,
   generic: 1
 }
@@ -94,66 +112,119 @@ const piecePattern = new RegExp(
 // Runs of encoded data: long tokens of the base64/hex alphabets.
 const encodedRunPattern = /[A-Za-z0-9+/=_-]{16,}/g
 const hexRun = /^[0-9a-fA-F]+$/
-const cjkPattern = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu
 
-const fromTable = (table: ReadonlyArray<number>, perExtraChar: number, length: number): number =>
-  length < table.length ? table[length]! : table[table.length - 1]! + (length - table.length + 1) * perExtraChar
+const fromTable = (table: ReadonlyArray<number>, tailPerChar: number, length: number): number =>
+  length < table.length ? table[length]! : Math.max(table[table.length - 1]!, length * tailPerChar)
+
+const charClass = (code: number): number =>
+  code >= 48 && code <= 57 ? 0 : code >= 65 && code <= 90 ? 1 : code >= 97 && code <= 122 ? 2 : 3
 
 /**
  * Whether a run of the base64/hex alphabet looks like encoded data rather
- * than a word or identifier: hex of ≥ 16 chars with a digit, or ≥ 24 chars
- * mixing digits, upper and lower case.
+ * than a word, identifier or path: hex of ≥ 16 chars with a digit and a
+ * letter, or ≥ 24 chars mixing digits, upper and lower case that switch
+ * character class at least every third character (random text switches
+ * about every other character; `camelCase` words and paths rarely do).
  */
 const encodedKind = (run: string): "hex" | "base64" | undefined => {
   if (hexRun.test(run)) return /[0-9]/.test(run) && /[a-fA-F]/.test(run) ? "hex" : undefined
   if (run.length < 24) return undefined
-  return /[0-9]/.test(run) && /[A-Z]/.test(run) && /[a-z]/.test(run) ? "base64" : undefined
+  let switches = 0
+  let seen = 0
+  let previous = charClass(run.charCodeAt(0))
+  for (let index = 1; index < run.length; index++) {
+    const current = charClass(run.charCodeAt(index))
+    seen |= 1 << current
+    if (current !== previous) switches++
+    previous = current
+  }
+  return (seen & 7) === 7 && switches * 3 >= run.length ? "base64" : undefined
 }
 
-const countPieces = (text: string): number => {
-  let tokens = 0
-  piecePattern.lastIndex = 0
-  for (let match = piecePattern.exec(text); match !== null; match = piecePattern.exec(text)) {
-    const piece = match[0]
-    const first = piece.charCodeAt(0)
-    const last = piece.charCodeAt(piece.length - 1)
-    if (isDigit(last) && (piece.length <= 3 || isDigit(first))) {
-      tokens += 1
-    } else if (isSpace(last) && isSpace(first)) {
-      tokens += fromTable(
-        calibration.whitespacePieceTokens,
-        calibration.whitespacePieceTokensPerExtraChar,
-        piece.length
-      )
-    } else if (isLetterPiece(piece)) {
-      const cjk = piece.match(cjkPattern)?.length ?? 0
-      tokens +=
-        cjk > 0
-          ? cjk * calibration.cjkTokensPerChar +
-            (piece.length > cjk
-              ? fromTable(
-                  calibration.letterPieceTokens,
-                  calibration.letterPieceTokensPerExtraChar,
-                  piece.length - cjk
-                ) - 1
-              : 0)
-          : fromTable(calibration.letterPieceTokens, calibration.letterPieceTokensPerExtraChar, piece.length)
-    } else {
-      tokens += fromTable(
-        calibration.punctuationPieceTokens,
-        calibration.punctuationPieceTokensPerExtraChar,
-        piece.length
-      )
-    }
-  }
-  return tokens
-}
+/**
+ * Segment classes the estimator costs separately.
+ *
+ * @category models
+ */
+export type SegmentKind =
+  | "digits"
+  | "whitespace"
+  | "newline"
+  | "lower"
+  | "capitalized"
+  | "upper"
+  | "otherScript"
+  | "cjk"
+  | "punctuation"
+  | "hex"
+  | "base64"
 
 const isDigit = (code: number): boolean => code >= 48 && code <= 57
 const isSpace = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13
-// Only letter pieces contain letters (the other alternatives exclude \p{L}).
 const letter = /\p{L}|\p{M}/u
-const isLetterPiece = (piece: string): boolean => letter.test(piece)
+const latin = /^[^\p{L}\p{M}]?[A-Za-z]+(?:'[A-Za-z]{1,2})?$/u
+const upperStart = /^[^p{L}p{M}]?[A-Z]/
+const upperSecond = /^[^p{L}p{M}]?[A-Z][A-Z]/
+
+/**
+ * The class of one o200k pre-tokenizer piece.
+ *
+ * @category estimation
+ */
+export const classify = (piece: string): SegmentKind => {
+  const first = piece.charCodeAt(0)
+  const last = piece.charCodeAt(piece.length - 1)
+  if (isDigit(first) && isDigit(last)) return "digits"
+  if (isSpace(first) && isSpace(last)) return piece.includes("\n") || piece.includes("\r") ? "newline" : "whitespace"
+  if (!letter.test(piece)) return "punctuation"
+  if (cjkTest.test(piece)) return "cjk"
+  if (!latin.test(piece)) return "otherScript"
+  if (!upperStart.test(piece)) return "lower"
+  return upperSecond.test(piece) ? "upper" : "capitalized"
+}
+
+const cjkTest = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
+
+/**
+ * Calls `visit` for every segment of `text`: encoded runs (hex / base64)
+ * whole, everything else as o200k pre-tokenizer pieces.
+ *
+ * @category estimation
+ */
+export const forEachSegment = (text: string, visit: (kind: SegmentKind, segment: string) => void): void => {
+  const pieces = (slice: string): void => {
+    piecePattern.lastIndex = 0
+    for (let match = piecePattern.exec(slice); match !== null; match = piecePattern.exec(slice)) {
+      visit(classify(match[0]), match[0])
+    }
+  }
+  let cursor = 0
+  encodedRunPattern.lastIndex = 0
+  for (let match = encodedRunPattern.exec(text); match !== null; match = encodedRunPattern.exec(text)) {
+    const kind = encodedKind(match[0])
+    if (kind === undefined) continue
+    const next = encodedRunPattern.lastIndex
+    if (match.index > cursor) pieces(text.slice(cursor, match.index))
+    visit(kind, match[0])
+    cursor = match.index + match[0].length
+    encodedRunPattern.lastIndex = next
+  }
+  if (cursor < text.length) pieces(cursor === 0 ? text : text.slice(cursor))
+}
+
+/**
+ * Estimated o200k tokens of one segment.
+ *
+ * @category estimation
+ */
+export const segmentTokens = (kind: SegmentKind, segment: string): number => {
+  const table = calibration.tables[kind]
+  if (table === undefined) {
+    const perChar = calibration.perChar[kind as keyof typeof calibration.perChar]
+    return Math.max(1, segment.length * perChar)
+  }
+  return fromTable(table.byLength, table.tailPerChar, segment.length)
+}
 
 /**
  * Estimated o200k-equivalent tokens of `text` (before the family factor).
@@ -163,26 +234,20 @@ const isLetterPiece = (piece: string): boolean => letter.test(piece)
 export const estimateO200k = (text: string): number => {
   if (text.length === 0) return 0
   let tokens = 0
-  let cursor = 0
-  encodedRunPattern.lastIndex = 0
-  for (let match = encodedRunPattern.exec(text); match !== null; match = encodedRunPattern.exec(text)) {
-    const kind = encodedKind(match[0])
-    if (kind === undefined) continue
-    if (match.index > cursor) tokens += countPieces(text.slice(cursor, match.index))
-    tokens += match[0].length * (kind === "hex" ? calibration.hexTokensPerChar : calibration.base64TokensPerChar)
-    cursor = match.index + match[0].length
-  }
-  if (cursor < text.length) tokens += countPieces(cursor === 0 ? text : text.slice(cursor))
+  forEachSegment(text, (kind, segment) => {
+    tokens += segmentTokens(kind, segment)
+  })
   return tokens
 }
 
 /**
- * Estimated tokens of `text` for a family, rounded up to a whole token.
+ * Estimated tokens of `text` for a family, rounded to a whole token (at
+ * least 1 for non-empty text; rounding to nearest keeps sums unbiased).
  *
  * @category estimation
  */
 export const estimate = (text: string, family: Family = "generic"): number =>
-  text.length === 0 ? 0 : Math.ceil(estimateO200k(text) * familyFactors[family])
+  text.length === 0 ? 0 : Math.max(1, Math.round(estimateO200k(text) * familyFactors[family]))
 
 /**
  * The `chars / 4` heuristic, for comparison in benchmarks and tests
