@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { FixedOverheadExceedsBudget } from "./Errors.ts"
+import { BudgetExceeded, FixedOverheadExceedsBudget } from "./Errors.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
 
 /**
@@ -72,5 +72,31 @@ export const checkFixedOverhead = (
           toolSchemaTokens: overhead.toolSchemaTokens,
           contextWindowTokens: budget.contextWindowTokens,
           reservedTokens: budget.reservedOutputTokens + budget.toolLoopReserveTokens + budget.safetyMarginTokens
+        })
+      )
+
+/**
+ * Fails with {@link BudgetExceeded} when the conversation that must be sent
+ * (e.g. the latest user message, which is never dropped) does not fit what
+ * the fixed overhead leaves: `conversationTokens > availableTokens`. The
+ * error carries the whole request (`fixedOverheadTokens + conversationTokens`)
+ * against `inputBudgetTokens`, so its excess equals the conversation's excess.
+ * Shared case C09 (a budget smaller than the only message) ends here when
+ * the engine may not clamp user input.
+ *
+ * @category validation
+ */
+export const checkConversation = (
+  budget: Budget,
+  conversationTokens: number,
+  reason = "the minimum context (system prompt, tool schemas and the messages that must be kept verbatim) does not fit"
+): Effect.Effect<Budget, BudgetExceeded> =>
+  conversationTokens <= budget.availableTokens
+    ? Effect.succeed(budget)
+    : Effect.fail(
+        new BudgetExceeded({
+          requestTokens: budget.fixedOverheadTokens + conversationTokens,
+          budgetTokens: budget.inputBudgetTokens,
+          reason
         })
       )
