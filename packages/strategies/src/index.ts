@@ -6,9 +6,13 @@
  * @since 0.1.0
  */
 export * as Clamp from "./Clamp.ts"
+export * as Dedupe from "./Dedupe.ts"
 export * as HeadTail from "./HeadTail.ts"
 export * as Invariants from "./Invariants.ts"
 export * as MeasureCache from "./MeasureCache.ts"
+export * as Media from "./Media.ts"
 export * as Parts from "./Parts.ts"
 export * as Pipeline from "./Pipeline.ts"
+export * as SlidingWindow from "./SlidingWindow.ts"
+export * as Tiers from "./Tiers.ts"
 export * as ToolTrim from "./ToolTrim.ts"
