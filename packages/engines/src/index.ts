@@ -1,1 +1,6 @@
-export {}
+export * as CheckpointRenderer from "./CheckpointRenderer.ts"
+export * as CutPoint from "./CutPoint.ts"
+export * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
+export * as OverflowRecovery from "./OverflowRecovery.ts"
+export * as ProviderNativeEngine from "./ProviderNativeEngine.ts"
+export * as Summarizer from "./Summarizer.ts"

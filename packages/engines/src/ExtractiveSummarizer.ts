@@ -1,0 +1,393 @@
+/**
+ * The offline default summarizer: deterministic, no model call. It builds
+ * the checkpoint from the transcript's structure — user asks and
+ * corrections, tool calls and their outcomes, files read and modified,
+ * commands, errors, exact identifiers and the latest unresolved ask — and is
+ * held to the same validator as a language-model summary.
+ *
+ * File classification follows Pi's `extractFileOpsFromMessage` (read tools
+ * → read files; edit / write tools → modified files), accumulated across
+ * checkpoints like Pi's `CompactionDetails`.
+ *
+ * @since 0.1.0
+ */
+import { Checkpoint, CheckpointValidation, IdentifierExtraction, type Message } from "@context-engine/core"
+import { Effect, Layer } from "effect"
+import { renderContent } from "./CheckpointRenderer.ts"
+import {
+  type CoveredItem,
+  mergeContent,
+  type SummarizeRequest,
+  type Summarizer,
+  SummarizerService
+} from "./Summarizer.ts"
+
+/**
+ * Version of the extraction rules, recorded in `summarizer.promptVersion`.
+ *
+ * @category constants
+ */
+export const PROMPT_VERSION = "extractive-v1"
+
+/** Longest quoted user ask, in characters (the validator reads the first 600). */
+const ASK_CHARS = 600
+/** Longest other quoted item, in characters. */
+const ITEM_CHARS = 240
+/** Most items kept per list before the token cap trims further. */
+const LIST_LIMIT = 40
+
+const READ_TOOL_RE = /^(?:read|read_?file|view|view_?file|cat|open|glob|ls|grep)$/i
+const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert)/i
+const CONSTRAINT_RE =
+  /\b(?:don'?t|do not|never|always|must|should(?:n'?t)?|prefer|instead|make sure|avoid|only|no need|keep)\b/i
+const CORRECTION_RE = /^\s*(?:no\b|nope\b|actually\b|wait\b|instead\b|don'?t\b|stop\b|not\b|that'?s wrong|wrong\b)/i
+const RATIONALE_RE = /^(.{12,200}?)\s+\b(?:because|since|so that|as)\b\s+(.{8,200})$/i
+
+const clip = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
+}
+
+const sentences = (text: string): Array<string> =>
+  text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence.length > 0)
+
+const assistantText = (message: Message.Message): string =>
+  message.role !== "assistant"
+    ? ""
+    : typeof message.content === "string"
+      ? message.content
+      : message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
+
+const inputPath = (input: unknown): string | undefined => {
+  if (typeof input !== "object" || input === null) return undefined
+  const record = input as Record<string, unknown>
+  for (const key of ["path", "file_path", "filePath", "file", "filename"]) {
+    const value = record[key]
+    if (typeof value === "string" && value.length > 0) return value
+  }
+  return undefined
+}
+
+const inputCommand = (input: unknown): string | undefined => {
+  if (typeof input !== "object" || input === null) return undefined
+  const record = input as Record<string, unknown>
+  for (const key of ["command", "cmd"]) {
+    const value = record[key]
+    if (typeof value === "string" && value.trim().length > 0 && !/^(?:view|create|str_replace|insert)$/.test(value))
+      return value.trim().split("\n")[0]!.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS)
+  }
+  return undefined
+}
+
+interface Outcome {
+  readonly isError: boolean
+  readonly firstError: string | undefined
+}
+
+const outcomes = (items: ReadonlyArray<CoveredItem>): Map<string, Outcome> => {
+  const map = new Map<string, Outcome>()
+  for (const item of items) {
+    if (typeof item.message.content === "string") continue
+    for (const part of item.message.content) {
+      if (part.type !== "tool-result") continue
+      const errors = IdentifierExtraction.fromToolResult(part).errors
+      const isError =
+        part.output.type === "error-text" ||
+        part.output.type === "error-json" ||
+        part.output.type === "execution-denied"
+      map.set(part.toolCallId, { isError, firstError: errors[0] })
+    }
+  }
+  return map
+}
+
+/**
+ * Parses a Markdown summary written elsewhere (an imported Pi compaction)
+ * into sections, so it can be carried forward: `## Goal` → goal, headings
+ * naming constraints, done / completed, in progress, blocked, decisions,
+ * next steps; every other heading's lines go to critical context.
+ *
+ * @category constructors
+ */
+export const contentFromMarkdown = (text: string): Checkpoint.CheckpointContent => {
+  const content = Checkpoint.emptyContent()
+  const out = {
+    goal: [] as Array<string>,
+    constraints: [] as Array<string>,
+    done: [] as Array<string>,
+    inProgress: [] as Array<string>,
+    blocked: [] as Array<string>,
+    decisions: [] as Array<string>,
+    nextSteps: [] as Array<string>,
+    criticalContext: [] as Array<string>
+  }
+  let field: keyof typeof out = "criticalContext"
+  let heading = ""
+  for (const raw of text.split("\n")) {
+    const line = raw.trim()
+    const match = /^#{1,6}\s+(.*)$/.exec(line)
+    if (match) {
+      heading = match[1]!.trim()
+      const name = heading.toLowerCase()
+      field = /goal|objective/.test(name)
+        ? "goal"
+        : /constraint|preference/.test(name)
+          ? "constraints"
+          : /in progress|current/.test(name)
+            ? "inProgress"
+            : /done|complete/.test(name)
+              ? "done"
+              : /block/.test(name)
+                ? "blocked"
+                : /decision/.test(name)
+                  ? "decisions"
+                  : /next/.test(name)
+                    ? "nextSteps"
+                    : "criticalContext"
+      continue
+    }
+    const item = line.replace(/^(?:[-*]\s+(?:\[[ x]\]\s+)?|\d+\.\s+|\|)/, "").trim()
+    if (item.length === 0 || /^[-|: ]+$/.test(item) || item === "(none)") continue
+    out[field].push(
+      field === "criticalContext" && heading ? `${heading}: ${clip(item, ITEM_CHARS)}` : clip(item, ITEM_CHARS)
+    )
+  }
+  return {
+    ...content,
+    goal: out.goal.join(" "),
+    constraints: out.constraints,
+    progress: { done: out.done, inProgress: out.inProgress, blocked: out.blocked },
+    decisions: out.decisions.map((decision) => {
+      const [head, ...rest] = decision.split(/\s+[-—:]\s+/)
+      return { decision: head ?? decision, rationale: rest.join(" — ") || "(from earlier checkpoint)" }
+    }),
+    nextSteps: out.nextSteps,
+    criticalContext: out.criticalContext
+  }
+}
+
+/**
+ * Structured content of the previous checkpoint (parsed from its text when
+ * it has no structured content).
+ *
+ * @category getters
+ */
+export const previousContent = (
+  previous: Checkpoint.Checkpoint | undefined
+): Checkpoint.CheckpointContent | undefined =>
+  previous === undefined ? undefined : (previous.content ?? contentFromMarkdown(previous.text ?? ""))
+
+/**
+ * Extracts content from a covered range alone (no previous checkpoint, no
+ * size cap).
+ *
+ * @category constructors
+ */
+export const extract = (
+  covered: ReadonlyArray<CoveredItem>,
+  turnPrefix: ReadonlyArray<CoveredItem> = []
+): Checkpoint.CheckpointContent => {
+  const all = [...covered, ...turnPrefix]
+  const messages = all.map((item) => item.message)
+  const results = outcomes(all)
+  const asks = all.flatMap((item) => {
+    const text = CheckpointValidation.userText(item.message).trim()
+    return text.length > 0 ? [{ entryId: item.entryId, text }] : []
+  })
+  const constraints: Array<string> = []
+  const decisions: Array<{ decision: string; rationale: string }> = []
+  for (const ask of asks) {
+    for (const sentence of sentences(ask.text.slice(0, 4000)))
+      if (CONSTRAINT_RE.test(sentence) && sentence.length <= ITEM_CHARS) constraints.push(sentence)
+    if (CORRECTION_RE.test(ask.text))
+      decisions.push({ decision: clip(ask.text, ITEM_CHARS), rationale: `user correction (entry ${ask.entryId})` })
+  }
+  const done: Array<string> = []
+  const filesRead: Array<string> = []
+  const filesModified: Array<string> = []
+  let lastFailure: string | undefined
+  let lastAssistant: string | undefined
+  for (const item of all) {
+    const message = item.message
+    if (message.role !== "assistant") continue
+    const text = assistantText(message).trim()
+    if (text.length > 0) {
+      lastAssistant = text
+      for (const sentence of sentences(text.slice(0, 4000))) {
+        const match = RATIONALE_RE.exec(sentence)
+        if (match && /\b(?:will|use|chose|decid|going to|let'?s|instead|should)\w*/i.test(match[1]!))
+          decisions.push({ decision: clip(match[1]!, ITEM_CHARS), rationale: clip(match[2]!, ITEM_CHARS) })
+      }
+    }
+    if (typeof message.content === "string") continue
+    for (const part of message.content) {
+      if (part.type !== "tool-call") continue
+      const outcome = results.get(part.toolCallId)
+      const path = inputPath(part.input)
+      const command = inputCommand(part.input)
+      const failed =
+        outcome === undefined ? "no result recorded" : outcome.isError ? (outcome.firstError ?? "error") : undefined
+      if (path !== undefined && WRITE_TOOL_RE.test(part.toolName) && !/^view$/.test(command ?? "")) {
+        if (failed === undefined) {
+          filesModified.push(path)
+          done.push(`${part.toolName} \`${path}\``)
+        }
+      } else if (path !== undefined && (READ_TOOL_RE.test(part.toolName) || /view/.test(command ?? ""))) {
+        if (failed === undefined) filesRead.push(path)
+      } else if (command !== undefined) {
+        done.push(`ran \`${command}\`${failed === undefined ? "" : ` — failed: ${clip(failed, ITEM_CHARS)}`}`)
+      }
+      if (failed !== undefined)
+        lastFailure = `${part.toolName}${path ? ` \`${path}\`` : command ? ` \`${command}\`` : ""}: ${clip(failed, ITEM_CHARS)}`
+      else if (lastFailure?.startsWith(part.toolName)) lastFailure = undefined
+    }
+  }
+  const latest = CheckpointValidation.latestUserAsk(messages)
+  const prefixAsk =
+    turnPrefix.length > 0 ? CheckpointValidation.latestUserAsk(turnPrefix.map((item) => item.message)) : undefined
+  const pendingUserAsks: Array<string> = []
+  if (prefixAsk)
+    pendingUserAsks.push(`${clip(prefixAsk.text, ASK_CHARS)} (in progress; the turn continues verbatim below)`)
+  else if (latest?.unresolved) pendingUserAsks.push(clip(latest.text, ASK_CHARS))
+  const inProgress = pendingUserAsks.length > 0 ? [`Working on: ${clip((prefixAsk ?? latest)!.text, ITEM_CHARS)}`] : []
+  const criticalContext = asks
+    .slice(-15)
+    .map((ask) => `User asked (entry ${ask.entryId}): "${clip(ask.text, ITEM_CHARS)}"`)
+  if (latest && !latest.unresolved)
+    criticalContext.push(`Latest user ask (answered): "${clip(latest.text, ASK_CHARS)}"`)
+  if (lastAssistant) criticalContext.push(`Last assistant message: ${clip(lastAssistant, ASK_CHARS)}`)
+  const nextSteps = [
+    ...pendingUserAsks.map((ask) => `Address the pending ask: ${clip(ask, ITEM_CHARS)}`),
+    "Continue from the verbatim messages after this checkpoint; re-read files before editing them."
+  ]
+  return {
+    goal: asks[0] ? clip(asks[0].text, ASK_CHARS) : "",
+    constraints: dedupe(constraints).map((item) => clip(item, ITEM_CHARS)),
+    progress: {
+      done:
+        dedupe(done).length > 0
+          ? dedupe(done)
+          : all.length > 0
+            ? [`covered ${all.length} messages without tool actions`]
+            : [],
+      inProgress,
+      blocked: lastFailure ? [`last failure — ${lastFailure}`] : []
+    },
+    decisions,
+    nextSteps,
+    criticalContext,
+    pendingUserAsks,
+    identifiers: IdentifierExtraction.fromMessages(messages),
+    filesRead: dedupe(filesRead),
+    filesModified: dedupe(filesModified)
+  }
+}
+
+const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
+
+const tail = <A>(items: ReadonlyArray<A>, count: number): Array<A> => items.slice(Math.max(0, items.length - count))
+
+/**
+ * Shrinks content until its Markdown fits `maxTokens`: oldest list items go
+ * first (critical context, done, decisions, constraints, files), then long
+ * error and command identifiers; goal, pending asks and next steps stay.
+ *
+ * @category combinators
+ */
+export const fitToBudget = (
+  content: Checkpoint.CheckpointContent,
+  maxTokens: number,
+  countTokens: (text: string) => number
+): Checkpoint.CheckpointContent => {
+  let current: Checkpoint.CheckpointContent = {
+    ...content,
+    constraints: tail(content.constraints, LIST_LIMIT),
+    progress: { ...content.progress, done: tail(content.progress.done, LIST_LIMIT * 2) },
+    decisions: tail(content.decisions, LIST_LIMIT / 2),
+    criticalContext: tail(content.criticalContext, LIST_LIMIT)
+  }
+  const shrinkers: Array<(c: Checkpoint.CheckpointContent) => Checkpoint.CheckpointContent> = [
+    (c) => ({ ...c, criticalContext: tail(c.criticalContext, Math.floor(c.criticalContext.length / 2)) }),
+    (c) => ({ ...c, progress: { ...c.progress, done: tail(c.progress.done, Math.floor(c.progress.done.length / 2)) } }),
+    (c) => ({ ...c, decisions: tail(c.decisions, Math.floor(c.decisions.length / 2)) }),
+    (c) => ({ ...c, constraints: tail(c.constraints, Math.floor(c.constraints.length / 2)) }),
+    (c) => ({ ...c, filesRead: tail(c.filesRead, Math.floor(c.filesRead.length / 2)) }),
+    (c) => ({
+      ...c,
+      identifiers: { ...c.identifiers, errors: tail(c.identifiers.errors, Math.floor(c.identifiers.errors.length / 2)) }
+    }),
+    (c) => ({
+      ...c,
+      identifiers: {
+        ...c.identifiers,
+        commands: tail(c.identifiers.commands, Math.floor(c.identifiers.commands.length / 2))
+      }
+    }),
+    (c) => ({
+      ...c,
+      identifiers: { ...c.identifiers, paths: tail(c.identifiers.paths, Math.floor(c.identifiers.paths.length / 2)) }
+    })
+  ]
+  for (let round = 0; round < 40 && countTokens(renderContent(current)) > maxTokens; round++) {
+    current = shrinkers[round % shrinkers.length]!(current)
+  }
+  return current
+}
+
+const applyRepair = (
+  content: Checkpoint.CheckpointContent,
+  request: SummarizeRequest
+): Checkpoint.CheckpointContent => {
+  if (!request.repair) return content
+  const identifiers = new Set(request.repair.missing.filter((m) => m.startsWith("identifier:")).map((m) => m.slice(11)))
+  const asks = request.repair.missing.filter((m) => m.startsWith("ask:")).map((m) => m.slice(4))
+  const source = IdentifierExtraction.fromMessages(
+    [...request.covered, ...(request.turnPrefix ?? [])].map((item) => item.message)
+  )
+  const restored = IdentifierExtraction.empty() as { -readonly [K in IdentifierExtraction.Category]: Array<string> }
+  for (const { category, value } of IdentifierExtraction.flatten(source))
+    if (identifiers.has(value)) restored[category].push(value)
+  return {
+    ...content,
+    identifiers: IdentifierExtraction.merge(content.identifiers, restored),
+    pendingUserAsks: [...content.pendingUserAsks, ...asks]
+  }
+}
+
+/**
+ * Summarizes a request: extracts the covered range and the turn prefix,
+ * merges onto the previous checkpoint's content, applies a repair request
+ * (restores the named identifiers and asks) and fits the size cap.
+ *
+ * @category constructors
+ */
+export const summarizeSync = (request: SummarizeRequest): Checkpoint.CheckpointContent => {
+  const fresh = extract(request.covered, request.turnPrefix ?? [])
+  const before = previousContent(request.previous)
+  const merged = before ? mergeContent(before, fresh) : fresh
+  return applyRepair(fitToBudget(merged, request.maxTokens, request.countTokens), request)
+}
+
+/**
+ * The extractive summarizer.
+ *
+ * @category constructors
+ */
+export const make = (): Summarizer => ({
+  name: "extractive",
+  summarize: (request) =>
+    Effect.sync(() => ({
+      content: summarizeSync(request),
+      summarizer: { kind: "extractive", promptVersion: PROMPT_VERSION }
+    }))
+})
+
+/**
+ * Provides the extractive summarizer as the {@link SummarizerService}.
+ *
+ * @category layers
+ */
+export const layer: Layer.Layer<SummarizerService> = Layer.succeed(SummarizerService, make())

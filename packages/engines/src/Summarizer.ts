@@ -1,0 +1,138 @@
+/**
+ * The `Summarizer` service: turns the previous checkpoint plus a newly
+ * covered range into checkpoint content (DESIGN.md "Summarize, validate,
+ * commit"). Implementations: `ExtractiveSummarizer` (offline, deterministic,
+ * the default) and `LanguageModelSummarizer` (any AI SDK model, in
+ * `@context-engine/provider-adapters`).
+ *
+ * A summarizer sees only the newly covered range — never the whole session
+ * again — and the previous checkpoint to update (Pi's
+ * `UPDATE_SUMMARIZATION_PROMPT`: "PRESERVE all existing information from the
+ * previous summary"). A split turn's prefix arrives separately, like Pi's
+ * turn-prefix summary, and is merged by the summarizer.
+ *
+ * @since 0.1.0
+ */
+import type { Checkpoint, Errors, Message } from "@context-engine/core"
+import { Context, type Effect } from "effect"
+
+/**
+ * One covered message with the transcript entry it came from.
+ *
+ * @category models
+ */
+export interface CoveredItem {
+  readonly entryId: string
+  readonly message: Message.Message
+}
+
+/**
+ * A repair request: the previous attempt failed validation; `missing` names
+ * what it lacked (the validator's `missing` list: `identifier:…`,
+ * `section:…`, `ask:…`, `file:…`, `action:…`).
+ *
+ * @category models
+ */
+export interface RepairRequest {
+  readonly attempt: Checkpoint.CheckpointContent
+  readonly failedChecks: ReadonlyArray<string>
+  readonly missing: ReadonlyArray<string>
+}
+
+/**
+ * What a summarizer is asked to do.
+ *
+ * @category models
+ */
+export interface SummarizeRequest {
+  /** The checkpoint being updated; its sections are carried forward. */
+  readonly previous?: Checkpoint.Checkpoint | undefined
+  /** The newly covered range, oldest first (excluding a split turn's prefix). */
+  readonly covered: ReadonlyArray<CoveredItem>
+  /** A split turn's prefix (its user message and the work before the cut), summarized separately and merged. */
+  readonly turnPrefix?: ReadonlyArray<CoveredItem> | undefined
+  /** Largest summary wanted, in tokens of {@link SummarizeRequest.countTokens}. */
+  readonly maxTokens: number
+  /** Counts tokens of a text in the target model's tokenizer. */
+  readonly countTokens: (text: string) => number
+  /** Set on the single repair retry after a failed validation. */
+  readonly repair?: RepairRequest | undefined
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * What a summarizer returns.
+ *
+ * @category models
+ */
+export interface SummarizeResult {
+  readonly content: Checkpoint.CheckpointContent
+  readonly summarizer: Checkpoint.SummarizerInfo
+  /** Tokens the summarizer model used, when it called one. */
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number } | undefined
+}
+
+/**
+ * A summarizer.
+ *
+ * @category models
+ */
+export interface Summarizer {
+  readonly name: string
+  readonly summarize: (request: SummarizeRequest) => Effect.Effect<SummarizeResult, Errors.SummarizerFailed>
+}
+
+/**
+ * Service tag for the {@link Summarizer}, so tests and applications swap it.
+ *
+ * @category services
+ */
+export class SummarizerService extends Context.Service<SummarizerService, Summarizer>()(
+  "@context-engine/engines/Summarizer"
+) {}
+
+const union = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<string> => [...new Set([...a, ...b])]
+
+/**
+ * Merges two contents: `later` wins for the goal when `earlier`'s is empty;
+ * lists are unioned (earlier first); an item done in `later` leaves
+ * `earlier`'s in-progress list. Used to carry a previous checkpoint forward,
+ * to merge a split turn's prefix summary, and to merge staged (chunked)
+ * summaries.
+ *
+ * @category combinators
+ */
+export const mergeContent = (
+  earlier: Checkpoint.CheckpointContent,
+  later: Checkpoint.CheckpointContent
+): Checkpoint.CheckpointContent => {
+  const done = union(earlier.progress.done, later.progress.done)
+  const inProgress = union(earlier.progress.inProgress, later.progress.inProgress).filter(
+    (item) => !done.includes(item)
+  )
+  const decisions = [...earlier.decisions]
+  for (const decision of later.decisions)
+    if (!decisions.some((known) => known.decision === decision.decision)) decisions.push(decision)
+  const ids = earlier.identifiers
+  const more = later.identifiers
+  return {
+    goal: earlier.goal.trim().length > 0 ? earlier.goal : later.goal,
+    constraints: union(earlier.constraints, later.constraints),
+    progress: { done, inProgress, blocked: later.progress.blocked.length > 0 ? [...later.progress.blocked] : [] },
+    decisions,
+    nextSteps: later.nextSteps.length > 0 ? [...later.nextSteps] : [...earlier.nextSteps],
+    criticalContext: union(earlier.criticalContext, later.criticalContext),
+    pendingUserAsks: later.pendingUserAsks.length > 0 ? [...later.pendingUserAsks] : [],
+    identifiers: {
+      paths: union(ids.paths, more.paths),
+      ids: union(ids.ids, more.ids),
+      hashes: union(ids.hashes, more.hashes),
+      urls: union(ids.urls, more.urls),
+      ports: union(ids.ports, more.ports),
+      commands: union(ids.commands, more.commands),
+      errors: union(ids.errors, more.errors)
+    },
+    filesRead: union(earlier.filesRead, later.filesRead),
+    filesModified: union(earlier.filesModified, later.filesModified)
+  }
+}

@@ -1,0 +1,94 @@
+import type { Message } from "@context-engine/core"
+import { loadCase } from "@context-engine/core/test-support"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import * as CutPoint from "../src/CutPoint.ts"
+import { assistant, calls, conversation, results, roughTokens, user, withIds } from "./support.ts"
+
+const callIdsOf = (message: Message.Message): Array<string> =>
+  typeof message.content === "string"
+    ? []
+    : message.content.flatMap((part) =>
+        part.type === "tool-call" || part.type === "tool-result" ? [part.toolCallId] : []
+      )
+
+describe("CutPoint.find", () => {
+  it("keeps nothing out when everything fits in keepRecentTokens", () => {
+    const items = withIds([user("hi"), assistant("hello")])
+    const cut = CutPoint.find({ items, tokens: items.map((i) => roughTokens(i.message)), keepRecentTokens: 10_000 })
+    expect(cut.firstKeptIndex).toBe(0)
+    expect(cut.splitTurn).toBe(false)
+  })
+
+  it("moves the cut forward to the next user message (prefers turn boundaries)", () => {
+    const items = withIds([
+      user("first"),
+      assistant("x".repeat(400)),
+      assistant("y".repeat(400)),
+      user("second"),
+      assistant("z".repeat(40))
+    ])
+    const tokens = [5, 100, 100, 5, 10]
+    // walk back: 10, 15, 115 ≥ 50 at index 2 → next user message is index 3
+    const cut = CutPoint.find({ items, tokens, keepRecentTokens: 50 })
+    expect(cut.firstKeptIndex).toBe(3)
+    expect(cut.splitTurn).toBe(false)
+    expect(cut.keptTokens).toBe(15)
+    expect(cut.coveredTokens).toBe(205)
+  })
+
+  it("splits the turn in progress when it alone exceeds the budget, pinning its user message", () => {
+    const items = withIds([
+      user("old"),
+      assistant("done"),
+      user("big task"),
+      calls({ id: "c1", name: "read", input: { path: "a.ts" } }),
+      results({ id: "c1", name: "read", text: "A" }),
+      calls({ id: "c2", name: "read", input: { path: "b.ts" } }),
+      results({ id: "c2", name: "read", text: "B" })
+    ])
+    const tokens = [5, 5, 5, 10, 500, 10, 500]
+    const cut = CutPoint.find({ items, tokens, keepRecentTokens: 400 })
+    expect(cut.splitTurn).toBe(true)
+    expect(cut.turnStartIndex).toBe(2)
+    expect(cut.pinnedUserIndex).toBe(2)
+    expect(cut.firstKeptIndex).toBe(5)
+  })
+
+  it("keeps a parallel batch whole (case C01)", () => {
+    const testCase = loadCase<{ messages: Array<Message.Message>; policy: { keepRecentTokens: number } }>("C01")
+    const items = withIds(testCase.messages)
+    const cut = CutPoint.find({
+      items,
+      tokens: items.map((i) => roughTokens(i.message)),
+      keepRecentTokens: testCase.policy.keepRecentTokens
+    })
+    const batchCall = testCase.messages.findIndex((m) => callIdsOf(m).includes("call_p1") && m.role === "assistant")
+    const batchResult = testCase.messages.findIndex((m) => callIdsOf(m).includes("call_p1") && m.role === "tool")
+    const keptCall = cut.firstKeptIndex <= batchCall
+    const keptResult = cut.firstKeptIndex <= batchResult
+    expect(keptCall).toBe(keptResult)
+  })
+
+  it("property: the cut is a legal point, pairs are never split, the latest user message is kept", () => {
+    fc.assert(
+      fc.property(conversation, fc.integer({ min: 1, max: 6000 }), (items, keepRecentTokens) => {
+        const tokens = items.map((i) => roughTokens(i.message))
+        const cut = CutPoint.find({ items, tokens, keepRecentTokens })
+        const kept = new Set<string>()
+        const covered = new Set<string>()
+        items.forEach((item, index) => {
+          for (const id of callIdsOf(item.message)) (index >= cut.firstKeptIndex ? kept : covered).add(id)
+        })
+        for (const id of kept) expect(covered.has(id)).toBe(false)
+        const latestUser = items.map((i) => i.message.role).lastIndexOf("user")
+        expect(latestUser >= cut.firstKeptIndex || latestUser === cut.pinnedUserIndex).toBe(true)
+        if (cut.firstKeptIndex < items.length && cut.firstKeptIndex > 0)
+          expect(items[cut.firstKeptIndex]!.message.role).not.toBe("tool")
+        if (!cut.splitTurn && cut.firstKeptIndex > 0 && cut.firstKeptIndex < items.length)
+          expect(items[cut.firstKeptIndex]!.message.role).toBe("user")
+        expect(cut.keptTokens + cut.coveredTokens).toBe(tokens.reduce((a, b) => a + b, 0))
+      })
+    )
+  })
+})

@@ -1,0 +1,79 @@
+/**
+ * Small builders for engine tests: conversations as view items with ids.
+ */
+import type { Message } from "@context-engine/core"
+import fc from "fast-check"
+
+export interface Item {
+  readonly entryId: string
+  readonly message: Message.Message
+}
+
+export const user = (text: string): Message.Message => ({ role: "user", content: [{ type: "text", text }] })
+export const assistant = (text: string): Message.Message => ({ role: "assistant", content: [{ type: "text", text }] })
+export const calls = (...specs: ReadonlyArray<{ id: string; name: string; input: unknown }>): Message.Message => ({
+  role: "assistant",
+  content: specs.map((spec) => ({ type: "tool-call", toolCallId: spec.id, toolName: spec.name, input: spec.input }))
+})
+export const results = (
+  ...specs: ReadonlyArray<{ id: string; name: string; text: string; error?: boolean }>
+): Message.Message => ({
+  role: "tool",
+  content: specs.map((spec) => ({
+    type: "tool-result",
+    toolCallId: spec.id,
+    toolName: spec.name,
+    output: spec.error ? { type: "error-text", value: spec.text } : { type: "text", value: spec.text }
+  }))
+})
+
+export const withIds = (messages: ReadonlyArray<Message.Message>, prefix = "e"): Array<Item> =>
+  messages.map((message, index) => ({ entryId: `${prefix}${index}`, message }))
+
+/** Token count used by tests: one token per 4 characters of the message JSON. */
+export const roughTokens = (message: Message.Message): number => Math.ceil(JSON.stringify(message).length / 4)
+
+/**
+ * A random conversation: turns of a user message followed by assistant text,
+ * single tool calls or parallel batches (results in one tool message or one
+ * per call), with random text sizes.
+ */
+export const conversation = fc
+  .array(
+    fc.record({
+      ask: fc.string({ minLength: 1, maxLength: 40 }),
+      askSize: fc.integer({ min: 1, max: 400 }),
+      steps: fc.array(
+        fc.record({
+          kind: fc.constantFrom("text", "call", "batch", "batch-split"),
+          size: fc.integer({ min: 1, max: 3000 }),
+          width: fc.integer({ min: 2, max: 5 })
+        }),
+        { maxLength: 5 }
+      )
+    }),
+    { minLength: 1, maxLength: 8 }
+  )
+  .map((turns) => {
+    const messages: Array<Message.Message> = []
+    let callNumber = 0
+    for (const turn of turns) {
+      messages.push(user(`${turn.ask} ${"u".repeat(turn.askSize)}`))
+      for (const step of turn.steps) {
+        if (step.kind === "text") messages.push(assistant("a".repeat(step.size)))
+        else {
+          const width = step.kind === "call" ? 1 : step.width
+          const specs = Array.from({ length: width }, () => ({
+            id: `call_${callNumber++}`,
+            name: "bash",
+            input: { command: `ls dir_${callNumber}` }
+          }))
+          messages.push(calls(...specs))
+          const outputs = specs.map((spec) => ({ id: spec.id, name: spec.name, text: "r".repeat(step.size) }))
+          if (step.kind === "batch-split") for (const output of outputs) messages.push(results(output))
+          else messages.push(results(...outputs))
+        }
+      }
+    }
+    return withIds(messages)
+  })
