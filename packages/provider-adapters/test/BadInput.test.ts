@@ -1,0 +1,138 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Errors } from "@context-engine/core"
+import { Import, ImportResult } from "@context-engine/provider-adapters"
+import { Effect, Exit } from "effect"
+import * as fc from "fast-check"
+import { describe, expect, it } from "vitest"
+
+const dir = mkdtempSync(join(tmpdir(), "ce-import-"))
+let counter = 0
+/** Writes content to a temp file with a misleading extension (detection must not use it). */
+const file = (content: string | Buffer, extension = ".txt") => {
+  const path = join(dir, `input-${counter++}${extension}`)
+  writeFileSync(path, content)
+  return path
+}
+
+const failure = async (effect: Effect.Effect<unknown, Import.ImportError>) => {
+  const exit = await Effect.runPromiseExit(effect)
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const reason = exit.cause.reasons.find((r) => r._tag === "Fail")
+  return (reason as { error: Import.ImportError }).error
+}
+
+const piLines = [
+  JSON.stringify({ type: "session", id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" }),
+  JSON.stringify({ type: "message", timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: "hi" } }),
+  '{"type":"message","message":{"role":"assistant", BROKEN',
+  JSON.stringify({
+    type: "message",
+    timestamp: "2025-01-01T00:00:02.000Z",
+    message: { role: "assistant", content: [{ type: "text", text: "hello" }] }
+  }),
+  JSON.stringify({ type: "future_entry_kind", timestamp: "2025-01-01T00:00:03.000Z", payload: 1 }),
+  JSON.stringify({ type: "message", message: { role: "wizard", content: "?" } })
+]
+
+describe("bad input", () => {
+  it("lenient (default): skips a malformed line, reports its line number and reason, imports the rest", async () => {
+    const result = await Import.importFilePromise(file(`${piLines.join("\n")}\n`))
+    expect(result.format).toBe("pi")
+    const skipped = result.issues.filter((issue) => issue.action === "skipped")
+    expect(skipped.map((issue) => issue.line)).toEqual([3, 6])
+    expect(skipped[0]!.reason).toMatch(/invalid JSON/)
+    expect(skipped[1]!.reason).toMatch(/unknown message role "wizard"/)
+    expect(result.transcript.entries.filter((entry) => entry.kind === "message")).toHaveLength(2)
+  })
+
+  it("keeps an unknown record type as an event and says so", async () => {
+    const result = await Import.importFilePromise(file(`${piLines.join("\n")}\n`))
+    const kept = result.issues.filter((issue) => issue.action === "kept-as-event")
+    expect(kept).toEqual([{ line: 5, action: "kept-as-event", reason: 'unknown pi entry type "future_entry_kind"' }])
+    const event = result.transcript.entries.find((entry) => entry.kind === "event" && entry.event.name === "pi.unknown")
+    expect(event).toBeDefined()
+  })
+
+  it("strict: the first malformed line fails with TranscriptCorrupt naming the line", async () => {
+    const error = await failure(Import.importFile(file(`${piLines.join("\n")}\n`), { strict: true }))
+    expect(error).toBeInstanceOf(Errors.TranscriptCorrupt)
+    expect((error as Errors.TranscriptCorrupt).line).toBe(3)
+    expect(error.message).toMatch(/line 3/)
+  })
+
+  it("reports a truncated final line (no newline) as truncated and keeps everything before it", async () => {
+    const text = `${piLines.slice(0, 2).join("\n")}\n{"type":"message","message":{"role":"assi`
+    const result = await Import.importFilePromise(file(text))
+    expect(result.issues).toEqual([
+      { line: 3, action: "skipped", reason: expect.stringMatching(/^truncated final line/) }
+    ])
+    expect(result.transcript.entries).toHaveLength(2)
+    const strict = await failure(Import.importFile(file(text), { strict: true }))
+    expect((strict as Errors.TranscriptCorrupt).reason).toMatch(/truncated final line/)
+  })
+
+  it("fails an empty or whitespace-only file with a typed error; with an explicit format, lenient mode returns an empty transcript", async () => {
+    for (const content of ["", "\n\n  \n"]) {
+      const error = await failure(Import.importFile(file(content)))
+      expect(error).toBeInstanceOf(Errors.TranscriptCorrupt)
+      expect(error.message).toMatch(/empty/)
+    }
+    const result = await Import.importFilePromise(file(""), { format: "pi" })
+    expect(result.transcript.entries).toEqual([])
+    expect(result.issues[0]!.reason).toMatch(/empty/)
+    expect(await failure(Import.importFile(file(""), { format: "pi", strict: true }))).toBeInstanceOf(
+      Errors.TranscriptCorrupt
+    )
+  })
+
+  it("fails a binary file with TranscriptCorrupt, in both modes", async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])
+    for (const strict of [false, true]) {
+      const error = await failure(Import.importFile(file(png, ".jsonl"), { strict }))
+      expect(error).toBeInstanceOf(Errors.TranscriptCorrupt)
+      expect(error.message).toMatch(/binary file/)
+    }
+  })
+
+  it("lists the formats it tried when nothing matches", async () => {
+    const error = await failure(Import.importFile(file("just some notes\nnothing to see\n", ".jsonl")))
+    expect(error).toBeInstanceOf(ImportResult.FormatNotDetected)
+    for (const format of ImportResult.formats) expect(error.message).toContain(format)
+  })
+
+  it("reports the line of a malformed JSON document", async () => {
+    const error = await failure(Import.importFile(file('{\n  "messages": [\n    {"role": "user",, }\n  ]\n}\n')))
+    expect(error).toBeInstanceOf(Errors.TranscriptCorrupt)
+    expect((error as Errors.TranscriptCorrupt).line).toBe(3)
+  })
+
+  it("never throws an untyped error on arbitrary bytes, and lenient imports never fail on text that detects", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), async (bytes) => {
+        const exit = await Effect.runPromiseExit(Import.importFile(file(Buffer.from(bytes))))
+        if (Exit.isFailure(exit)) {
+          const reason = exit.cause.reasons.find((r) => r._tag === "Fail") as { error: unknown } | undefined
+          expect(reason).toBeDefined()
+          expect(
+            reason!.error instanceof Errors.TranscriptCorrupt || reason!.error instanceof ImportResult.FormatNotDetected
+          ).toBe(true)
+        }
+      }),
+      { numRuns: 60 }
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom(...piLines)), { maxLength: 12 }),
+        async (lines) => {
+          const result = await Effect.runPromiseExit(
+            Import.importText([piLines[0], ...lines].join("\n"), { format: "pi" })
+          )
+          expect(Exit.isSuccess(result)).toBe(true)
+        }
+      ),
+      { numRuns: 60 }
+    )
+  })
+})

@@ -1,0 +1,71 @@
+import { Import } from "@context-engine/provider-adapters"
+import { describe, expect, it } from "vitest"
+
+const detect = (text: string) => Import.importTextSync(text).format
+
+describe("format detection by content", () => {
+  it("tells the JSON message formats apart by their markers", () => {
+    expect(
+      detect(
+        JSON.stringify({
+          model: "gpt-4o",
+          messages: [
+            { role: "user", content: "hi" },
+            {
+              role: "assistant",
+              content: null,
+              tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }]
+            },
+            { role: "tool", tool_call_id: "c", content: "ok" }
+          ]
+        })
+      )
+    ).toBe("openai-chat")
+    expect(
+      detect(
+        JSON.stringify({
+          system: "be brief",
+          messages: [
+            { role: "user", content: "hi" },
+            { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] },
+            { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "ok" }] }
+          ]
+        })
+      )
+    ).toBe("anthropic-messages")
+    expect(
+      detect(
+        JSON.stringify([
+          { role: "user", content: "hi" },
+          { role: "assistant", content: [{ type: "tool-call", toolCallId: "t", toolName: "f", input: {} }] },
+          {
+            role: "tool",
+            content: [{ type: "tool-result", toolCallId: "t", toolName: "f", output: { type: "text", value: "ok" } }]
+          }
+        ])
+      )
+    ).toBe("model-messages")
+    expect(detect(JSON.stringify({ history: [], trajectory: [], info: {} }))).toBe("swe-agent")
+    expect(detect(JSON.stringify({ choices: [{ message: { role: "assistant", content: "x" } }] }))).toBe("openai-chat")
+  })
+
+  it("recognises the JSONL formats from their first record", () => {
+    expect(detect(`${JSON.stringify({ type: "session", id: "s", timestamp: "t" })}\n`)).toBe("pi")
+    expect(
+      detect(
+        `${JSON.stringify({ type: "user", uuid: "u", parentUuid: null, sessionId: "s", message: { role: "user", content: "hi" } })}\n`
+      )
+    ).toBe("claude-code")
+  })
+
+  it("recognises the text formats from their markers", () => {
+    expect(detect("# aider chat started at 2024-08-05 19:29:00\n\n#### hi  \n\nHello!\n")).toBe("aider")
+    expect(detect("> fix it\n\n⏺ Bash(ls)\n  ⎿  a.txt\n")).toBe("claude-code-console")
+    expect(detect("╭──╮\n│  > fix it  │\n╰──╯\n\n✦ Sure.\n")).toBe("gemini-cli-console")
+  })
+
+  it("honours an explicit format over detection", () => {
+    const text = JSON.stringify([{ role: "user", content: "hi" }])
+    expect(Import.importTextSync(text, { format: "openai-chat" }).format).toBe("openai-chat")
+  })
+})
