@@ -1,0 +1,227 @@
+/**
+ * Overflow recovery (DESIGN.md "Budget and triggers": "an overflow recovery
+ * path (provider says 'too long') that compacts aggressively and retries
+ * exactly once"). Engine-agnostic: works with any {@link ContextEngine}.
+ *
+ * Given the request that the provider rejected and the classified
+ * {@link Errors.ContextOverflow}, {@link recover}:
+ * 1. derives the effective window from what the error reports
+ *    ({@link effectiveWindow}) and a policy shrunk to it ({@link recoveryPolicy});
+ * 2. plans and compacts with reason `"overflow"` against that policy;
+ * 3. records the overflow with `engine.recordOutcome` (separately from
+ *    threshold compactions: the outcome carries `overflow`);
+ * 4. assembles the context for the single retry.
+ *
+ * The caller (the AI SDK middleware's `wrapGenerate` / `wrapStream`) sends the
+ * retry once and surfaces the original error if it fails again — this module
+ * never loops. Shared case C11.
+ *
+ * @since 0.1.0
+ */
+import type { ContextEngine, Entry, Errors, ModelPolicy } from "@context-engine/core"
+import { Effect } from "effect"
+
+/**
+ * What is known about the rejected request besides the error.
+ *
+ * @category models
+ */
+export interface RejectedRequest {
+  /** Our measured input tokens of the rejected request. */
+  readonly measuredInputTokens: number
+  /** Tokens over the limit, when the provider reports only the excess (Ollama). */
+  readonly excessTokens?: number
+  /** The provider's count of the input alone, when it splits input and output (Anthropic). */
+  readonly providerInputTokens?: number
+  /** The output size the request asked for (`max_tokens`), when the provider reports it. */
+  readonly requestedOutputTokens?: number
+}
+
+/**
+ * Share of the rejected request's size kept when the error reports no
+ * numbers at all: aggressive, because a second rejection surfaces the error.
+ *
+ * @category constants
+ */
+export const BLIND_SHRINK_RATIO = 0.6
+
+/**
+ * The window, in our own token units, that the provider actually enforces:
+ *
+ * - limit reported (`limitTokens`): the limit, scaled down by our undercount
+ *   when the provider counted more input than we measured
+ *   (`limit × measured / providerInput`);
+ * - only the excess reported: `measured − excess`;
+ * - nothing reported: {@link BLIND_SHRINK_RATIO} of the rejected request
+ *   (input + reserved output).
+ *
+ * Never larger than the policy's window; at least 1.
+ *
+ * @category recovery
+ */
+export const effectiveWindow = (
+  policy: ModelPolicy.ModelPolicy,
+  overflow: Errors.ContextOverflow,
+  request: RejectedRequest
+): number => {
+  const measured = Math.max(1, request.measuredInputTokens)
+  const providerInput = request.providerInputTokens ?? overflow.requestedTokens
+  let window: number
+  if (overflow.limitTokens !== undefined) {
+    const undercount = providerInput !== undefined && providerInput > measured ? measured / providerInput : 1
+    window = Math.floor(overflow.limitTokens * undercount)
+  } else if (request.excessTokens !== undefined) {
+    window = measured - request.excessTokens
+  } else {
+    window = Math.floor((measured + policy.reserveTokens) * BLIND_SHRINK_RATIO)
+  }
+  return Math.max(1, Math.min(policy.contextWindowTokens, window))
+}
+
+/**
+ * A policy shrunk to a smaller window: the output reserve raised to
+ * `requestedOutputTokens` when given (never more than a quarter of the new
+ * window); tool-loop reserve and safety margin scaled with the window (margin
+ * at least 2 % of it); keep-recent tokens capped at a third of what remains so
+ * the engine has something to cut.
+ *
+ * @category recovery
+ */
+export const shrinkPolicy = (
+  policy: ModelPolicy.ModelPolicy,
+  windowTokens: number,
+  requestedOutputTokens = 0
+): ModelPolicy.ModelPolicy => {
+  const window = Math.max(1, Math.min(policy.contextWindowTokens, Math.floor(windowTokens)))
+  const ratio = window / policy.contextWindowTokens
+  const reserveTokens = Math.min(Math.max(policy.reserveTokens, requestedOutputTokens), Math.floor(window / 4))
+  const toolLoopReserveTokens = Math.floor(policy.toolLoopReserveTokens * ratio)
+  const safetyMarginTokens = Math.max(Math.floor(policy.safetyMarginTokens * ratio), Math.floor(window * 0.02))
+  const available = window - reserveTokens - toolLoopReserveTokens - safetyMarginTokens
+  return {
+    ...policy,
+    contextWindowTokens: window,
+    reserveTokens,
+    toolLoopReserveTokens,
+    safetyMarginTokens,
+    keepRecentTokens: Math.max(0, Math.min(policy.keepRecentTokens, Math.floor(available / 3)))
+  }
+}
+
+/**
+ * The policy to compact with after an overflow: {@link shrinkPolicy} to the
+ * {@link effectiveWindow}, reserving the `max_tokens` the provider reported.
+ *
+ * @category recovery
+ */
+export const recoveryPolicy = (
+  policy: ModelPolicy.ModelPolicy,
+  overflow: Errors.ContextOverflow,
+  request: RejectedRequest
+): ModelPolicy.ModelPolicy =>
+  shrinkPolicy(policy, effectiveWindow(policy, overflow, request), request.requestedOutputTokens)
+
+/**
+ * A recovery: what to append to the transcript and what to send once more.
+ *
+ * @category models
+ */
+export interface Recovery {
+  /** The shrunk policy the retry was compacted for (its window is the learned one). */
+  readonly policy: ModelPolicy.ModelPolicy
+  /** Entries to append: the compaction's edits / checkpoint plus one `context-overflow` event. */
+  readonly entriesToAppend: ReadonlyArray<Entry.Entry>
+  /** The context to send in the single retry. */
+  readonly assembled: ContextEngine.AssembledContext
+  /** The compaction result; absent when the engine could not compact (the retry still goes out once). */
+  readonly compaction?: ContextEngine.CompactionResult
+  /** Why compaction failed, when it did. */
+  readonly compactionError?: ContextEngine.CompactionError
+}
+
+/**
+ * Options for {@link recover}.
+ *
+ * @category models
+ */
+export interface RecoverOptions {
+  /** Id for the `context-overflow` event entry. */
+  readonly eventId: string
+  /** ISO 8601 timestamp for the event entry. */
+  readonly timestamp: string
+}
+
+/**
+ * Compacts aggressively against the limit the overflow reports and assembles
+ * the context for exactly one retry. Records the overflow with
+ * `engine.recordOutcome`. A compaction failure does not fail the recovery:
+ * the retry goes out with what the engine assembles under the shrunk policy,
+ * and `compactionError` says why nothing was compacted.
+ *
+ * Fails only when the engine cannot assemble a context at all (`InvalidInput`).
+ *
+ * @category recovery
+ */
+export const recover = (
+  engine: ContextEngine.ContextEngine,
+  input: ContextEngine.EngineInput,
+  overflow: Errors.ContextOverflow,
+  request: RejectedRequest,
+  options: RecoverOptions
+): Effect.Effect<Recovery, Errors.InvalidInput> =>
+  Effect.gen(function* () {
+    const policy = recoveryPolicy(input.policy, overflow, request)
+    const shrunk: ContextEngine.EngineInput = { ...input, policy }
+    const plan = yield* engine.plan(shrunk)
+    const overflowPlan: ContextEngine.CompactionPlan = {
+      ...plan,
+      reasons: [...new Set<ContextEngine.CompactionReason>(["overflow", ...plan.reasons])]
+    }
+    const compacted = yield* Effect.result(engine.compact(shrunk, overflowPlan))
+    const compactionEntries = compacted._tag === "Success" ? compacted.success.entriesToAppend : []
+    const last = compactionEntries.at(-1) ?? input.entries.at(-1)
+    const event: Entry.Entry = {
+      id: options.eventId,
+      parentId: last?.id ?? null,
+      timestamp: options.timestamp,
+      schemaVersion: 1,
+      kind: "event",
+      event: {
+        name: "context-overflow",
+        data: {
+          provider: overflow.provider,
+          model: input.policy.model,
+          providerMessage: overflow.providerMessage,
+          limitTokens: overflow.limitTokens ?? null,
+          requestedTokens: overflow.requestedTokens ?? null,
+          measuredInputTokens: request.measuredInputTokens,
+          learnedWindowTokens: policy.contextWindowTokens,
+          compacted: compacted._tag === "Success"
+        }
+      }
+    }
+    const entriesToAppend = [...compactionEntries, event]
+    yield* engine.recordOutcome(shrunk, { overflow })
+    const assembled = yield* engine.assembleContext({ ...shrunk, entries: [...input.entries, ...entriesToAppend] })
+    return {
+      policy,
+      entriesToAppend,
+      assembled,
+      ...(compacted._tag === "Success" ? { compaction: compacted.success } : { compactionError: compacted.failure })
+    }
+  })
+
+/**
+ * Caps a policy's window at a learned effective window (no-op when none is
+ * learned or it is not smaller), shrinking the other sizes as
+ * {@link shrinkPolicy} does.
+ *
+ * @category recovery
+ */
+export const applyLearnedWindow = (
+  policy: ModelPolicy.ModelPolicy,
+  learnedWindowTokens: number | undefined
+): ModelPolicy.ModelPolicy =>
+  learnedWindowTokens === undefined || learnedWindowTokens >= policy.contextWindowTokens
+    ? policy
+    : shrinkPolicy(policy, learnedWindowTokens)
