@@ -1,0 +1,367 @@
+/**
+ * The request-path driver shared by the AI SDK middleware and the
+ * `prepareStep` helper: syncs the session transcript with the messages the
+ * application sends, asks the engine whether to compact, compacts, assembles
+ * the context to send, records the provider's outcome, recovers once from a
+ * context overflow, and (for provider-native engines) builds provider options
+ * and reads applied edits / compaction items back.
+ *
+ * Plain async throughout; the engine's Effects are run with `toAsync`.
+ *
+ * @since 0.1.0
+ */
+import {
+  ContextEngine,
+  type ContextView,
+  type Entry,
+  type Errors,
+  type Message,
+  type ModelPolicy
+} from "@context-engine/core"
+import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
+import { Effect } from "effect"
+import type * as OverflowClassifier from "./OverflowClassifier.ts"
+import * as ProviderProfile from "./ProviderProfile.ts"
+import * as Session from "./Session.ts"
+
+/**
+ * The model a request goes to (`LanguageModelV4.provider` / `.modelId`).
+ *
+ * @category models
+ */
+export interface ModelRef {
+  readonly provider: string
+  readonly modelId: string
+}
+
+/**
+ * How the policy for a model is found: a (partial) policy laid over the
+ * provider profile's defaults, or a resolver (e.g. a policy registry lookup)
+ * whose result is laid over them. The learned window after an overflow is
+ * applied on top.
+ *
+ * @category models
+ */
+export type PolicyOption =
+  | Partial<ModelPolicy.ModelPolicy>
+  | ((model: ModelRef) => Partial<ModelPolicy.ModelPolicy> | Promise<Partial<ModelPolicy.ModelPolicy>>)
+
+/**
+ * What happened, for logs and example output. Handlers run synchronously and
+ * in order; a handler that throws is ignored.
+ *
+ * @category models
+ */
+export type ContextEvent =
+  | {
+      readonly type: "request"
+      readonly sessionId: string
+      readonly model: ModelRef
+      /** Measured input tokens of what is sent. */
+      readonly inputTokens: number
+      /** The largest input the policy allows. */
+      readonly budgetTokens: number
+      readonly contextWindowTokens: number
+      readonly messagesSent: number
+      readonly messagesInTranscript: number
+      /** Whether what is sent differs from what the application passed. */
+      readonly rewritten: boolean
+    }
+  | {
+      readonly type: "compaction"
+      readonly sessionId: string
+      readonly reasons: ReadonlyArray<ContextEngine.CompactionReason>
+      readonly tokensBefore: number
+      readonly tokensAfter: number
+      readonly stages: ReadonlyArray<ContextEngine.StageReport>
+      readonly checkpointId?: string
+    }
+  | { readonly type: "compaction-failed"; readonly sessionId: string; readonly error: ContextEngine.CompactionError }
+  | {
+      readonly type: "overflow"
+      readonly sessionId: string
+      readonly overflow: Errors.ContextOverflow
+      readonly learnedWindowTokens: number
+    }
+  | {
+      readonly type: "usage"
+      readonly sessionId: string
+      readonly inputTokens?: number
+      readonly outputTokens?: number
+      readonly cachedInputTokens?: number
+    }
+  | { readonly type: "native"; readonly sessionId: string; readonly entries: ReadonlyArray<Entry.Entry> }
+
+/**
+ * Controller options.
+ *
+ * @category models
+ */
+export interface ControllerOptions {
+  /** Any engine implementing the `ContextEngine` interface (Effect or Promise face). */
+  readonly engine: ContextEngine.ContextEngine | ContextEngine.AsyncContextEngine
+  readonly policy?: PolicyOption
+  /** Persists the transcript; in memory when absent. */
+  readonly store?: Session.SessionStore
+  /** Session id, or a function of the model. Default `"default"`. */
+  readonly sessionId?: string | ((model: ModelRef) => string)
+  readonly onEvent?: (event: ContextEvent) => void
+  /** Compact-and-retry once on a classified context overflow. Default `true`. */
+  readonly overflowRecovery?: boolean
+}
+
+/**
+ * One prepared request: what was sent and what it was built from.
+ *
+ * @category models
+ */
+export interface Prepared {
+  readonly session: Session.Session
+  readonly model: ModelRef
+  readonly profile: ProviderProfile.ProviderProfile
+  readonly input: ContextEngine.EngineInput
+  readonly assembled: ContextEngine.AssembledContext
+  /** Messages to send (without ephemeral system instructions). */
+  readonly messages: ReadonlyArray<Message.Message>
+  /** Whether `messages` differ from what the application passed. */
+  readonly rewritten: boolean
+  /** Provider options a provider-native engine asks for, already keyed by provider. */
+  readonly providerOptions?: Message.ProviderOptions
+}
+
+/**
+ * Provider usage as the controller records it.
+ *
+ * @category models
+ */
+export interface Usage {
+  readonly inputTokens?: number | undefined
+  readonly outputTokens?: number | undefined
+  readonly cachedInputTokens?: number | undefined
+}
+
+/**
+ * The controller.
+ *
+ * @category models
+ */
+export interface ContextController {
+  readonly engine: ContextEngine.ContextEngine
+  /** The session for a model (opened on first use). */
+  readonly session: (model: ModelRef) => Promise<Session.Session>
+  /** The policy used for a model, learned window applied. */
+  readonly policyFor: (model: ModelRef, session?: Session.Session) => Promise<ModelPolicy.ModelPolicy>
+  /**
+   * Syncs `messages` into the transcript, compacts when the engine says so,
+   * and assembles what to send. `ephemeralSystem` (e.g. `prepareStep`
+   * instructions) is measured but not stored or returned.
+   */
+  readonly prepare: (
+    model: ModelRef,
+    messages: ReadonlyArray<Message.Message>,
+    tools: ReadonlyArray<ContextView.ToolDefinition>,
+    ephemeralSystem?: ReadonlyArray<Message.Message>
+  ) => Promise<Prepared>
+  /** Records a successful response's usage and reads provider-native items back. */
+  readonly recordSuccess: (
+    prepared: Prepared,
+    usage: Usage,
+    response?: ProviderNativeEngine.NativeResponse
+  ) => Promise<void>
+  /**
+   * On a classified overflow: compacts against the reported limit, records
+   * the overflow, learns the window and returns the context for the single
+   * retry. Returns `undefined` when `error` is not an overflow (or recovery
+   * is off) — the caller rethrows it.
+   */
+  readonly recoverOverflow: (prepared: Prepared, error: unknown) => Promise<Prepared | undefined>
+}
+
+const toEffectEngine = (
+  engine: ContextEngine.ContextEngine | ContextEngine.AsyncContextEngine
+): ContextEngine.ContextEngine =>
+  "engine" in engine && typeof engine.engine === "object" ? engine.engine : (engine as ContextEngine.ContextEngine)
+
+const emit = (options: ControllerOptions, event: ContextEvent): void => {
+  try {
+    options.onEvent?.(event)
+  } catch {
+    // Event handlers are observers; they never break a request.
+  }
+}
+
+const EPHEMERAL_PREFIX = "ephemeral:"
+
+/**
+ * Builds a controller.
+ *
+ * @category constructors
+ */
+export const make = (options: ControllerOptions): ContextController => {
+  const engine = toEffectEngine(options.engine)
+  const asyncEngine = ContextEngine.toAsync(engine)
+  const native = ProviderNativeEngine.isProviderNative(engine) ? engine : undefined
+  const sessions = new Map<string, Promise<Session.Session>>()
+
+  const session = (model: ModelRef): Promise<Session.Session> => {
+    const id = typeof options.sessionId === "function" ? options.sessionId(model) : (options.sessionId ?? "default")
+    let opened = sessions.get(id)
+    if (opened === undefined) {
+      opened = Session.make(id, options.store)
+      sessions.set(id, opened)
+    }
+    return opened
+  }
+
+  const policyFor = async (model: ModelRef, current?: Session.Session): Promise<ModelPolicy.ModelPolicy> => {
+    const profile = ProviderProfile.forProvider(model.provider)
+    const override = typeof options.policy === "function" ? await options.policy(model) : (options.policy ?? {})
+    const policy = ProviderProfile.fallbackPolicy(profile, override.model ?? model.modelId, override)
+    const learned = (current ?? (await session(model))).learnedWindow(policy.model)
+    return OverflowRecovery.applyLearnedWindow(policy, learned)
+  }
+
+  const assemble = async (
+    current: Session.Session,
+    model: ModelRef,
+    input: ContextEngine.EngineInput,
+    original: ReadonlyArray<Message.Message>
+  ): Promise<Prepared> => {
+    const assembled = await asyncEngine.assembleContext(input)
+    const items = assembled.view.items.filter((item) => !item.entryId.startsWith(EPHEMERAL_PREFIX))
+    const messages = items.map((item) => item.message)
+    const rewritten =
+      messages.length !== original.length || messages.some((message, index) => message !== original[index])
+    const providerOptions = native?.providerOptions(input)
+    emit(options, {
+      type: "request",
+      sessionId: current.sessionId,
+      model,
+      inputTokens: assembled.measurement.inputTokens,
+      budgetTokens: assembled.measurement.budgetTokens,
+      contextWindowTokens: input.policy.contextWindowTokens,
+      messagesSent: messages.length,
+      messagesInTranscript: current.entries().filter((entry) => entry.kind === "message").length,
+      rewritten
+    })
+    return {
+      session: current,
+      model,
+      profile: ProviderProfile.forProvider(model.provider),
+      input,
+      assembled,
+      messages: rewritten ? messages : original,
+      rewritten,
+      ...(providerOptions !== undefined ? { providerOptions } : {})
+    }
+  }
+
+  const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = []) => {
+    const current = await session(model)
+    await current.sync(messages)
+    const policy = await policyFor(model, current)
+    const ephemeral: ReadonlyArray<Entry.Entry> = ephemeralSystem.map((message, index) => ({
+      id: `${EPHEMERAL_PREFIX}${index}`,
+      parentId: index === 0 ? null : `${EPHEMERAL_PREFIX}${index - 1}`,
+      timestamp: new Date(0).toISOString(),
+      schemaVersion: 1,
+      kind: "message",
+      message
+    }))
+    const entriesFor = (): ReadonlyArray<Entry.Entry> => [...ephemeral, ...current.entries()]
+    const input: ContextEngine.EngineInput = { entries: entriesFor(), tools, policy }
+    const decision = await asyncEngine.shouldCompact(input)
+    if (decision.compact) {
+      const exit = await Effect.runPromise(Effect.result(engine.compact(input)))
+      if (exit._tag === "Success") {
+        await current.append(exit.success.entriesToAppend)
+        emit(options, {
+          type: "compaction",
+          sessionId: current.sessionId,
+          reasons: decision.reasons,
+          tokensBefore: exit.success.before.inputTokens,
+          tokensAfter: exit.success.after.inputTokens,
+          stages: exit.success.stages,
+          ...(exit.success.checkpoint ? { checkpointId: exit.success.checkpoint.id } : {})
+        })
+      } else {
+        // The previous valid view stays in force (DESIGN.md invariants).
+        emit(options, { type: "compaction-failed", sessionId: current.sessionId, error: exit.failure })
+      }
+    }
+    return assemble(current, model, { ...input, entries: entriesFor() }, messages)
+  }
+
+  const recordSuccess: ContextController["recordSuccess"] = async (prepared, usage, response) => {
+    const lastEntryId = prepared.assembled.view.items.at(-1)?.entryId
+    const outcome: ContextEngine.Outcome = {
+      ...(usage.inputTokens !== undefined ? { inputTokens: usage.inputTokens } : {}),
+      ...(usage.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}),
+      ...(usage.cachedInputTokens !== undefined ? { cachedInputTokens: usage.cachedInputTokens } : {}),
+      ...(lastEntryId !== undefined ? { lastEntryId } : {})
+    }
+    await asyncEngine.recordOutcome(prepared.input, outcome)
+    emit(options, { type: "usage", sessionId: prepared.session.sessionId, ...outcome })
+    if (native && response) {
+      const entries = native.readResponse(prepared.input, response, {
+        nextId: prepared.session.nextId,
+        timestamp: new Date().toISOString()
+      })
+      if (entries.length > 0) {
+        await prepared.session.append(entries)
+        emit(options, { type: "native", sessionId: prepared.session.sessionId, entries })
+      }
+    }
+  }
+
+  const recoverOverflow: ContextController["recoverOverflow"] = async (prepared, error) => {
+    if (options.overflowRecovery === false) return undefined
+    const details: OverflowClassifier.OverflowDetails | undefined = prepared.profile.classifyOverflow(error)
+    if (details === undefined) return undefined
+    const current = prepared.session
+    const recovery = await Effect.runPromise(
+      OverflowRecovery.recover(
+        engine,
+        prepared.input,
+        details.overflow,
+        {
+          measuredInputTokens: prepared.assembled.measurement.inputTokens,
+          ...(details.excessTokens !== undefined ? { excessTokens: details.excessTokens } : {}),
+          ...(details.inputTokens !== undefined ? { providerInputTokens: details.inputTokens } : {}),
+          ...(details.outputTokens !== undefined ? { requestedOutputTokens: details.outputTokens } : {})
+        },
+        { eventId: current.nextId(), timestamp: new Date().toISOString() }
+      )
+    )
+    await current.append(recovery.entriesToAppend)
+    current.learn(prepared.input.policy.model, recovery.policy.contextWindowTokens)
+    emit(options, {
+      type: "overflow",
+      sessionId: current.sessionId,
+      overflow: details.overflow,
+      learnedWindowTokens: recovery.policy.contextWindowTokens
+    })
+    if (recovery.compaction) {
+      emit(options, {
+        type: "compaction",
+        sessionId: current.sessionId,
+        reasons: ["overflow"],
+        tokensBefore: recovery.compaction.before.inputTokens,
+        tokensAfter: recovery.compaction.after.inputTokens,
+        stages: recovery.compaction.stages,
+        ...(recovery.compaction.checkpoint ? { checkpointId: recovery.compaction.checkpoint.id } : {})
+      })
+    } else if (recovery.compactionError) {
+      emit(options, { type: "compaction-failed", sessionId: current.sessionId, error: recovery.compactionError })
+    }
+    const input: ContextEngine.EngineInput = {
+      ...prepared.input,
+      policy: recovery.policy,
+      entries: [...prepared.input.entries, ...recovery.entriesToAppend]
+    }
+    const original = prepared.rewritten ? [] : prepared.messages
+    return assemble(current, prepared.model, input, original)
+  }
+
+  return { engine, session, policyFor, prepare, recordSuccess, recoverOverflow }
+}

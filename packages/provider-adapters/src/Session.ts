@@ -1,0 +1,196 @@
+/**
+ * A session as the AI SDK integration sees it: the transcript (append-only
+ * entries) reconciled with the full message list the application sends on
+ * every step, plus what was learned about the provider (the effective window
+ * after an overflow).
+ *
+ * The AI SDK re-sends the whole history each step (`generateText`,
+ * `streamText` and `ToolLoopAgent` append the response messages to the
+ * prompt). {@link Session.sync} finds the longest prefix of the incoming
+ * messages that matches the transcript's active path and appends only the
+ * rest. When the application rewrote its history (the messages diverge), the
+ * transcript keeps every old entry and the session continues on a new branch
+ * whose `parentId` is the last matching message (Pi's session tree).
+ *
+ * @since 0.1.0
+ */
+import type { Entry, Message } from "@context-engine/core"
+
+/**
+ * Where entries are persisted. Structurally a subset of core's
+ * `AsyncTranscriptStore` (`TranscriptStore.toAsync`), so any store built there
+ * can be passed as is. Checkpoint entries go through `installCheckpoint` when
+ * the store has it (compare-and-set on the generation), through `append`
+ * otherwise.
+ *
+ * @category models
+ */
+export interface SessionStore {
+  readonly load: (sessionId: string) => Promise<{ readonly entries: ReadonlyArray<Entry.Entry> }>
+  readonly append: (sessionId: string, entries: ReadonlyArray<Entry.Entry>) => Promise<unknown>
+  readonly installCheckpoint?: (sessionId: string, entry: Entry.CheckpointEntry) => Promise<unknown>
+}
+
+/**
+ * A session.
+ *
+ * @category models
+ */
+export interface Session {
+  readonly sessionId: string
+  /** The active path: entries of the current branch, oldest first. */
+  readonly entries: () => ReadonlyArray<Entry.Entry>
+  /** Every entry ever appended (all branches), oldest first. */
+  readonly transcript: () => ReadonlyArray<Entry.Entry>
+  /** Appends the messages not yet in the active path; returns the new message entries. */
+  readonly sync: (messages: ReadonlyArray<Message.Message>) => Promise<ReadonlyArray<Entry.MessageEntry>>
+  /** Appends entries (edits, checkpoints, events) to the active path and the store. */
+  readonly append: (entries: ReadonlyArray<Entry.Entry>) => Promise<void>
+  /** A fresh entry id in this session. */
+  readonly nextId: () => string
+  /** The effective window learned for a model after an overflow, in tokens. */
+  readonly learnedWindow: (modelId: string) => number | undefined
+  /** Records a learned window (keeps the smallest). */
+  readonly learn: (modelId: string, windowTokens: number) => void
+}
+
+const replacer = (_key: string, value: unknown): unknown => {
+  if (value instanceof Uint8Array) return `bytes:${Buffer.from(value).toString("base64")}`
+  if (value instanceof ArrayBuffer) return `bytes:${Buffer.from(new Uint8Array(value)).toString("base64")}`
+  if (value instanceof URL) return `url:${value.href}`
+  return value
+}
+
+/**
+ * A structural key of a message: equal keys mean the same message.
+ *
+ * @category utils
+ */
+export const messageKey = (message: Message.Message): string => JSON.stringify(message, replacer)
+
+const isMessageEntry = (entry: Entry.Entry): entry is Entry.MessageEntry => entry.kind === "message"
+
+/**
+ * Opens a session, loading its transcript from `store` when one is given.
+ * With a store, the active path is the last branch (walked back from the
+ * newest entry by `parentId`).
+ *
+ * @category constructors
+ */
+export const make = async (sessionId: string, store?: SessionStore): Promise<Session> => {
+  const all: Array<Entry.Entry> = store ? [...(await store.load(sessionId)).entries] : []
+  const byId = new Map(all.map((entry) => [entry.id, entry]))
+  const activePath = (): Array<Entry.Entry> => {
+    const path: Array<Entry.Entry> = []
+    let cursor = all.at(-1)
+    while (cursor !== undefined) {
+      path.push(cursor)
+      cursor = cursor.parentId === null ? undefined : byId.get(cursor.parentId)
+    }
+    return path.reverse()
+  }
+  let path = activePath()
+  const keys = new Map<string, string>()
+  const keyOf = (entry: Entry.MessageEntry): string => {
+    const cached = keys.get(entry.id)
+    if (cached !== undefined) return cached
+    const key = messageKey(entry.message)
+    keys.set(entry.id, key)
+    return key
+  }
+  let counter = all.length
+  const ids = new Set(all.map((entry) => entry.id))
+  const nextId = (): string => {
+    let id: string
+    do id = `${sessionId}:${++counter}`
+    while (ids.has(id))
+    ids.add(id)
+    return id
+  }
+  const learned = new Map<string, number>()
+  // Windows learned in earlier runs, from the `context-overflow` events OverflowRecovery writes.
+  for (const entry of all) {
+    if (entry.kind !== "event" || entry.event.name !== "context-overflow") continue
+    const data = entry.event.data as { model?: unknown; learnedWindowTokens?: unknown } | undefined
+    if (typeof data?.model === "string" && typeof data.learnedWindowTokens === "number") {
+      learned.set(data.model, Math.min(learned.get(data.model) ?? Number.POSITIVE_INFINITY, data.learnedWindowTokens))
+    }
+  }
+
+  const persist = async (entries: ReadonlyArray<Entry.Entry>): Promise<void> => {
+    if (!store || entries.length === 0) return
+    let batch: Array<Entry.Entry> = []
+    for (const entry of entries) {
+      if (entry.kind === "checkpoint" && store.installCheckpoint) {
+        if (batch.length > 0) await store.append(sessionId, batch)
+        batch = []
+        await store.installCheckpoint(sessionId, entry)
+      } else batch.push(entry)
+    }
+    if (batch.length > 0) await store.append(sessionId, batch)
+  }
+
+  const appendRaw = (entries: ReadonlyArray<Entry.Entry>): void => {
+    for (const entry of entries) {
+      all.push(entry)
+      byId.set(entry.id, entry)
+      ids.add(entry.id)
+      path.push(entry)
+    }
+  }
+
+  const sync = async (messages: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
+    const messageEntries = path.filter(isMessageEntry)
+    let matched = 0
+    while (
+      matched < messages.length &&
+      matched < messageEntries.length &&
+      (messageEntries[matched]!.message === messages[matched] ||
+        keyOf(messageEntries[matched]!) === messageKey(messages[matched]!))
+    )
+      matched++
+    if (matched < messageEntries.length) {
+      // Diverged: continue on a branch after the last matching message and the
+      // non-message entries (edits, checkpoints) that directly follow it.
+      const lastMatched = matched === 0 ? undefined : messageEntries[matched - 1]
+      let end = lastMatched === undefined ? 0 : path.indexOf(lastMatched) + 1
+      if (lastMatched !== undefined) while (end < path.length && path[end]!.kind !== "message") end++
+      path = path.slice(0, end)
+    }
+    const appended: Array<Entry.MessageEntry> = []
+    for (const message of messages.slice(matched)) {
+      const entry: Entry.MessageEntry = {
+        id: nextId(),
+        parentId: path.at(-1)?.id ?? null,
+        timestamp: new Date().toISOString(),
+        schemaVersion: 1,
+        kind: "message",
+        message
+      }
+      appendRaw([entry])
+      appended.push(entry)
+    }
+    await persist(appended)
+    return appended
+  }
+
+  return {
+    sessionId,
+    entries: () => path,
+    transcript: () => all,
+    sync,
+    append: async (entries) => {
+      const linked = entries.map((entry, index) =>
+        index === 0 && entry.parentId === null && path.length > 0 ? { ...entry, parentId: path.at(-1)!.id } : entry
+      )
+      appendRaw(linked)
+      await persist(linked)
+    },
+    nextId,
+    learnedWindow: (modelId) => learned.get(modelId),
+    learn: (modelId, windowTokens) => {
+      const previous = learned.get(modelId)
+      learned.set(modelId, previous === undefined ? windowTokens : Math.min(previous, windowTokens))
+    }
+  }
+}
