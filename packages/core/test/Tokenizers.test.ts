@@ -1,0 +1,88 @@
+import { Effect, Layer } from "effect"
+import { describe, expect, it } from "vitest"
+import { TokenizerService } from "../src/Tokenizer.ts"
+import * as Tokenizers from "../src/Tokenizers.ts"
+import { messageTexts } from "./support/corpus.ts"
+import { piMessages } from "./support/piTranscript.ts"
+
+describe("Tokenizers", () => {
+  it("gpt-tokenizer and tiktoken give identical o200k_base counts on every text of the pi transcript", () => {
+    const js = Tokenizers.gptTokenizer("o200k_base")
+    const wasm = Tokenizers.tiktoken("o200k_base")
+    try {
+      const texts = piMessages().flatMap(messageTexts)
+      expect(texts.length).toBeGreaterThan(1000)
+      const mismatches = texts.filter((text) => js.count(text) !== wasm.count(text))
+      expect(mismatches).toEqual([])
+    } finally {
+      wasm.free()
+    }
+  }, 120_000)
+
+  it("gpt-tokenizer and tiktoken agree on cl100k_base, and the two encodings differ", () => {
+    const js = Tokenizers.gptTokenizer("cl100k_base")
+    const wasm = Tokenizers.tiktoken("cl100k_base")
+    const o200k = Tokenizers.gptTokenizer("o200k_base")
+    try {
+      const texts = piMessages().slice(0, 150).flatMap(messageTexts)
+      let cl100kTotal = 0
+      let o200kTotal = 0
+      for (const text of texts) {
+        expect(js.count(text)).toBe(wasm.count(text))
+        cl100kTotal += js.count(text)
+        o200kTotal += o200k.count(text)
+      }
+      expect(cl100kTotal).not.toBe(o200kTotal)
+    } finally {
+      wasm.free()
+    }
+  }, 60_000)
+
+  it("counts special-token text as ordinary text instead of throwing", () => {
+    const text = "before <|endoftext|> after <|im_start|>"
+    const js = Tokenizers.gptTokenizer("o200k_base")
+    const wasm = Tokenizers.tiktoken("o200k_base")
+    try {
+      expect(js.count(text)).toBe(wasm.count(text))
+      // As ordinary text the marker is several tokens, not one special token.
+      expect(js.count("<|endoftext|>")).toBeGreaterThan(1)
+    } finally {
+      wasm.free()
+    }
+  })
+
+  it("a freed tiktoken tokenizer creates a fresh encoder instead of using freed memory", () => {
+    const wasm = Tokenizers.tiktoken("o200k_base")
+    const before = wasm.count("hello world, hello tokens")
+    wasm.free()
+    wasm.free()
+    expect(wasm.count("hello world, hello tokens")).toBe(before)
+    wasm.free()
+  }, 30_000)
+
+  it("maps tokenizer ids and policies to exact tokenizers or estimators", () => {
+    expect(Tokenizers.get("o200k_base").method).toBe("exact")
+    expect(Tokenizers.get("cl100k_base").name).toBe("cl100k_base")
+    expect(Tokenizers.get("o200k_base")).toBe(Tokenizers.get("o200k_base"))
+    const anthropic = Tokenizers.forPolicy({ tokenizer: "estimate:anthropic" })
+    expect(anthropic.method).toBe("estimate")
+    expect(anthropic.name).toBe("estimate:anthropic")
+    expect(Tokenizers.forPolicy({ tokenizer: "estimate:gemini" }).name).toBe("estimate:gemini")
+    expect(Tokenizers.get("estimate:generic").count("")).toBe(0)
+  })
+
+  it("provides the TokenizerService through layers, including a scoped tiktoken layer", async () => {
+    const program = Effect.gen(function* () {
+      const tokenizer = yield* TokenizerService
+      return [tokenizer.name, tokenizer.count("The quick brown fox")] as const
+    })
+    const viaDefault = await Effect.runPromise(Effect.provide(program, Tokenizers.layer("o200k_base")))
+    const viaWasm = await Effect.runPromise(Effect.provide(program, Tokenizers.tiktokenLayer("o200k_base")))
+    expect(viaDefault).toEqual(viaWasm)
+    expect(viaDefault[0]).toBe("o200k_base")
+    const estimate = await Effect.runPromise(
+      Effect.provide(program, Layer.merge(Tokenizers.layer("estimate:anthropic"), Layer.empty))
+    )
+    expect(estimate[0]).toBe("estimate:anthropic")
+  }, 30_000)
+})
