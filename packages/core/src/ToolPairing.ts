@@ -126,11 +126,13 @@ export const repairEdits = (view: ContextView, strategy = "toolPairing"): Array<
       orphanEntries.add(problem.entryId)
     }
   }
+  const dropped = new Set<string>()
   for (const item of items) {
     if (!orphanEntries.has(item.entryId) || typeof item.message.content === "string") continue
     const kept = (item.message.content as ReadonlyArray<ContentPart>).filter(
       (part) => !(part.type === "tool-result" && orphanIds.has(`${item.entryId}\u0000${part.toolCallId}`))
     )
+    if (kept.length === 0) dropped.add(item.entryId)
     edits.push(
       kept.length === 0
         ? { op: "drop", entryId: item.entryId, strategy, reason: "tool result without its call" }
@@ -154,9 +156,13 @@ export const repairEdits = (view: ContextView, strategy = "toolPairing"): Array<
   }
   for (const [entryId, problems] of byEntry) {
     const index = items.findIndex((item) => item.entryId === entryId)
-    let after = index
-    while (after + 1 < items.length && items[after + 1]?.message.role === "tool") after++
-    const anchor = items[after]?.entryId ?? entryId
+    // Anchor after the last surviving tool message of the block that follows
+    // the call, so the synthesized result stays inside the call's unit.
+    let anchor = entryId
+    for (let after = index + 1; after < items.length && items[after]?.message.role === "tool"; after++) {
+      const candidate = items[after]!.entryId
+      if (!dropped.has(candidate)) anchor = candidate
+    }
     edits.push({
       op: "insert",
       id: interruptedResultId(problems.map((problem) => problem.toolCallId).join("+")),
