@@ -1,6 +1,102 @@
-import type { Command } from "commander"
+/**
+ * `context-engine inspect <file> [--model ID] [--format F] [--json] [--strict]`:
+ * imports a transcript (format detected by content unless `--format`),
+ * measures it against the model's budget and prints a per-category token
+ * table, the largest entries, tool-pairing problems, recorded compaction
+ * points and import issues. `--json` prints the {@link InspectReport}
+ * schema's object instead. Lenient by default: malformed lines are skipped
+ * and listed; `--strict` fails on the first one.
+ *
+ * Exit codes: 0 on success, 1 when the file cannot be imported.
+ *
+ * @since 0.1.0
+ */
+import { Import, ImportResult } from "@context-engine/provider-adapters"
+import { type Command, Option } from "commander"
+import { Schema } from "effect"
+import * as InspectRender from "../InspectRender.ts"
+import * as InspectReport from "../InspectReport.ts"
+import * as Progress from "../Progress.ts"
 
-/** Registers `context-engine inspect` (being built). */
+/**
+ * Options of {@link run}.
+ *
+ * @category models
+ */
+export interface InspectOptions {
+  readonly model?: string | undefined
+  readonly format?: ImportResult.FormatId | "auto" | undefined
+  readonly json?: boolean | undefined
+  readonly strict?: boolean | undefined
+}
+
+const encode = Schema.encodeSync(InspectReport.InspectReport)
+
+/**
+ * Runs `inspect` and returns the text to print and the exit code (no I/O
+ * besides reading the file and the progress bar on stderr).
+ *
+ * @category commands
+ */
+export const run = async (
+  file: string,
+  options: InspectOptions,
+  progress: Progress.Progress = Progress.make()
+): Promise<{ output: string; exitCode: number }> => {
+  const startedAt = performance.now()
+  try {
+    const result = await Import.importFilePromise(file, {
+      format: options.format ?? "auto",
+      strict: options.strict ?? false,
+      onProgress: (done, total) => progress.update("importing", done, total)
+    })
+    const report = InspectReport.build(result, {
+      model: options.model,
+      startedAt,
+      onProgress: (done, total) => progress.update("counting", done, total)
+    })
+    progress.stop()
+    return {
+      output: options.json ? JSON.stringify(encode(report), null, 2) : InspectRender.render(report),
+      exitCode: 0
+    }
+  } catch (error) {
+    progress.stop()
+    const tagged = error as { _tag?: string; message?: string }
+    const message = tagged.message ?? String(error)
+    return {
+      output: options.json
+        ? JSON.stringify({ error: { tag: tagged._tag ?? "Error", message } }, null, 2)
+        : `context-engine inspect: ${message}`,
+      exitCode: 1
+    }
+  }
+}
+
+/**
+ * Registers `context-engine inspect`.
+ *
+ * @category commands
+ */
 export const register = (program: Command): void => {
-  program.command("inspect").description("not yet available")
+  program
+    .command("inspect")
+    .description("Measure a transcript: tokens per category vs the model's budget, largest entries, pairing problems")
+    .argument(
+      "<file>",
+      "transcript file (pi / Claude Code JSONL, SWE-agent .traj, OpenAI / Anthropic / AI SDK JSON, aider or console text)"
+    )
+    .option("-m, --model <id>", "model whose window and tokenizer to use (default: the model the transcript records)")
+    .addOption(
+      new Option("-f, --format <format>", "transcript format")
+        .choices(["auto", ...ImportResult.formats])
+        .default("auto")
+    )
+    .option("--json", "print the report as JSON (InspectReport schema)")
+    .option("--strict", "fail on the first malformed line instead of skipping it")
+    .action(async (file: string, options: InspectOptions) => {
+      const { output, exitCode } = await run(file, options)
+      ;(exitCode === 0 ? process.stdout : process.stderr).write(`${output}\n`)
+      process.exitCode = exitCode
+    })
 }

@@ -1,0 +1,364 @@
+/**
+ * The `context-engine inspect` report: an Effect Schema (what `--json`
+ * prints) and the pure function that builds it from an import result.
+ *
+ * Counting: every message entry is counted with core `Measurer.make` on the
+ * model policy's tokenizer (exact `o200k_base` / `cl100k_base` for OpenAI
+ * families, the calibrated estimator otherwise): text with the tokenizer,
+ * tool calls as name + id + full JSON arguments, reasoning with its
+ * signature, images by pixels, plus 3 framing tokens per message. "Full
+ * history" is every message of the file as if sent in one request (what the
+ * agent would send without any compaction); "active context" is what the
+ * agent sent after its last recorded compaction: the checkpoint summary plus
+ * the messages from `firstKeptEntryId` on.
+ *
+ * @since 0.1.0
+ */
+import {
+  Budget,
+  type ContextView,
+  Entry,
+  Measurement,
+  Measurer,
+  type Message,
+  PolicyRegistry,
+  Tokenizers,
+  ToolPairing
+} from "@context-engine/core"
+import type { ImportResult } from "@context-engine/provider-adapters"
+import { Effect, Schema } from "effect"
+
+/**
+ * The model assumed when neither `--model` nor the transcript names one:
+ * `claude-sonnet-4-5` (200,000-token window), the model family of most
+ * transcripts in the shared corpus.
+ *
+ * @category constants
+ */
+export const DEFAULT_MODEL = "claude-sonnet-4-5"
+
+/** How many of the largest entries the report lists. @category constants */
+export const LARGEST_COUNT = 10
+
+const Count = Schema.Number
+
+/** A measured set of entries against the budget. @category schemas */
+export const Totals = Schema.Struct({
+  byCategory: Measurement.CategoryCounts,
+  /** Input tokens (every category except `reservedOutput`). */
+  inputTokens: Count,
+  /** `inputTokens / budgetTokens`. */
+  budgetShare: Schema.Number,
+  /** `inputTokens − budgetTokens` when positive, else 0. */
+  overBudgetTokens: Count,
+  messages: Count
+})
+/** @category models */
+export type Totals = typeof Totals.Type
+
+/** @category schemas */
+export const PairingProblem = Schema.Struct({
+  kind: Schema.Literals(["orphan-result", "call-without-result", "duplicate-call-id"]),
+  toolCallId: Schema.String,
+  /** The entry holding the result (orphan) or the call; all entries for duplicates. */
+  entryIds: Schema.Array(Schema.String),
+  toolName: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * The report. Token counts are tokens; sizes are bytes.
+ *
+ * @category schemas
+ */
+export const InspectReport = Schema.Struct({
+  schemaVersion: Schema.Literal(1),
+  file: Schema.String,
+  format: Schema.String,
+  bytes: Count,
+  lines: Count,
+  model: Schema.Struct({
+    id: Schema.String,
+    /** Where the id came from. */
+    source: Schema.Literals(["flag", "transcript", "default"]),
+    /** False when the registry did not know it and the generic fallback policy was used. */
+    known: Schema.Boolean,
+    contextWindowTokens: Count,
+    reserveTokens: Count,
+    /** Window − reserve − tool-loop reserve − safety margin (core `Budget.make`). */
+    budgetTokens: Count
+  }),
+  counting: Schema.Struct({
+    method: Schema.Literals(["exact", "estimate"]),
+    tokenizer: Schema.String,
+    description: Schema.String
+  }),
+  entries: Schema.Struct({
+    total: Count,
+    messages: Count,
+    checkpoints: Count,
+    events: Count,
+    other: Count,
+    sessions: Count,
+    byRole: Schema.Struct({ system: Count, user: Count, assistant: Count, tool: Count }),
+    toolCalls: Count,
+    toolResults: Count
+  }),
+  fullHistory: Totals,
+  activeContext: Schema.NullOr(Schema.Struct({ ...Totals.fields, sinceCheckpointEntryId: Schema.String })),
+  largest: Schema.Array(
+    Schema.Struct({
+      entryId: Schema.String,
+      role: Schema.String,
+      tokens: Count,
+      /** The category holding most of the entry's tokens. */
+      category: Schema.String,
+      preview: Schema.String
+    })
+  ),
+  pairing: Schema.Struct({
+    orphanResults: Count,
+    callsWithoutResult: Count,
+    duplicateCallIds: Count,
+    problems: Schema.Array(PairingProblem)
+  }),
+  compactions: Schema.Array(
+    Schema.Struct({
+      entryId: Schema.String,
+      generation: Count,
+      createdAt: Schema.String,
+      firstKeptEntryId: Schema.NullOr(Schema.String),
+      /** As the agent recorded it. */
+      tokensBefore: Count,
+      /** The summary, counted here. */
+      summaryTokens: Count,
+      /** Messages from the first kept entry up to this compaction, counted here. */
+      keptTokens: Count
+    })
+  ),
+  import: Schema.Struct({
+    skipped: Count,
+    keptAsEvent: Count,
+    repaired: Count,
+    /** The first 50 issues, with line numbers. */
+    issues: Schema.Array(Schema.Struct({ line: Count, action: Schema.String, reason: Schema.String }))
+  }),
+  elapsedMs: Count
+})
+/** @category models */
+export type InspectReport = typeof InspectReport.Type
+
+/**
+ * The model id recorded in a transcript (the last assistant `meta.model`,
+ * else a `session.start` / `model.change` event's `modelId`).
+ *
+ * @category utils
+ */
+export const recordedModel = (entries: ReadonlyArray<Entry.Entry>): string | undefined => {
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const entry = entries[index]!
+    if (entry.kind === "message" && entry.message.role === "assistant" && typeof entry.meta?.model === "string")
+      return entry.meta.model
+    if (entry.kind === "event" && (entry.event.name === "model.change" || entry.event.name === "session.start")) {
+      const data = entry.event.data as { readonly modelId?: unknown } | null | undefined
+      if (typeof data?.modelId === "string") return data.modelId
+    }
+  }
+  return undefined
+}
+
+const preview = (message: Message.Message): string => {
+  const parts = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content
+  const first = parts[0] as Record<string, unknown> | undefined
+  const text =
+    first === undefined
+      ? ""
+      : first.type === "tool-call"
+        ? `${String(first.toolName)}(${JSON.stringify(first.input)})`
+        : first.type === "tool-result"
+          ? `${String(first.toolName)} → ${JSON.stringify(first.output)}`
+          : typeof first.text === "string"
+            ? first.text
+            : String(first.type)
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat
+}
+
+/**
+ * Options of {@link build}.
+ *
+ * @category models
+ */
+export interface BuildOptions {
+  readonly model?: string | undefined
+  readonly startedAt?: number | undefined
+  /** Called with (entries measured, total) while counting. */
+  readonly onProgress?: ((done: number, total: number) => void) | undefined
+}
+
+/**
+ * Builds the report for an import result.
+ *
+ * @category constructors
+ */
+export const build = (result: ImportResult.ImportResult, options: BuildOptions = {}): InspectReport => {
+  const entries = result.transcript.entries
+  const recorded = recordedModel(entries)
+  const modelId = options.model ?? recorded ?? DEFAULT_MODEL
+  const source = options.model !== undefined ? "flag" : recorded !== undefined ? "transcript" : "default"
+  const known = Effect.runSync(Effect.exit(PolicyRegistry.lookup(modelId)))._tag === "Success"
+  const policy = Effect.runSync(PolicyRegistry.lookupOrFallback(modelId))
+  const tokenizer = Tokenizers.forPolicy(policy)
+  const measurer = Measurer.make(tokenizer)
+  const messages = entries.filter(Entry.isMessageEntry)
+  const system = messages.filter((entry) => entry.message.role === "system")
+  const systemTokens = system.reduce((sum, entry) => sum + measurer.messageTokens(entry.message), 0)
+  const budget = Budget.make(policy, { systemTokens, toolSchemaTokens: 0 })
+
+  const perEntry = new Map<string, number>()
+  messages.forEach((entry, index) => {
+    perEntry.set(entry.id, measurer.messageTokens(entry.message))
+    if (index % 500 === 0) options.onProgress?.(index, messages.length)
+  })
+  options.onProgress?.(messages.length, messages.length)
+
+  const totals = (items: ReadonlyArray<ContextView.ViewItem>): Totals => {
+    const measurement = measurer.measure({ items, tools: [] }, { budget })
+    return {
+      byCategory: measurement.byCategory,
+      inputTokens: measurement.inputTokens,
+      budgetShare: measurement.inputTokens / budget.inputBudgetTokens,
+      overBudgetTokens: Math.max(0, measurement.inputTokens - budget.inputBudgetTokens),
+      messages: items.length
+    }
+  }
+  const item = (entry: Entry.MessageEntry): ContextView.ViewItem => ({
+    entryId: entry.id,
+    message: entry.message,
+    source: "transcript",
+    editedBy: []
+  })
+  const checkpointItem = (entry: Entry.CheckpointEntry): ContextView.ViewItem => ({
+    entryId: entry.id,
+    message: { role: "user", content: [{ type: "text", text: entry.checkpoint.text ?? "" }] },
+    source: "checkpoint",
+    editedBy: []
+  })
+
+  const checkpoints = entries.filter(Entry.isCheckpointEntry)
+  const indexOf = new Map(entries.map((entry, index) => [entry.id, index]))
+  const compactions = checkpoints.map((entry) => {
+    const from =
+      entry.checkpoint.firstKeptEntryId === null ? -1 : (indexOf.get(entry.checkpoint.firstKeptEntryId) ?? -1)
+    const to = indexOf.get(entry.id) ?? entries.length
+    const kept = from < 0 ? [] : entries.slice(from, to).filter(Entry.isMessageEntry)
+    return {
+      entryId: entry.id,
+      generation: entry.checkpoint.generation,
+      createdAt: entry.checkpoint.createdAt,
+      firstKeptEntryId: entry.checkpoint.firstKeptEntryId,
+      tokensBefore: entry.checkpoint.tokensBefore,
+      summaryTokens: measurer.messageTokens(checkpointItem(entry).message, "checkpoint"),
+      keptTokens: kept.reduce((sum, message) => sum + (perEntry.get(message.id) ?? 0), 0)
+    }
+  })
+  const last = checkpoints.at(-1)
+  let activeContext: InspectReport["activeContext"] = null
+  if (last !== undefined) {
+    const from = last.checkpoint.firstKeptEntryId === null ? -1 : (indexOf.get(last.checkpoint.firstKeptEntryId) ?? -1)
+    const lastIndex = indexOf.get(last.id) ?? 0
+    const keptFrom = from >= 0 ? from : lastIndex + 1
+    const kept = entries.slice(keptFrom).filter(Entry.isMessageEntry)
+    activeContext = {
+      ...totals([
+        ...system.filter((entry) => !kept.includes(entry)).map(item),
+        checkpointItem(last),
+        ...kept.map(item)
+      ]),
+      sinceCheckpointEntryId: last.id
+    }
+  }
+
+  const pairing = ToolPairing.analyze(messages.map((entry) => ({ entryId: entry.id, message: entry.message })))
+  const problems = pairing.problems.map((problem) =>
+    problem.kind === "duplicate-call-id"
+      ? { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: problem.entryIds }
+      : problem.kind === "call-without-result"
+        ? {
+            kind: problem.kind,
+            toolCallId: problem.toolCallId,
+            entryIds: [problem.entryId],
+            toolName: problem.toolName
+          }
+        : { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: [problem.entryId] }
+  )
+  const countKind = (kind: ToolPairing.Problem["kind"]) => pairing.problems.filter((p) => p.kind === kind).length
+
+  const largest = [...messages]
+    .sort((a, b) => (perEntry.get(b.id) ?? 0) - (perEntry.get(a.id) ?? 0))
+    .slice(0, LARGEST_COUNT)
+    .map((entry) => {
+      const byCategory = measurer.countMessage(entry.message)
+      const category = Object.entries(byCategory).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0]?.[0] ?? "userText"
+      return {
+        entryId: entry.id,
+        role: entry.message.role,
+        tokens: perEntry.get(entry.id) ?? 0,
+        category,
+        preview: preview(entry.message)
+      }
+    })
+
+  const role = (name: Message.Message["role"]) => messages.filter((entry) => entry.message.role === name).length
+  const issues = result.issues
+  return {
+    schemaVersion: 1,
+    file: result.source,
+    format: result.format,
+    bytes: result.bytes,
+    lines: result.lines,
+    model: {
+      id: modelId,
+      source,
+      known,
+      contextWindowTokens: policy.contextWindowTokens,
+      reserveTokens: policy.reserveTokens,
+      budgetTokens: budget.inputBudgetTokens
+    },
+    counting: {
+      method: tokenizer.method,
+      tokenizer: tokenizer.name,
+      description:
+        tokenizer.method === "exact"
+          ? `exact ${tokenizer.name} BPE counts per part, plus 3 framing tokens per message`
+          : `${tokenizer.name}: calibrated estimate per part (no public tokenizer for this family), plus 3 framing tokens per message`
+    },
+    entries: {
+      total: entries.length,
+      messages: messages.length,
+      checkpoints: checkpoints.length,
+      events: entries.filter((entry) => entry.kind === "event").length,
+      other: entries.filter((entry) => entry.kind === "memory" || entry.kind === "edit").length,
+      sessions: result.sessions.length,
+      byRole: { system: role("system"), user: role("user"), assistant: role("assistant"), tool: role("tool") },
+      toolCalls: pairing.toolCalls,
+      toolResults: pairing.toolResults
+    },
+    fullHistory: totals(messages.map(item)),
+    activeContext,
+    largest,
+    pairing: {
+      orphanResults: countKind("orphan-result"),
+      callsWithoutResult: countKind("call-without-result"),
+      duplicateCallIds: countKind("duplicate-call-id"),
+      problems
+    },
+    compactions,
+    import: {
+      skipped: issues.filter((issue) => issue.action === "skipped").length,
+      keptAsEvent: issues.filter((issue) => issue.action === "kept-as-event").length,
+      repaired: issues.filter((issue) => issue.action === "repaired").length,
+      issues: issues.slice(0, 50).map((issue) => ({ ...issue }))
+    },
+    elapsedMs: options.startedAt === undefined ? 0 : Math.round(performance.now() - options.startedAt)
+  }
+}
