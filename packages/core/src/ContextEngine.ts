@@ -104,6 +104,12 @@ export interface CompactionResult {
   readonly before: Measurement
   readonly after: Measurement
   readonly fits: boolean
+  /**
+   * Failures the engine recovered from without failing the compaction: a
+   * summarizer that threw, a summary that failed validation. The result then
+   * holds the previous checkpoint and a deterministic reduction.
+   */
+  readonly failures?: ReadonlyArray<SummarizerFailed | ValidationFailed>
 }
 
 /**

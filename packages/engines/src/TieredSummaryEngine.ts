@@ -1,0 +1,582 @@
+/**
+ * The tiered-summary engine (DESIGN.md "The tiered pipeline" and
+ * "Summarize, validate, commit"): cheap, lossless strategies first, re-measure,
+ * and write a validated checkpoint only if the request is still over target.
+ *
+ * The ladder of one `compact`:
+ * 1. the deterministic stages (`Tiers.deterministic`: clamp → dedupe → soft
+ *    trim → hard clear → media) until the request fits;
+ * 2. if it still does not fit (or compaction is manual / an overflow), a cut
+ *    point ({@link CutPoint.find}) and a summary of the newly covered range
+ *    onto the previous checkpoint (beforeCompact hooks may supply it or cancel);
+ * 3. deterministic validation; on failure one repair retry naming what is
+ *    missing, then the fallback summarizer;
+ * 4. if the summarizer threw, or every attempt failed validation: keep the
+ *    previous checkpoint and reduce deterministically (tool output cleared
+ *    down to the last result), reporting the failure in `failures`. A
+ *    summarizer that throws is not replaced by another summary in the same
+ *    compaction (shared case C05: nothing is committed); the next compaction
+ *    retries.
+ *
+ * Commit is atomic: the result either carries a validated checkpoint and all
+ * its edits, or no checkpoint; an empty or error-text summary never passes
+ * validation. Nothing is written: `entriesToAppend` is for the caller.
+ *
+ * Defaults (Pi's `DEFAULT_COMPACTION_SETTINGS`): `keepRecentTokens` and
+ * `reserveTokens` come from the {@link ModelPolicy} (Pi: 20,000 / 16,384);
+ * the summary cap is `0.8 × reserveTokens` (Pi's `generateSummary`
+ * `maxTokens`), and at most a quarter of the conversation budget.
+ *
+ * @since 0.1.0
+ */
+import {
+  Budget,
+  type Checkpoint,
+  CheckpointValidation,
+  ContextEngine,
+  ContextView,
+  type Entry,
+  Errors,
+  Measurer,
+  type ModelPolicy,
+  type Strategy,
+  Tokenizers,
+  ToolPairing,
+  type ViewEdit
+} from "@context-engine/core"
+import { Pipeline, Tiers } from "@context-engine/strategies"
+import { Effect, Result } from "effect"
+import * as CheckpointView from "./CheckpointView.ts"
+import type { Hooks } from "./CompactionHooks.ts"
+import * as CutPoint from "./CutPoint.ts"
+import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
+import type { CoveredItem, SummarizeResult, Summarizer } from "./Summarizer.ts"
+
+/**
+ * Share of `reserveTokens` a summary may use: Pi's `generateSummary` caps the
+ * summary at `Math.floor(0.8 * reserveTokens)`.
+ *
+ * @category constants
+ */
+export const SUMMARY_SHARE_OF_RESERVE = 0.8
+
+/**
+ * Largest share of the conversation budget (`availableTokens`) a summary or
+ * the kept tail may use — own choice, so small windows still leave room for
+ * the other (Pi has no such cap; its windows are ≥ 128K).
+ *
+ * @category constants
+ */
+export const MAX_SHARE_OF_AVAILABLE = { summary: 0.25, keepRecent: 0.5 } as const
+
+/**
+ * Options. Token counts are in tokens of the policy's tokenizer.
+ *
+ * @category models
+ */
+export interface Options {
+  /** The summarizer; default {@link ExtractiveSummarizer.make}. */
+  readonly summarizer?: Summarizer
+  /**
+   * Used when the summarizer's output fails validation twice. Default: the
+   * extractive summarizer when the primary is another kind, none otherwise.
+   */
+  readonly fallbackSummarizer?: Summarizer | null
+  /** Measurer per policy; default `Measurer.make(Tokenizers.forPolicy(policy))`. */
+  readonly measurerFor?: (policy: ModelPolicy.ModelPolicy) => Measurer.Measurer
+  /** The cheap stages; default `Tiers.deterministic`. */
+  readonly strategies?: (policy: ModelPolicy.ModelPolicy, budget: Budget.Budget) => ReadonlyArray<Strategy.Strategy>
+  /** Turns always kept (default {@link CutPoint.DEFAULT_MIN_RECENT_TURNS}). */
+  readonly minRecentTurns?: number
+  /** Minimum identifier retention (default `CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION`). */
+  readonly minIdentifierRetention?: number
+  readonly hooks?: Hooks
+  /** Clock for `createdAt` and entry timestamps. */
+  readonly now?: () => Date
+}
+
+/** Engine name. */
+export const NAME = "tiered-summary"
+
+const sum = (values: ReadonlyArray<number>): number => values.reduce((total, value) => total + value, 0)
+
+/**
+ * The reduction used when no checkpoint can be written: the deterministic
+ * stages with the prompt-cache guard off and only the last tool result and
+ * assistant message protected.
+ *
+ * @category constructors
+ */
+export const reductionStrategies = (
+  policy: ModelPolicy.ModelPolicy,
+  budget: Budget.Budget
+): ReadonlyArray<Strategy.Strategy> =>
+  Tiers.deterministic(policy, budget, {
+    toolTrim: { minReclaimTokens: 0, keepRecentToolResults: 1, keepLastAssistants: 1 }
+  })
+
+/**
+ * Creates the engine. One instance per session: `recordOutcome` state
+ * (usage anchor, a pending overflow) lives in it.
+ *
+ * @category constructors
+ */
+export const make = (options: Options = {}): ContextEngine.ContextEngine => {
+  const summarizer = options.summarizer ?? ExtractiveSummarizer.make()
+  const fallback =
+    options.fallbackSummarizer !== undefined
+      ? options.fallbackSummarizer
+      : summarizer.name === "extractive"
+        ? null
+        : ExtractiveSummarizer.make()
+  const now = options.now ?? (() => new Date())
+  const measurers = new Map<string, Measurer.Measurer>()
+  const measurerFor = (policy: ModelPolicy.ModelPolicy): Measurer.Measurer => {
+    if (options.measurerFor) return options.measurerFor(policy)
+    let measurer = measurers.get(policy.tokenizer)
+    if (!measurer) {
+      measurer = Measurer.make(Tokenizers.forPolicy(policy))
+      measurers.set(policy.tokenizer, measurer)
+    }
+    return measurer
+  }
+  const strategiesFor = options.strategies ?? Tiers.deterministic
+  let anchor: Measurer.Anchor | undefined
+  let overflowPending = false
+
+  const context = (input: ContextEngine.EngineInput) => {
+    const measurer = measurerFor(input.policy)
+    const checkpointView = CheckpointView.fromEntries(input.entries, input.tools ?? [])
+    const overhead = {
+      systemTokens: sum(checkpointView.prefix.map((item) => measurer.messageTokens(item.message, item.source))),
+      toolSchemaTokens: measurer.toolSchemaTokens(input.tools ?? [])
+    }
+    const budget = Budget.make(input.policy, overhead)
+    const measurement = measurer.measure(checkpointView.view, { budget, ...(anchor ? { anchor } : {}) })
+    return { measurer, checkpointView, overhead, budget, measurement }
+  }
+
+  const reasonsOf = (
+    input: ContextEngine.EngineInput,
+    ctx: ReturnType<typeof context>
+  ): Array<ContextEngine.CompactionReason> => {
+    const reasons: Array<ContextEngine.CompactionReason> = []
+    if (ctx.budget.availableTokens <= 0) reasons.push("fixed-overhead-exceeded")
+    if (input.manual) reasons.push("manual")
+    if (overflowPending) reasons.push("overflow")
+    if (ctx.measurement.inputTokens > ctx.budget.inputBudgetTokens) reasons.push("threshold")
+    return reasons
+  }
+
+  const conversationOf = (view: ContextView.ContextView, ctx: ReturnType<typeof context>) => {
+    const skip = new Set(ctx.checkpointView.prefix.map((item) => item.entryId))
+    return view.items.filter((item) => !skip.has(item.entryId) && item.source !== "checkpoint")
+  }
+
+  const cutFor = (
+    conversation: ReadonlyArray<ContextView.ViewItem>,
+    ctx: ReturnType<typeof context>,
+    policy: ModelPolicy.ModelPolicy
+  ) => {
+    const tokens = conversation.map((item) => ctx.measurer.messageTokens(item.message, item.source))
+    const keepRecentTokens = Math.max(
+      1,
+      Math.min(policy.keepRecentTokens, Math.floor(ctx.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent))
+    )
+    const cut = CutPoint.find({
+      items: conversation,
+      tokens,
+      keepRecentTokens,
+      ...(options.minRecentTurns !== undefined ? { minRecentTurns: options.minRecentTurns } : {})
+    })
+    return { cut, tokens }
+  }
+
+  const planOf = (input: ContextEngine.EngineInput, ctx: ReturnType<typeof context>): ContextEngine.CompactionPlan => {
+    const conversation = conversationOf(ctx.checkpointView.view, ctx)
+    const { cut } = cutFor(conversation, ctx, input.policy)
+    const covered = conversation.slice(0, cut.firstKeptIndex)
+    return {
+      reasons: reasonsOf(input, ctx),
+      targetTokens: ctx.budget.inputBudgetTokens,
+      stages: [Pipeline.NORMALIZE_STAGE, ...strategiesFor(input.policy, ctx.budget).map((s) => s.name), "checkpoint"],
+      ...(covered.length > 0
+        ? {
+            cutPoint: {
+              firstKeptEntryId: conversation[cut.firstKeptIndex]?.entryId ?? null,
+              coveredFromEntryId: covered[0]?.entryId ?? null,
+              coveredToEntryId: covered[covered.length - 1]!.entryId,
+              splitTurn: cut.splitTurn
+            }
+          }
+        : {})
+    }
+  }
+
+  const editEntries = (
+    input: ContextEngine.EngineInput,
+    edits: ReadonlyArray<ViewEdit.ViewEdit>,
+    timestamp: string
+  ): Array<Entry.Entry> => {
+    let parentId = input.entries[input.entries.length - 1]?.id ?? null
+    const base = parentId ?? "start"
+    return edits.map((edit, index) => {
+      const id = `edit:${base}:${index}`
+      const entry: Entry.EditEntry = { id, parentId, timestamp, schemaVersion: 1, kind: "edit", edit }
+      parentId = id
+      return entry
+    })
+  }
+
+  const compact = (
+    input: ContextEngine.EngineInput,
+    _plan?: ContextEngine.CompactionPlan
+  ): Effect.Effect<ContextEngine.CompactionResult, ContextEngine.CompactionError> =>
+    Effect.gen(function* () {
+      const ctx = context(input)
+      yield* Budget.checkFixedOverhead(ctx.budget, ctx.overhead)
+      const { measurer, budget, measurement: before, checkpointView } = ctx
+      const policy = input.policy
+      const targetTokens = budget.inputBudgetTokens
+      const reasons = reasonsOf(input, ctx)
+      const force = reasons.includes("manual") || reasons.includes("overflow")
+      const timestamp = now().toISOString()
+      const cheap = Pipeline.run({
+        view: checkpointView.view,
+        strategies: strategiesFor(policy, budget),
+        targetTokens,
+        budget,
+        measurer,
+        policy,
+        measurement: before
+      })
+      const stages: Array<ContextEngine.StageReport> = [...cheap.stages]
+      const failures: Array<Errors.SummarizerFailed | Errors.ValidationFailed> = []
+      const checkpointStage = (status: ContextEngine.StageReport["status"], note: string, after = cheap.after) => ({
+        stage: "checkpoint",
+        tokensBefore: cheap.after.inputTokens,
+        tokensAfter: after.inputTokens,
+        edits: status === "applied" ? 1 : 0,
+        durationMs: 0,
+        status,
+        note
+      })
+
+      const reduce = (note: string) =>
+        Effect.gen(function* () {
+          const reduced = Pipeline.run({
+            view: cheap.view,
+            strategies: reductionStrategies(policy, budget),
+            targetTokens,
+            budget,
+            measurer,
+            policy,
+            measurement: cheap.after
+          })
+          const edits = [...cheap.edits, ...reduced.edits.filter((edit) => edit.strategy !== Pipeline.NORMALIZE_STAGE)]
+          const allStages = [
+            ...stages,
+            checkpointStage("skipped", note),
+            ...reduced.stages
+              .filter((stage) => stage.status === "applied" && stage.stage !== Pipeline.NORMALIZE_STAGE)
+              .map((stage) => ({ ...stage, stage: `reduce:${stage.stage}` }))
+          ]
+          if (!reduced.fits && failures.length > 0) return yield* Effect.fail(failures[0]!)
+          if (!reduced.fits)
+            return yield* Effect.fail(
+              new Errors.BudgetExceeded({
+                requestTokens: reduced.after.inputTokens,
+                budgetTokens: targetTokens,
+                reason: note
+              })
+            )
+          overflowPending = false
+          return {
+            view: reduced.view,
+            edits,
+            entriesToAppend: editEntries(input, edits, timestamp),
+            stages: allStages,
+            before,
+            after: reduced.after,
+            fits: true,
+            ...(failures.length > 0 ? { failures } : {})
+          } satisfies ContextEngine.CompactionResult
+        })
+
+      if (cheap.fits && !force) {
+        overflowPending = false
+        stages.push(checkpointStage("not-needed", "fits after the deterministic stages"))
+        return {
+          view: cheap.view,
+          edits: cheap.edits,
+          entriesToAppend: editEntries(input, cheap.edits, timestamp),
+          stages,
+          before,
+          after: cheap.after,
+          fits: true
+        }
+      }
+
+      // Cut point on the view after the cheap stages.
+      const conversation = conversationOf(cheap.view, ctx)
+      const { cut, tokens } = cutFor(conversation, ctx, policy)
+      if (cut.firstKeptIndex === 0) return yield* reduce("nothing older than the kept recent window to summarize")
+      const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex
+      const original = (item: ContextView.ViewItem): CoveredItem => ({
+        entryId: item.entryId,
+        message: checkpointView.originals.get(item.entryId) ?? item.message
+      })
+      const covered = conversation.slice(0, historyEnd).map(original)
+      const turnPrefix = cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : []
+      const coveredItems = conversation.slice(0, cut.firstKeptIndex)
+      const previousEntry = checkpointView.checkpointEntry
+      const previous = previousEntry?.checkpoint
+      const previousItem = cheap.view.items.find((item) => item.source === "checkpoint")
+      const replacedTokens =
+        sum(tokens.slice(0, cut.firstKeptIndex)) -
+        (cut.pinnedUserIndex >= 0 ? (tokens[cut.pinnedUserIndex] ?? 0) : 0) +
+        (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0)
+      const plan = planOf(input, ctx)
+
+      // beforeCompact hooks (chained).
+      let hookSummary: Checkpoint.CheckpointContent | undefined
+      for (const hook of options.hooks?.beforeCompact ?? []) {
+        const outcome = yield* Effect.promise(async () =>
+          hook({
+            input,
+            plan,
+            previous,
+            coveredEntryIds: coveredItems.map((item) => item.entryId),
+            summary: hookSummary
+          })
+        )
+        if (outcome && "cancel" in outcome)
+          return yield* reduce(`cancelled by a beforeCompact hook${outcome.reason ? `: ${outcome.reason}` : ""}`)
+        if (outcome && "summary" in outcome) hookSummary = outcome.summary
+      }
+
+      const maxTokens = Math.max(
+        64,
+        Math.min(
+          Math.floor(policy.reserveTokens * SUMMARY_SHARE_OF_RESERVE),
+          Math.floor(budget.availableTokens * MAX_SHARE_OF_AVAILABLE.summary)
+        )
+      )
+      const generation = (previous?.generation ?? 0) + 1
+      const firstKept = conversation[cut.firstKeptIndex]
+      const pinned = cut.pinnedUserIndex >= 0 ? conversation[cut.pinnedUserIndex] : undefined
+      const tail = conversation.slice(cut.firstKeptIndex)
+      const coveredMessages = [...covered, ...turnPrefix].map((item) => item.message)
+
+      const attempt = (result: SummarizeResult) => {
+        const checkpoint: Checkpoint.Checkpoint = {
+          id: `checkpoint:${generation}:${coveredItems[coveredItems.length - 1]!.entryId}`,
+          generation,
+          coveredRange: {
+            fromEntryId: previous ? (coveredItems[0]?.entryId ?? null) : null,
+            toEntryId: coveredItems[coveredItems.length - 1]!.entryId
+          },
+          firstKeptEntryId: firstKept?.entryId ?? null,
+          tokensBefore: before.inputTokens,
+          tokensAfter: 0,
+          summarizer: result.summarizer,
+          content: result.content,
+          ...(result.usage ? { usage: result.usage } : {}),
+          createdAt: timestamp
+        }
+        const item = CheckpointView.checkpointItem(checkpoint.id, checkpoint)
+        const view: ContextView.ContextView = {
+          items: [...checkpointView.prefix, item, ...(pinned ? [pinned] : []), ...tail],
+          tools: cheap.view.tools
+        }
+        const after = measurer.measure(view, { budget })
+        const report = CheckpointValidation.validate({
+          checkpoint,
+          covered: coveredMessages,
+          previous,
+          checkpointTokens: measurer.messageTokens(item.message, "checkpoint"),
+          replacedTokens,
+          requestTokens: after.inputTokens,
+          budgetTokens: targetTokens,
+          minIdentifierRetention: options.minIdentifierRetention
+        })
+        const final = { ...checkpoint, tokensAfter: after.inputTokens, validation: report }
+        return { checkpoint: final, view, after, report }
+      }
+
+      const request = {
+        previous,
+        covered,
+        turnPrefix,
+        maxTokens,
+        countTokens: measurer.tokenizer.count
+      }
+      const candidates: Array<{
+        label: string
+        run: (repair?: ReturnType<typeof attempt>) => Effect.Effect<SummarizeResult, Errors.SummarizerFailed>
+      }> =
+        hookSummary !== undefined
+          ? [
+              {
+                label: "hook",
+                run: () =>
+                  Effect.succeed({
+                    content: hookSummary!,
+                    summarizer: { kind: "hook", promptVersion: "hook" }
+                  } as SummarizeResult)
+              }
+            ]
+          : [
+              { label: summarizer.name, run: () => summarizer.summarize(request) },
+              {
+                label: `${summarizer.name} (repair)`,
+                run: (previousAttempt) =>
+                  summarizer.summarize({
+                    ...request,
+                    repair: {
+                      attempt: previousAttempt!.checkpoint.content!,
+                      failedChecks: CheckpointValidation.failedChecks(previousAttempt!.report),
+                      missing: previousAttempt!.report.missing
+                    }
+                  })
+              },
+              ...(fallback ? [{ label: `${fallback.name} (fallback)`, run: () => fallback.summarize(request) }] : [])
+            ]
+
+      let last: ReturnType<typeof attempt> | undefined
+      const tried: Array<string> = []
+      for (const candidate of candidates) {
+        const outcome = yield* Effect.result(candidate.run(last))
+        if (Result.isFailure(outcome)) {
+          failures.push(outcome.failure)
+          return yield* reduce(`${candidate.label} failed: ${outcome.failure.reason}; kept the previous checkpoint`)
+        }
+        const built = attempt(outcome.success)
+        tried.push(candidate.label)
+        if (built.report.ok) {
+          overflowPending = false
+          stages.push(
+            checkpointStage(
+              "applied",
+              `${tried.join(" → ")}; covered ${coveredItems.length} messages${cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%`,
+              built.after
+            )
+          )
+          const checkpointEntry: Entry.CheckpointEntry = {
+            id: built.checkpoint.id,
+            parentId: null,
+            timestamp,
+            schemaVersion: 1,
+            kind: "checkpoint",
+            checkpoint: built.checkpoint
+          }
+          const edits = editEntries(input, cheap.edits, timestamp)
+          const appended = [
+            ...edits,
+            {
+              ...checkpointEntry,
+              parentId: edits[edits.length - 1]?.id ?? input.entries[input.entries.length - 1]?.id ?? null
+            }
+          ]
+          const result: ContextEngine.CompactionResult = {
+            view: built.view,
+            edits: cheap.edits,
+            checkpoint: built.checkpoint,
+            entriesToAppend: appended,
+            stages,
+            before,
+            after: built.after,
+            fits: built.after.inputTokens <= targetTokens,
+            ...(failures.length > 0 ? { failures } : {})
+          }
+          for (const hook of options.hooks?.afterCompact ?? [])
+            yield* Effect.promise(async () => {
+              try {
+                await hook({ input, result })
+              } catch {
+                // afterCompact observers cannot undo an atomic commit
+              }
+            })
+          return result
+        }
+        failures.push(
+          new Errors.ValidationFailed({
+            failedChecks: CheckpointValidation.failedChecks(built.report),
+            missing: built.report.missing
+          })
+        )
+        last = built
+      }
+      return yield* reduce(`every summary failed validation (${tried.join(", ")}); kept the previous checkpoint`)
+    })
+
+  const validate = (input: ContextEngine.EngineInput, result: ContextEngine.CompactionResult) =>
+    Effect.sync((): Checkpoint.ValidationReport => {
+      const fitsCheck = {
+        name: "next-request-fits",
+        ok: result.fits,
+        detail: `next request ${result.after.inputTokens} of ${result.after.budgetTokens} tokens`
+      }
+      const checkpoint = result.checkpoint
+      if (!checkpoint) return { ok: result.fits, checks: [fitsCheck], identifierRetention: 1, missing: [] }
+      const ids = input.entries.map((entry) => entry.id)
+      const from = checkpoint.coveredRange.fromEntryId === null ? 0 : ids.indexOf(checkpoint.coveredRange.fromEntryId)
+      const to = ids.indexOf(checkpoint.coveredRange.toEntryId)
+      const covered = input.entries
+        .slice(Math.max(0, from), to + 1)
+        .flatMap((entry) => (entry.kind === "message" && entry.message.role !== "system" ? [entry.message] : []))
+      const measurer = measurerFor(input.policy)
+      const item = CheckpointView.checkpointItem(checkpoint.id, checkpoint)
+      return CheckpointValidation.validate({
+        checkpoint,
+        covered,
+        checkpointTokens: measurer.messageTokens(item.message, "checkpoint"),
+        replacedTokens:
+          result.before.inputTokens - result.after.inputTokens + measurer.messageTokens(item.message, "checkpoint"),
+        requestTokens: result.after.inputTokens,
+        budgetTokens: result.after.budgetTokens,
+        minIdentifierRetention: options.minIdentifierRetention
+      })
+    })
+
+  return {
+    name: NAME,
+    measure: (input) => Effect.sync(() => context(input).measurement),
+    shouldCompact: (input) =>
+      Effect.sync(() => {
+        const ctx = context(input)
+        const reasons = reasonsOf(input, ctx)
+        return {
+          compact: reasons.length > 0 && !reasons.includes("fixed-overhead-exceeded"),
+          reasons,
+          measurement: ctx.measurement,
+          budget: ctx.budget
+        }
+      }),
+    plan: (input) => Effect.sync(() => planOf(input, context(input))),
+    compact,
+    validate,
+    assembleContext: (input) =>
+      Effect.sync(() => {
+        const ctx = context(input)
+        const view = ContextView.applyEdits(ctx.checkpointView.view, ToolPairing.repairEdits(ctx.checkpointView.view))
+        const measurement = ctx.measurer.measure(view, { budget: ctx.budget, ...(anchor ? { anchor } : {}) })
+        return { messages: ContextView.toMessages(view), view, measurement }
+      }),
+    recordOutcome: (_input, outcome) =>
+      Effect.sync(() => {
+        if (outcome.overflow) overflowPending = true
+        if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
+          anchor = { inputTokens: outcome.inputTokens, lastEntryId: outcome.lastEntryId }
+      })
+  }
+}
+
+/**
+ * The engine's Promise face (`ContextEngine.toAsync`): same methods, plain
+ * async; failures reject with the typed error.
+ *
+ * @category constructors
+ */
+export const makeAsync = (options: Options = {}): ContextEngine.AsyncContextEngine =>
+  ContextEngine.toAsync(make(options))

@@ -1,0 +1,307 @@
+import { type ContextEngine, type Entry, Errors, type Message, PolicyRegistry } from "@context-engine/core"
+import { loadCase } from "@context-engine/core/test-support"
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import * as CheckpointRenderer from "../src/CheckpointRenderer.ts"
+import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
+import type { Summarizer } from "../src/Summarizer.ts"
+import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
+import { assistant, calls, results, user } from "./support.ts"
+
+interface Case {
+  readonly messages: Array<Message.Message>
+  readonly policy: PolicyRegistry.CasePolicy
+}
+
+const toEntries = (messages: ReadonlyArray<Message.Message>, prefix = "m"): Array<Entry.Entry> =>
+  messages.map((message, index) => ({
+    id: `${prefix}${index}`,
+    parentId: index === 0 ? null : `${prefix}${index - 1}`,
+    timestamp: new Date(0).toISOString(),
+    schemaVersion: 1,
+    kind: "message",
+    message
+  }))
+
+const caseInput = (id: string) => {
+  const testCase = loadCase<Case>(id)
+  return { entries: toEntries(testCase.messages), policy: PolicyRegistry.fromCasePolicySync(testCase.policy) }
+}
+
+const throwing: Summarizer = {
+  name: "mock-model",
+  summarize: () =>
+    Effect.fail(new Errors.SummarizerFailed({ summarizer: "mock-model", reason: "fetch failed: ECONNRESET" }))
+}
+
+const noCheapStages = () => []
+
+const pairing = (messages: ReadonlyArray<Message.Message>) => {
+  const callIds: Array<string> = []
+  const resultIds: Array<string> = []
+  for (const message of messages) {
+    if (typeof message.content === "string") continue
+    for (const part of message.content) {
+      if (part.type === "tool-call") callIds.push(part.toolCallId)
+      if (part.type === "tool-result") resultIds.push(part.toolCallId)
+    }
+  }
+  return { callIds, resultIds }
+}
+
+const textOf = (message: Message.Message): string =>
+  typeof message.content === "string"
+    ? message.content
+    : message.content.map((part) => ("text" in part ? part.text : "")).join("")
+
+/** A long session: `turns` turns of a user ask, a tool call and a large result. */
+const longSession = (turns: number, resultChars = 6000): Array<Message.Message> => {
+  const messages: Array<Message.Message> = [{ role: "system", content: "You are a coding agent." }]
+  for (let turn = 0; turn < turns; turn++) {
+    messages.push(user(`Step ${turn}: inspect src/module_${turn}.ts`))
+    messages.push(calls({ id: `c${turn}`, name: "read", input: { path: `src/module_${turn}.ts` } }))
+    messages.push(results({ id: `c${turn}`, name: "read", text: `// module ${turn}\n${"x ".repeat(resultChars / 2)}` }))
+    messages.push(assistant(`module_${turn} exports handler${turn}.`))
+  }
+  return messages
+}
+
+const policy = (window: number, keepRecentTokens: number) =>
+  PolicyRegistry.fromCasePolicySync({ contextWindow: window, maxOutputTokens: 2000, keepRecentTokens })
+
+describe("TieredSummaryEngine", () => {
+  it("C01: a parallel batch stays paired and the last user message is verbatim", async () => {
+    const engine = TieredSummaryEngine.makeAsync({ strategies: noCheapStages })
+    const input = { ...caseInput("C01"), manual: true }
+    const result = await engine.compact(input)
+    const messages = result.view.items.map((item) => item.message)
+    const { callIds, resultIds } = pairing(messages)
+    expect(new Set(callIds)).toEqual(new Set(resultIds))
+    const batch = ["call_p1", "call_p2", "call_p3", "call_p4", "call_p5", "call_p6", "call_p7"]
+    const kept = batch.filter((id) => resultIds.includes(id))
+    expect(kept.length === 0 || kept.length === batch.length).toBe(true)
+    const lastUser = input.entries[input.entries.length - 1]!
+    expect(result.view.items[result.view.items.length - 1]!.message).toBe((lastUser as Entry.MessageEntry).message)
+  })
+
+  it("C02: exactly one synthesized result for the interrupted call, also after a second pass", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    const input = caseInput("C02")
+    const first = await engine.compact({ ...input, manual: true })
+    const count = (messages: ReadonlyArray<Message.Message>) =>
+      pairing(messages).resultIds.filter((id) => id === "call_mig").length
+    expect(count(first.view.items.map((item) => item.message))).toBe(1)
+    const entries = [...input.entries, ...first.entriesToAppend]
+    const assembled = await engine.assembleContext({ ...input, entries })
+    expect(count(assembled.messages)).toBe(1)
+    const second = await engine.compact({ ...input, entries, manual: true })
+    expect(count(second.view.items.map((item) => item.message))).toBe(1)
+    expect(input.entries.length).toBe(loadCase<Case>("C02").messages.length)
+  })
+
+  it("C03: one pass fits by clamping, the transcript is unchanged, a second pass needs nothing", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    const input = caseInput("C03")
+    const snapshot = JSON.stringify(input.entries)
+    expect((await engine.shouldCompact(input)).compact).toBe(true)
+    const result = await engine.compact(input)
+    expect(result.fits).toBe(true)
+    expect(result.after.inputTokens).toBeLessThanOrEqual(result.after.budgetTokens)
+    expect(JSON.stringify(input.entries)).toBe(snapshot)
+    const second = await engine.shouldCompact({ ...input, entries: [...input.entries, ...result.entriesToAppend] })
+    expect(second.compact).toBe(false)
+    expect(second.reasons).toEqual([])
+  })
+
+  it("C05: a throwing summarizer commits nothing, reports the typed failure and still fits", async () => {
+    const engine = TieredSummaryEngine.makeAsync({ summarizer: throwing, strategies: noCheapStages })
+    const input = caseInput("C05")
+    const snapshot = JSON.stringify(input.entries)
+    expect((await engine.shouldCompact(input)).reasons).toContain("threshold")
+    const result = await engine.compact(input)
+    expect(result.checkpoint).toBeUndefined()
+    expect(result.entriesToAppend.some((entry) => entry.kind === "checkpoint")).toBe(false)
+    expect(result.failures?.[0]).toBeInstanceOf(Errors.SummarizerFailed)
+    expect(result.fits).toBe(true)
+    expect(result.stages.some((stage) => stage.stage.startsWith("reduce:toolTrim"))).toBe(true)
+    expect(JSON.stringify(input.entries)).toBe(snapshot)
+  })
+
+  it("C05: with the default ladder the request fits without a summary", async () => {
+    const engine = TieredSummaryEngine.makeAsync({ summarizer: throwing })
+    const result = await engine.compact(caseInput("C05"))
+    expect(result.checkpoint).toBeUndefined()
+    expect(result.fits).toBe(true)
+    expect(result.failures).toBeUndefined()
+  })
+
+  it("C08: the turn in progress stays; the current call and result stay paired", async () => {
+    for (const strategies of [undefined, noCheapStages]) {
+      const engine = TieredSummaryEngine.makeAsync(strategies ? { strategies } : {})
+      const input = { ...caseInput("C08"), manual: true }
+      const result: ContextEngine.CompactionResult | Error = await engine
+        .compact(input)
+        .catch((error: unknown) => error as Error)
+      if (result instanceof Error) {
+        // Without cheap stages the 15K-token result cannot fit a 16K budget with a checkpoint: a typed error, nothing committed.
+        expect(["BudgetExceeded", "ValidationFailed"]).toContain((result as { _tag?: string })._tag)
+        continue
+      }
+      const messages = result.view.items.map((item) => item.message)
+      const { callIds, resultIds } = pairing(messages)
+      expect(callIds).toContain("call_dump")
+      expect(resultIds).toContain("call_dump")
+      expect(
+        messages.some((message) => message.role === "user" && textOf(message) === "Now analyse the crash dump.")
+      ).toBe(true)
+    }
+  })
+
+  it("writes a validated checkpoint for a long session, placed before the tail and before the latest user message", async () => {
+    const engine = TieredSummaryEngine.makeAsync({ strategies: noCheapStages })
+    const input = { entries: toEntries(longSession(12)), policy: policy(16_000, 3_000) }
+    expect((await engine.shouldCompact(input)).reasons).toEqual(["threshold"])
+    const result = await engine.compact(input)
+    expect(result.checkpoint?.validation?.ok).toBe(true)
+    expect(result.checkpoint?.summarizer.kind).toBe("extractive")
+    expect(result.after.inputTokens).toBeLessThan(result.before.inputTokens)
+    const items = result.view.items
+    const checkpointAt = items.findIndex((item) => item.source === "checkpoint")
+    const lastUserAt = items.map((item) => item.message.role).lastIndexOf("user")
+    expect(items[0]!.message.role).toBe("system")
+    expect(checkpointAt).toBeGreaterThan(0)
+    expect(checkpointAt).toBeLessThan(lastUserAt)
+    expect(textOf(items[checkpointAt]!.message)).toContain(CheckpointRenderer.HEADER)
+    const kept = items.find((item) => item.entryId === result.checkpoint!.firstKeptEntryId)
+    expect(kept).toBeDefined()
+    const appended = result.entriesToAppend.filter((entry) => entry.kind === "checkpoint")
+    expect(appended).toHaveLength(1)
+    // Re-assembling from the transcript gives the same view.
+    const assembled = await engine.assembleContext({ ...input, entries: [...input.entries, ...result.entriesToAppend] })
+    expect(assembled.messages.map(textOf)).toEqual(items.map((item) => textOf(item.message)))
+    expect(await engine.validate(input, result)).toMatchObject({ ok: true })
+  })
+
+  it("a second compaction covers from the previous cut: every earlier kept message is kept or covered", async () => {
+    const engine = TieredSummaryEngine.makeAsync({ strategies: noCheapStages })
+    const sessionPolicy = policy(16_000, 3_000)
+    const first = await engine.compact({ entries: toEntries(longSession(12)), policy: sessionPolicy })
+    const firstCheckpoint = first.checkpoint!
+    const grown = [...toEntries(longSession(12)), ...first.entriesToAppend]
+    const more = longSession(20).slice(longSession(12).length)
+    const entries = [...grown, ...toEntries(more, "n")]
+    const second = await engine.compact({ entries, policy: sessionPolicy })
+    const secondCheckpoint = second.checkpoint!
+    expect(secondCheckpoint.generation).toBe(2)
+    expect(secondCheckpoint.coveredRange.fromEntryId).toBe(firstCheckpoint.firstKeptEntryId)
+    const ids = entries.map((entry) => entry.id)
+    const keptBefore = ids.slice(ids.indexOf(firstCheckpoint.firstKeptEntryId!)).filter((id) => id.startsWith("m"))
+    const keptNow = new Set(second.view.items.map((item) => item.entryId))
+    const coveredTo = ids.indexOf(secondCheckpoint.coveredRange.toEntryId)
+    for (const id of keptBefore) expect(keptNow.has(id) || ids.indexOf(id) <= coveredTo).toBe(true)
+    // files read in the first covered range are still listed
+    expect(secondCheckpoint.content!.filesRead).toEqual(expect.arrayContaining([...firstCheckpoint.content!.filesRead]))
+  })
+
+  it("splits the turn in progress when it alone exceeds keepRecentTokens", async () => {
+    const messages: Array<Message.Message> = [{ role: "system", content: "sys" }, user("Refactor everything in src/")]
+    for (let step = 0; step < 10; step++) {
+      messages.push(calls({ id: `s${step}`, name: "read", input: { path: `src/file_${step}.ts` } }))
+      messages.push(results({ id: `s${step}`, name: "read", text: "y ".repeat(3000) }))
+    }
+    const engine = TieredSummaryEngine.makeAsync({ strategies: noCheapStages })
+    const input = { entries: toEntries(messages), policy: policy(16_000, 3_000) }
+    const plan = await engine.plan(input)
+    expect(plan.cutPoint?.splitTurn).toBe(true)
+    const result = await engine.compact(input)
+    expect(result.checkpoint?.validation?.ok).toBe(true)
+    expect(result.checkpoint?.content?.pendingUserAsks.join(" ")).toContain("Refactor everything in src/")
+    // the user message is kept verbatim, after the checkpoint
+    const roles = result.view.items.map((item) => (item.source === "checkpoint" ? "checkpoint" : item.message.role))
+    expect(roles.slice(0, 3)).toEqual(["system", "checkpoint", "user"])
+  })
+
+  it("repairs once, then falls back, and never commits a summary that fails validation", async () => {
+    const calls: Array<string> = []
+    const bad: Summarizer = {
+      name: "bad",
+      summarize: (request) =>
+        Effect.sync(() => {
+          calls.push(request.repair ? "repair" : "first")
+          return {
+            content: { ...ExtractiveSummarizer.summarizeSync(request), goal: "Error: upstream model overloaded" },
+            summarizer: { kind: "language-model", model: "bad", promptVersion: "test" }
+          }
+        })
+    }
+    const engine = TieredSummaryEngine.makeAsync({ summarizer: bad, strategies: noCheapStages })
+    const result = await engine.compact({ entries: toEntries(longSession(12)), policy: policy(16_000, 3_000) })
+    expect(calls).toEqual(["first", "repair"])
+    expect(result.checkpoint?.summarizer.kind).toBe("extractive")
+    expect(result.failures?.map((failure) => failure._tag)).toEqual(["ValidationFailed", "ValidationFailed"])
+  })
+
+  it("beforeCompact hooks chain: a supplied summary is used, a cancel keeps the previous state", async () => {
+    const input = { entries: toEntries(longSession(12)), policy: policy(16_000, 3_000) }
+    const seen: Array<boolean> = []
+    const supplying = TieredSummaryEngine.makeAsync({
+      strategies: noCheapStages,
+      hooks: {
+        beforeCompact: [
+          (event) => ({
+            summary: ExtractiveSummarizer.summarizeSync({
+              covered: event.coveredEntryIds.map((id) => ({
+                entryId: id,
+                message: (input.entries.find((entry) => entry.id === id) as Entry.MessageEntry).message
+              })),
+              maxTokens: 2000,
+              countTokens: (text) => Math.ceil(text.length / 4)
+            })
+          }),
+          (event) => {
+            seen.push(event.summary !== undefined)
+            return undefined
+          }
+        ]
+      }
+    })
+    const supplied = await supplying.compact(input)
+    expect(seen).toEqual([true])
+    expect(supplied.checkpoint?.summarizer.kind).toBe("hook")
+    const after: Array<string> = []
+    const cancelling = TieredSummaryEngine.makeAsync({
+      strategies: noCheapStages,
+      hooks: {
+        beforeCompact: [() => ({ cancel: true, reason: "user said no" })],
+        afterCompact: [({ result }) => void after.push(result.checkpoint?.id ?? "none")]
+      }
+    })
+    const cancelled = await cancelling.compact(input)
+    expect(cancelled.checkpoint).toBeUndefined()
+    expect(cancelled.stages.find((stage) => stage.stage === "checkpoint")?.note).toContain("user said no")
+    expect(after).toEqual([])
+  })
+
+  it("shouldCompact reports manual, overflow and fixed-overhead reasons; recordOutcome anchors measurement", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    const input = { entries: toEntries([user("hi"), assistant("hello")]), policy: policy(16_000, 3_000) }
+    expect((await engine.shouldCompact(input)).compact).toBe(false)
+    expect((await engine.shouldCompact({ ...input, manual: true })).reasons).toEqual(["manual"])
+    await engine.recordOutcome(input, { inputTokens: 12_345, lastEntryId: "m1" })
+    const anchored = await engine.measure(input)
+    expect(anchored.method).toBe("anchored")
+    expect(anchored.inputTokens).toBeGreaterThanOrEqual(12_345)
+    await engine.recordOutcome(input, {
+      overflow: new Errors.ContextOverflow({ provider: "test", providerMessage: "prompt is too long" })
+    })
+    expect((await engine.shouldCompact(input)).reasons).toContain("overflow")
+    const huge = {
+      entries: toEntries([{ role: "system", content: "s ".repeat(40_000) }, user("hi")]),
+      policy: policy(16_000, 3_000)
+    }
+    const decision = await engine.shouldCompact(huge)
+    expect(decision.reasons).toContain("fixed-overhead-exceeded")
+    expect(decision.compact).toBe(false)
+    await expect(engine.compact(huge)).rejects.toBeInstanceOf(Errors.FixedOverheadExceedsBudget)
+  })
+})
