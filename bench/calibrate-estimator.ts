@@ -106,6 +106,7 @@ const isotonic = (values: ReadonlyArray<number>, weights: ReadonlyArray<number>)
 }
 
 const minSamples = 40
+const snippet: Array<string> = []
 console.log(
   `calibration on ${training.map((t) => t.name).join(", ")} (+ synthetic hex/base64, Biome READMEs for CJK/Cyrillic)`
 )
@@ -133,11 +134,17 @@ for (const [kind, stats] of byKind) {
   }
   const slope = tailChars > 0 ? Math.round((tailTokens / tailChars) * 1000) / 1000 : 0
   const chars = perChar.get(kind)!
+  snippet.push(
+    onlyKinds.has(kind)
+      ? `    ${kind}: ${(chars.tokens / chars.chars).toFixed(3)} (per char)`
+      : `    ${kind}: { byLength: [${table.join(", ")}], tailPerChar: ${slope} },`
+  )
   console.log(
     `${kind.padEnd(12)} n=${[...stats.values()].reduce((s, c) => s + c.n, 0)} perChar=${(chars.tokens / chars.chars).toFixed(3)} byLength=[${table.join(", ")}] tailPerChar=${slope}`
   )
 }
 
+console.log(`\ncalibration tables (paste into Estimator.calibration):\n${snippet.join("\n")}`)
 console.log("\nerror vs exact o200k_base (aggregate, p90 |per-message|):")
 for (const t of transcripts) {
   let exactTotal = 0

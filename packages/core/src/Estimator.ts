@@ -58,15 +58,20 @@ export const calibration: {
     digits: { byLength: [0, 1, 1, 1], tailPerChar: 0.34 },
     whitespace: { byLength: [0, 1, 1, 1, 1, 1, 1, 1.02, 1.02, 1.02, 1.02, 1.02], tailPerChar: 0.058 },
     newline: { byLength: [0, 1, 1, 1, 1.02, 1.2, 1.2], tailPerChar: 0.062 },
-    lower: {
-      byLength: [0, 1, 1, 1.06, 1.09, 1.09, 1.15, 1.17, 1.17, 1.36, 1.36, 1.56, 2.03, 2.03, 2.03, 2.03],
-      tailPerChar: 0.085
+    lower: { byLength: [0, 1, 1, 1.1, 1.13, 1.14, 1.29, 1.31, 1.31, 1.72, 1.72, 1.86, 2.6, 2.6], tailPerChar: 0.189 },
+    lowerSpaced: {
+      byLength: [0, 1, 1, 1, 1.02, 1.02, 1.02, 1.02, 1.02, 1.03, 1.07, 1.2, 1.2, 1.2, 1.2, 1.25],
+      tailPerChar: 0.074
     },
     capitalized: {
-      byLength: [0, 1, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.07, 1.35, 1.35, 1.35, 1.35],
-      tailPerChar: 0.081
+      byLength: [0, 1, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.03, 1.07, 1.36, 1.36, 1.36],
+      tailPerChar: 0.074
     },
-    upper: { byLength: [0, 1, 1, 1.05, 1.16, 1.16, 1.16, 1.44, 2], tailPerChar: 0.289 },
+    capitalizedSpaced: {
+      byLength: [0, 1, 1, 1, 1.01, 1.01, 1.01, 1.02, 1.02, 1.09, 1.18, 1.49, 1.49, 1.49],
+      tailPerChar: 0.104
+    },
+    upper: { byLength: [0, 1, 1, 1.06, 1.16, 1.16, 1.17, 1.44, 2], tailPerChar: 0.297 },
     punctuation: { byLength: [0, 1, 1, 1.12, 1.47, 1.62, 1.98, 2.58, 2.58, 2.58], tailPerChar: 0.062 }
   },
   perChar: { cjk: 0.711, otherScript: 0.229, hex: 0.576, base64: 0.681 }
@@ -151,7 +156,9 @@ export type SegmentKind =
   | "whitespace"
   | "newline"
   | "lower"
+  | "lowerSpaced"
   | "capitalized"
+  | "capitalizedSpaced"
   | "upper"
   | "otherScript"
   | "cjk"
@@ -163,8 +170,9 @@ const isDigit = (code: number): boolean => code >= 48 && code <= 57
 const isSpace = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13
 const letter = /\p{L}|\p{M}/u
 const latin = /^[^\p{L}\p{M}]?[A-Za-z]+(?:'[A-Za-z]{1,2})?$/u
-const upperStart = /^[^p{L}p{M}]?[A-Z]/
-const upperSecond = /^[^p{L}p{M}]?[A-Z][A-Z]/
+// Applied to Latin pieces only: an optional leading non-letter, then letters.
+const upperStart = /^[^A-Za-z]?[A-Z]/
+const upperSecond = /^[^A-Za-z]?[A-Z][A-Z]/
 
 /**
  * The class of one o200k pre-tokenizer piece.
@@ -179,8 +187,10 @@ export const classify = (piece: string): SegmentKind => {
   if (!letter.test(piece)) return "punctuation"
   if (cjkTest.test(piece)) return "cjk"
   if (!latin.test(piece)) return "otherScript"
-  if (!upperStart.test(piece)) return "lower"
-  return upperSecond.test(piece) ? "upper" : "capitalized"
+  const spaced = first === 32
+  if (!upperStart.test(piece)) return spaced ? "lowerSpaced" : "lower"
+  if (upperSecond.test(piece)) return "upper"
+  return spaced ? "capitalizedSpaced" : "capitalized"
 }
 
 const cjkTest = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
