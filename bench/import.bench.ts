@@ -21,6 +21,7 @@ import { Import } from "../packages/provider-adapters/src/index.ts"
 
 const shared = join(fileURLToPath(new URL(".", import.meta.url)), "../../shared/transcripts")
 const TARGET_BYTES = 100 * 1024 * 1024
+const CHILD_FLAG = "--import-bench-child"
 
 type Mode = "stream" | "naive" | "whole-text"
 
@@ -47,8 +48,8 @@ const runChild = async (mode: Mode, file: string): Promise<ChildResult> => {
   return { mode, ms, entries, peakRssMb: process.resourceUsage().maxRSS / 1024, baselineRssMb }
 }
 
-if (process.env.IMPORT_BENCH_CHILD !== undefined) {
-  const [mode, file] = process.env.IMPORT_BENCH_CHILD.split("|") as [Mode, string]
+if (process.argv[2] === CHILD_FLAG) {
+  const [mode, file] = [process.argv[3] as Mode, process.argv[4]!]
   process.stdout.write(JSON.stringify(await runChild(mode, file)))
   process.exit(0)
 }
@@ -72,8 +73,7 @@ const makeLargeSession = async (): Promise<string> => {
 }
 
 const child = (mode: Mode, file: string): ChildResult => {
-  const result = spawnSync(process.execPath, [fileURLToPath(import.meta.url)], {
-    env: { ...process.env, IMPORT_BENCH_CHILD: `${mode}|${file}` },
+  const result = spawnSync(process.execPath, [fileURLToPath(import.meta.url), CHILD_FLAG, mode, file], {
     encoding: "utf8",
     maxBuffer: 1 << 20
   })
