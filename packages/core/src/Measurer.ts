@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { Context, Effect, Layer } from "effect"
 import type { Budget } from "./Budget.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { ContextView, ItemSource, ToolDefinition } from "./ContextView.ts"
@@ -12,7 +13,9 @@ import { type Category, type CategoryCounts, categories, type Measurement, zeroC
 import type { MediaFamily } from "./MediaTokens.ts"
 import type { Message } from "./Message.ts"
 import * as MessageTokens from "./MessageTokens.ts"
-import type { Tokenizer } from "./Tokenizer.ts"
+import type { ModelPolicy } from "./ModelPolicy.ts"
+import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
+import * as Tokenizers from "./Tokenizers.ts"
 
 /**
  * Counts one message, by category. `source` decides whether text counts as
@@ -315,3 +318,41 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     }
   }
 }
+
+/**
+ * A measurer for a model policy's tokenizer (`Tokenizers.forPolicy`).
+ *
+ * @category constructors
+ */
+export const forPolicy = (policy: Pick<ModelPolicy, "tokenizer">, options?: Options): CachedMeasurer =>
+  make(Tokenizers.forPolicy(policy), options)
+
+/**
+ * Service tag for a {@link Measurer}, so engines and strategies share one
+ * count cache per session and tests swap it.
+ *
+ * @category services
+ */
+export class MeasurerService extends Context.Service<MeasurerService, Measurer>()("@context-engine/core/Measurer") {}
+
+/**
+ * Provides {@link MeasurerService} built on the {@link TokenizerService} in
+ * context (e.g. `Tokenizers.layer("o200k_base")`).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { Measurer, Tokenizers } from "@context-engine/core"
+ * const MeasurerLive = Measurer.layer().pipe(Layer.provide(Tokenizers.layer("o200k_base")))
+ * ```
+ *
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<MeasurerService, never, TokenizerService> =>
+  Layer.effect(
+    MeasurerService,
+    Effect.gen(function* () {
+      const tokenizer = yield* TokenizerService
+      return make(tokenizer, options)
+    })
+  )

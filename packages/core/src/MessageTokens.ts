@@ -79,7 +79,12 @@ const stringLeaves = (value: unknown, out: Array<string>, depth = 0): void => {
   else if (typeof value === "object") for (const item of Object.values(value)) stringLeaves(item, out, depth + 1)
 }
 
-/** JSON text of tool arguments / JSON outputs as sent to the model. */
+/**
+ * JSON text of tool arguments / JSON outputs as sent to the model (a string
+ * input is taken as already-serialized arguments).
+ *
+ * @category counting
+ */
 export const jsonText = (value: unknown): string => {
   if (typeof value === "string") return value
   if (value === undefined) return ""
@@ -226,7 +231,12 @@ const part = (acc: Accumulator, options: Options, p: ContentPart, text: Category
   }
 }
 
-/** The category a message's text and framing belong to. */
+/**
+ * The category a message's text and framing belong to: `checkpoint` /
+ * `memory` for items from those sources, otherwise by role.
+ *
+ * @category counting
+ */
 export const textCategory = (message: Message, source: ItemSource | undefined): Category => {
   if (source === "checkpoint") return "checkpoint"
   if (source === "memory") return "memory"

@@ -1,3 +1,4 @@
+import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Budget } from "../src/Budget.ts"
@@ -267,5 +268,20 @@ describe("Measurer", () => {
     expect(measurement.tokenizer).toBe("estimate:anthropic")
     expect(measurement.budgetTokens).toBe(Number.POSITIVE_INFINITY)
     expect(measurement.byCategory.reservedOutput).toBe(0)
+  })
+
+  it("is available as a service built on the TokenizerService, and per policy", async () => {
+    const view = ContextView.fromMessages([{ role: "user", content: "Measure me through a layer." }])
+    const viaLayer = await Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          const measurer = yield* Measurer.MeasurerService
+          return measurer.measure(view)
+        }),
+        Measurer.layer().pipe(Layer.provide(Tokenizers.layer("estimate:gemini")))
+      )
+    )
+    expect(viaLayer.tokenizer).toBe("estimate:gemini")
+    expect(viaLayer).toEqual(Measurer.forPolicy({ tokenizer: "estimate:gemini" }).measure(view))
   })
 })
