@@ -1,0 +1,24 @@
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+import * as Agent from "../src/Agent.ts"
+import * as Replay from "../src/Replay.ts"
+
+const transcript = fileURLToPath(new URL("../../../../shared/transcripts/pi/large-session.jsonl", import.meta.url))
+
+describe("ai-sdk-agent example", () => {
+  it("replays 220 tool-heavy steps under a 32K window: never over the window, never a broken tool pair", async () => {
+    const script = await Replay.load(transcript)
+    expect(script.length).toBeGreaterThan(200)
+    const report = await Agent.run({ script, steps: 220 })
+    expect(report.steps).toHaveLength(220)
+    expect(report.finalText).toBe("Replayed 219 tool calls.")
+    for (const step of report.steps) {
+      expect(step.rejected).toBe(false)
+      expect(step.pairingIntact).toBe(true)
+      expect(step.promptTokens + report.maxOutputTokens).toBeLessThanOrEqual(report.windowTokens)
+    }
+    // The uncompacted history would be far over the window; compaction did the work.
+    expect(report.compactions.length).toBeGreaterThan(5)
+    expect(report.steps.at(-1)!.messages).toBeLessThan(2 + 2 * 219)
+  }, 180_000)
+})
