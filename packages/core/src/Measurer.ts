@@ -137,6 +137,41 @@ const defaultMediaFamily = (tokenizer: Tokenizer): MediaFamily => {
   return "generic"
 }
 
+/**
+ * A shallow fingerprint of a message: its content and, per part, the part
+ * and its payload field. An identity-cache hit is used only while the
+ * fingerprint is unchanged, so replacing the content, adding or removing a
+ * part, or assigning a part's text / input / output in place is noticed;
+ * edits deeper inside a payload object are not (messages are immutable
+ * values, DESIGN.md invariants).
+ */
+type Shape = ReadonlyArray<unknown>
+
+const payloadOf = (part: object): unknown => {
+  const p = part as Record<string, unknown>
+  return p.text ?? p.input ?? p.output ?? p.image ?? p.data ?? p.providerOptions
+}
+
+const shapeOf = (message: Message): Shape => {
+  const shape: Array<unknown> = [message.role, message.content]
+  if (typeof message.content !== "string") {
+    for (const part of message.content as ReadonlyArray<object>) shape.push(part, payloadOf(part))
+  }
+  return shape
+}
+
+const sameShape = (shape: Shape, message: Message): boolean => {
+  if (shape[0] !== message.role || shape[1] !== message.content) return false
+  if (typeof message.content === "string") return shape.length === 2
+  const parts = message.content as ReadonlyArray<object>
+  if (shape.length !== 2 + parts.length * 2) return false
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index]!
+    if (shape[2 + index * 2] !== part || shape[3 + index * 2] !== payloadOf(part)) return false
+  }
+  return true
+}
+
 /** Splits `target` over `weights` proportionally, integers summing exactly to `target` (largest remainder). */
 const apportion = (weights: ReadonlyArray<number>, target: number): Array<number> => {
   const total = weights.reduce((sum, weight) => sum + weight, 0)
@@ -157,9 +192,11 @@ const apportion = (weights: ReadonlyArray<number>, target: number): Array<number
  *   signatures, images by pixels) plus per-message framing; see
  *   `MessageTokens.ts`.
  * - Counts are cached by message identity and by content hash: re-measuring
- *   a view after appending one message tokenizes only that message. Messages
- *   are immutable values (DESIGN.md invariant); the identity fast path relies
- *   on that, and the content-hash path makes equal copies share a count.
+ *   a view after appending one message tokenizes only that message. The
+ *   identity fast path is checked against a shallow fingerprint (content,
+ *   parts and their text / input / output), so common in-place edits are
+ *   re-counted; messages are otherwise treated as immutable values (DESIGN.md
+ *   invariant). The content-hash path makes equal copies share a count.
  * - `measure` with a `budget` reports `reservedOutput`, `budgetTokens`
  *   (`inputBudgetTokens`) and `headroomTokens`; with an `anchor` whose
  *   `lastEntryId` is in the view, `inputTokens = anchor.inputTokens + count
@@ -190,7 +227,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     ...(options.messageFramingTokens !== undefined ? { messageFramingTokens: options.messageFramingTokens } : {})
   }
 
-  let byIdentity = new WeakMap<object, Map<string, MessageTokens.MessageCount>>()
+  let byIdentity = new WeakMap<object, Map<string, { count: MessageTokens.MessageCount; shape: Shape }>>()
   const byContent = new Map<string, MessageTokens.MessageCount>()
   let toolsByIdentity = new WeakMap<object, number>()
 
@@ -206,7 +243,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     if (!useCache) return MessageTokens.count(message, source, countOptions)
     let perSource = byIdentity.get(message)
     const hit = perSource?.get(source)
-    if (hit !== undefined) return hit
+    if (hit !== undefined && sameShape(hit.shape, message)) return hit.count
     const key = `${source}|${ContentHash.hash(message)}`
     let result = byContent.get(key)
     if (result === undefined) {
@@ -217,7 +254,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       perSource = new Map()
       byIdentity.set(message, perSource)
     }
-    perSource.set(source, result)
+    perSource.set(source, { count: result, shape: shapeOf(message) })
     return result
   }
 

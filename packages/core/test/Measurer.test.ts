@@ -202,6 +202,19 @@ describe("Measurer", () => {
     )
   })
 
+  it("the cache notices a message edited in place (text replaced, part appended)", () => {
+    const measurer = Measurer.make(o200k)
+    const message = { role: "assistant" as const, content: [{ type: "text" as const, text: "short" }] }
+    const view = ContextView.fromMessages([message])
+    const before = measurer.measure(view).inputTokens
+    ;(message.content[0] as { text: string }).text = "a much longer answer than before, with many more tokens in it"
+    const fresh = () => Measurer.make(o200k, { cache: false }).measure(view)
+    expect(measurer.measure(view)).toEqual(fresh())
+    expect(measurer.measure(view).inputTokens).toBeGreaterThan(before)
+    ;(message.content as Array<{ type: "text"; text: string }>).push({ type: "text", text: "and one more part" })
+    expect(measurer.measure(view)).toEqual(fresh())
+  })
+
   it("re-measuring after appending one message tokenizes only that message (pi transcript)", () => {
     const messages = piMessages()
     const tokenizer = counting(o200k)
