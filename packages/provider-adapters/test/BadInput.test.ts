@@ -47,6 +47,13 @@ describe("bad input", () => {
     expect(result.transcript.entries.filter((entry) => entry.kind === "message")).toHaveLength(2)
   })
 
+  it("still detects a JSONL file whose first line is corrupt, and reports that line", async () => {
+    const result = await Import.importFilePromise(file(`{"type":"sess\n${piLines.slice(1, 2).join("\n")}\n`))
+    expect(result.format).toBe("pi")
+    expect(result.issues.map((issue) => issue.line)).toEqual([1])
+    expect(result.transcript.entries).toHaveLength(1)
+  })
+
   it("keeps an unknown record type as an event and says so", async () => {
     const result = await Import.importFilePromise(file(`${piLines.join("\n")}\n`))
     const kept = result.issues.filter((issue) => issue.action === "kept-as-event")

@@ -1,7 +1,8 @@
 /**
  * Format detection by content, never by file extension.
  *
- * Order: JSONL formats are recognised from their first record (pi: a
+ * Order: JSONL formats are recognised from their first parseable record
+ * among the first 20 lines, so a corrupt first line does not hide them (pi: a
  * `session` header or `message` line; Claude Code: `uuid`/`parentUuid`/
  * `sessionId` fields or a `summary` record with `leafUuid`); a file whose
  * content starts with `{` or `[` and is not JSONL is a JSON document,
@@ -74,18 +75,18 @@ export const byId = (id: FormatId): Format => all.find((format) => format.id ===
  */
 export const sample = (text: string): Sample => {
   let firstRecord: Record<string, unknown> | undefined
-  for (const line of text.split("\n", 20)) {
+  let looked = 0
+  for (const line of text.split("\n", 200)) {
     const trimmed = line.trim()
     if (trimmed.length === 0) continue
-    if (trimmed.startsWith("{")) {
-      try {
-        const value: unknown = JSON.parse(trimmed)
-        if (isObject(value)) firstRecord = value
-      } catch {
-        // not a complete JSON line: a multi-line document, or a truncated/malformed record
-      }
+    if (++looked > 20 || !trimmed.startsWith("{")) break
+    try {
+      const value: unknown = JSON.parse(trimmed)
+      if (isObject(value)) firstRecord = value
+      break
+    } catch {
+      // a malformed or truncated record (keep looking), or the first line of a multi-line document
     }
-    break
   }
   return { text, firstRecord }
 }
