@@ -229,7 +229,10 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   let byIdentity = new WeakMap<object, Map<string, { count: MessageTokens.MessageCount; shape: Shape }>>()
   const byContent = new Map<string, MessageTokens.MessageCount>()
-  let toolsByIdentity = new WeakMap<object, number>()
+  let toolsByIdentity = new WeakMap<
+    object,
+    { tokens: number; name: string; description: string | undefined; inputSchema: unknown }
+  >()
 
   const remember = (key: string, value: MessageTokens.MessageCount): void => {
     if (byContent.size >= maxEntries) {
@@ -260,7 +263,14 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   const toolTokens = (tool: ToolDefinition): number => {
     const cached = useCache ? toolsByIdentity.get(tool) : undefined
-    if (cached !== undefined) return cached
+    if (
+      cached !== undefined &&
+      cached.name === tool.name &&
+      cached.description === tool.description &&
+      cached.inputSchema === tool.inputSchema
+    ) {
+      return cached.tokens
+    }
     const text = MessageTokens.jsonText({
       name: tool.name,
       description: tool.description,
@@ -272,7 +282,14 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       tokens = tokenizer.count(text) + toolFramingTokens.perTool
       if (useCache) remember(key, { byCategory: {}, totalTokens: tokens, unknownImages: 0, estimatedFiles: 0 })
     }
-    if (useCache) toolsByIdentity.set(tool, tokens)
+    if (useCache) {
+      toolsByIdentity.set(tool, {
+        tokens,
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema
+      })
+    }
     return tokens
   }
 

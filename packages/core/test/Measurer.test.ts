@@ -72,12 +72,18 @@ const messageArb: fc.Arbitrary<Message> = fc.oneof(
     )
 )
 const sourceArb = fc.constantFrom("transcript", "checkpoint", "memory", "synthetic" as const)
-const viewArb = fc.array(fc.tuple(messageArb, sourceArb), { maxLength: 12 }).map(
-  (items): ContextView.ContextView => ({
-    items: items.map(([message, source], index) => ({ entryId: `e${index}`, message, source, editedBy: [] })),
-    tools: []
-  })
+const toolArb = fc.record(
+  { name: fc.stringMatching(/^[a-z_]{1,12}$/), description: text, inputSchema: jsonValue },
+  { requiredKeys: ["name", "inputSchema"] }
 )
+const viewArb = fc
+  .tuple(fc.array(fc.tuple(messageArb, sourceArb), { maxLength: 12 }), fc.array(toolArb, { maxLength: 3 }))
+  .map(
+    ([items, tools]): ContextView.ContextView => ({
+      items: items.map(([message, source], index) => ({ entryId: `e${index}`, message, source, editedBy: [] })),
+      tools
+    })
+  )
 
 const budget: Budget = {
   contextWindowTokens: 200_000,
@@ -180,7 +186,12 @@ describe("Measurer", () => {
         const half = Math.floor(view.items.length / 2)
         const left = measurer.measure({ items: view.items.slice(0, half), tools: [] })
         const right = measurer.measure({ items: view.items.slice(half), tools: [] })
-        expect(left.inputTokens + right.inputTokens - MessageTokens.replyPrimingTokens).toBe(measurement.inputTokens)
+        expect(
+          left.inputTokens +
+            right.inputTokens -
+            MessageTokens.replyPrimingTokens +
+            measurer.toolSchemaTokens(view.tools)
+        ).toBe(measurement.inputTokens)
       }),
       { numRuns: 150 }
     )
