@@ -143,7 +143,6 @@ export const importFile = (path: string, options: FileOptions = {}): Effect.Effe
       const format = choose(source, text, options.format)
       if (format !== "document" && text.trim().length === 0) return emptyResult(format, source, size)
       if (format === "document" || format.kind === "document") {
-        if (text.trim().length === 0 && format !== "document") return emptyResult(format, source, size)
         const whole = await readFile(path, "utf8")
         options.onProgress?.(size, size)
         const document = parseDocument(source, whole)
@@ -244,3 +243,14 @@ export const importValue = (
     catch: (error) => toImportError(source, error)
   })
 }
+
+/**
+ * Synchronous form of {@link importValue}: returns the result or throws the
+ * typed error.
+ *
+ * @category importers
+ */
+export const importValueSync = (
+  document: unknown,
+  options: ImportOptions & { readonly format?: FormatId | "auto" | undefined } = {}
+): ImportResult => Effect.runSync(importValue(document, options))
