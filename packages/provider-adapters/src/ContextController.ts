@@ -16,10 +16,11 @@ import {
   type Entry,
   type Errors,
   type Message,
-  type ModelPolicy
+  type ModelPolicy,
+  PolicyRegistry
 } from "@context-engine/core"
 import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
-import { Effect } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
 import * as Session from "./Session.ts"
@@ -35,16 +36,30 @@ export interface ModelRef {
 }
 
 /**
- * How the policy for a model is found: a (partial) policy laid over the
- * provider profile's defaults, or a resolver (e.g. a policy registry lookup)
- * whose result is laid over them. The learned window after an overflow is
+ * How the policy for a model is found:
+ *
+ * - a `PolicyRegistry` (e.g. from `PolicyFile.loadPolicyFilePromise`): its
+ *   lookup of the model id;
+ * - a partial policy, or a function of the model returning one: resolved
+ *   with core's built-in registry (`PolicyRegistry.resolve`: catalog facts,
+ *   derived reserves, the given fields on top);
+ * - nothing: the built-in registry's lookup of the model id.
+ *
+ * A model the registry does not know gets the provider profile's fallback
+ * policy ({@link ProviderProfile.fallbackPolicy}) with the given fields, and
+ * the profile's tokenizer unless one is given. An impossible policy rejects
+ * with core's `PolicyInvalid`. The window learned after an overflow is
  * applied on top.
  *
  * @category models
  */
 export type PolicyOption =
   | Partial<ModelPolicy.ModelPolicy>
+  | PolicyRegistry.PolicyRegistry
   | ((model: ModelRef) => Partial<ModelPolicy.ModelPolicy> | Promise<Partial<ModelPolicy.ModelPolicy>>)
+
+const isRegistry = (option: PolicyOption | undefined): option is PolicyRegistry.PolicyRegistry =>
+  typeof option === "object" && option !== null && "lookup" in option && typeof option.lookup === "function"
 
 /**
  * What happened, for logs and example output. Handlers run synchronously and
@@ -215,8 +230,24 @@ export const make = (options: ControllerOptions): ContextController => {
 
   const policyFor = async (model: ModelRef, current?: Session.Session): Promise<ModelPolicy.ModelPolicy> => {
     const profile = ProviderProfile.forProvider(model.provider)
-    const override = typeof options.policy === "function" ? await options.policy(model) : (options.policy ?? {})
-    const policy = ProviderProfile.fallbackPolicy(profile, override.model ?? model.modelId, override)
+    const option = options.policy
+    const registry = isRegistry(option) ? option : PolicyRegistry.builtin
+    const override: Partial<ModelPolicy.ModelPolicy> =
+      typeof option === "function" ? await option(model) : isRegistry(option) ? {} : (option ?? {})
+    const modelId = override.model ?? model.modelId
+    const known = Exit.isSuccess(await Effect.runPromiseExit(registry.lookup(modelId)))
+    const fields =
+      known || override.tokenizer !== undefined ? override : { ...override, tokenizer: profile.tokenizer(modelId) }
+    const resolved = await Effect.runPromiseExit(
+      registry.resolve({ ...fields, model: modelId } as PolicyRegistry.PolicyOverride)
+    )
+    let policy: ModelPolicy.ModelPolicy
+    if (Exit.isSuccess(resolved)) policy = resolved.value
+    else {
+      const error = Cause.squash(resolved.cause)
+      if ((error as { _tag?: string })._tag !== "UnknownModel") throw error
+      policy = ProviderProfile.fallbackPolicy(profile, modelId, fields)
+    }
     const learned = (current ?? (await session(model))).learnedWindow(policy.model)
     return OverflowRecovery.applyLearnedWindow(policy, learned)
   }

@@ -32,6 +32,7 @@ const mockFetch = (responses: Array<unknown>, captured: Array<Captured>): typeof
 const none = { anthropicContextEditing: false, anthropicCompaction: false, openaiResponsesCompaction: false }
 
 const basePolicy: Partial<ModelPolicy.ModelPolicy> = {
+  reasoning: false,
   contextWindowTokens: 200_000,
   maxOutputTokens: 8_000,
   reserveTokens: 8_000,
