@@ -103,31 +103,52 @@ export const toMessages = (view: ContextView): Array<Message> => view.items.map(
 export const applyEdits = (view: ContextView, edits: ReadonlyArray<ViewEdit>): ContextView => {
   if (edits.length === 0) return view
   let items = view.items.slice()
-  for (const edit of edits) {
-    switch (edit.op) {
-      case "drop":
-        items = items.filter((item) => item.entryId !== edit.entryId)
-        break
-      case "replace":
-        items = items.map((item) =>
-          item.entryId === edit.entryId
-            ? { ...item, message: edit.message, editedBy: [...item.editedBy, edit.strategy] }
-            : item
-        )
-        break
-      case "insert": {
-        if (items.some((item) => item.entryId === edit.id)) break
-        const index = items.findIndex((item) => item.entryId === edit.afterEntryId)
-        if (index === -1) break
-        items.splice(index + 1, 0, {
-          entryId: edit.id,
-          message: edit.message,
-          source: "synthetic",
-          editedBy: [edit.strategy]
-        })
-        break
+  // Runs of drop/replace edits are applied in one pass over the items (each
+  // item's edits in order), which equals applying them one by one: a drop or
+  // replace only ever affects the item it names. Inserts keep their order
+  // relative to the runs around them.
+  let run: Map<string, Array<ViewEdit>> | undefined
+  const flush = (): void => {
+    if (run === undefined) return
+    const byId = run
+    run = undefined
+    const next: Array<ViewItem> = []
+    for (const item of items) {
+      const mine = byId.get(item.entryId)
+      if (mine === undefined) {
+        next.push(item)
+        continue
       }
+      let current: ViewItem | undefined = item
+      for (const edit of mine) {
+        if (current === undefined) break
+        if (edit.op === "drop") current = undefined
+        else if (edit.op === "replace")
+          current = { ...current, message: edit.message, editedBy: [...current.editedBy, edit.strategy] }
+      }
+      if (current !== undefined) next.push(current)
     }
+    items = next
   }
+  for (const edit of edits) {
+    if (edit.op === "insert") {
+      flush()
+      if (items.some((item) => item.entryId === edit.id)) continue
+      const index = items.findIndex((item) => item.entryId === edit.afterEntryId)
+      if (index === -1) continue
+      items.splice(index + 1, 0, {
+        entryId: edit.id,
+        message: edit.message,
+        source: "synthetic",
+        editedBy: [edit.strategy]
+      })
+      continue
+    }
+    run ??= new Map()
+    const list = run.get(edit.entryId)
+    if (list === undefined) run.set(edit.entryId, [edit])
+    else list.push(edit)
+  }
+  flush()
   return { items, tools: view.tools }
 }

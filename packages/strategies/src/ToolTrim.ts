@@ -177,8 +177,11 @@ const rewriteOldest = (
     if (freed >= needed) break
     const replacement = rewrite(candidate)
     if (replacement === undefined) continue
+    // Estimates only (proportional to characters); the pipeline re-measures the result exactly.
     const before = partTokens(input, candidate)
-    const after = input.measurer.tokenizer.count(outputText(replacement.output))
+    const originalChars = outputText(candidate.part.output).length
+    const after =
+      originalChars === 0 ? before : Math.ceil((before * outputText(replacement.output).length) / originalChars)
     if (after >= before) continue
     freed += before - after
     let parts = byItem.get(candidate.itemIndex)

@@ -1,0 +1,301 @@
+/**
+ * The deterministic pipeline (SlidingWindowEngine) on the real pi transcript
+ * (`../shared/transcripts/pi/before-compaction.jsonl`) for a 200K and a 128K
+ * context window, next to the AI SDK's `pruneMessages` and LangChain's
+ * `trimMessages` on the same messages in the same process. Every result is
+ * measured exactly (o200k_base) and checked for tool pairing.
+ * `node bench/run.ts pipeline`. Prints; never asserts times.
+ */
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  trimMessages
+} from "@langchain/core/messages"
+import { pruneMessages } from "ai"
+import * as ContextView from "../packages/core/src/ContextView.ts"
+import type * as Entry from "../packages/core/src/Entry.ts"
+import * as Measurer from "../packages/core/src/Measurer.ts"
+import type { Message } from "../packages/core/src/Message.ts"
+import type { ModelPolicy } from "../packages/core/src/ModelPolicy.ts"
+import * as PolicyRegistry from "../packages/core/src/PolicyRegistry.ts"
+import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
+import * as ToolPairing from "../packages/core/src/ToolPairing.ts"
+import { transcript } from "../packages/core/test/support/shared.ts"
+import * as SlidingWindowEngine from "../packages/engines/src/SlidingWindowEngine.ts"
+import * as Import from "../packages/provider-adapters/src/importers/Import.ts"
+
+const time = async <A>(run: () => A | Promise<A>): Promise<[A, number]> => {
+  const start = performance.now()
+  const result = await run()
+  return [result, performance.now() - start]
+}
+const cpuMs = (): number => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1000
+}
+const median = (values: ReadonlyArray<number>): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const fmt = (ms: number): string => `${ms.toFixed(1)} ms`
+const k = (tokens: number): string => `${(tokens / 1000).toFixed(1)}K`
+
+const exact = Tokenizers.get("o200k_base")
+const measureExactly = (messages: ReadonlyArray<Message>): number =>
+  Measurer.make(exact).measure(ContextView.fromMessages(messages)).inputTokens
+const pairingProblems = (messages: ReadonlyArray<Message>): number =>
+  ToolPairing.analyze(ContextView.fromMessages(messages).items).problems.length
+
+// --- LangChain conversion (outside the timed region) ------------------------
+
+const textOf = (message: Message): string =>
+  typeof message.content === "string"
+    ? message.content
+    : message.content
+        .map((part) =>
+          part.type === "text" || part.type === "reasoning" ? part.text : part.type === "image" ? "[image]" : ""
+        )
+        .join("\n")
+
+/** Our messages as LangChain messages; `id` = `index` or `index:part` to map the output back. */
+const toLangChain = (messages: ReadonlyArray<Message>): Array<BaseMessage> =>
+  messages.flatMap((message, index): Array<BaseMessage> => {
+    const id = String(index)
+    switch (message.role) {
+      case "system":
+        return [new SystemMessage({ content: message.content, id })]
+      case "user":
+        return [new HumanMessage({ content: textOf(message), id })]
+      case "assistant": {
+        const calls =
+          typeof message.content === "string"
+            ? []
+            : message.content.flatMap((part) =>
+                part.type === "tool-call"
+                  ? [
+                      {
+                        id: part.toolCallId,
+                        name: part.toolName,
+                        args: (part.input ?? {}) as Record<string, unknown>,
+                        type: "tool_call" as const
+                      }
+                    ]
+                  : []
+              )
+        return [new AIMessage({ content: textOf(message), tool_calls: calls, id })]
+      }
+      default:
+        return message.content.flatMap((part, partIndex) =>
+          part.type === "tool-result"
+            ? [
+                new ToolMessage({
+                  content:
+                    part.output.type === "text" || part.output.type === "error-text"
+                      ? part.output.value
+                      : JSON.stringify(part.output),
+                  tool_call_id: part.toolCallId,
+                  name: part.toolName,
+                  id: `${index}:${partIndex}`
+                })
+              ]
+            : []
+        )
+    }
+  })
+
+/** Maps LangChain's output back to our messages (kept tool results regrouped). */
+const fromLangChain = (output: ReadonlyArray<BaseMessage>, messages: ReadonlyArray<Message>): Array<Message> => {
+  const kept = new Map<number, Set<number> | "all">()
+  for (const message of output) {
+    const [index, part] = String(message.id).split(":")
+    if (part === undefined) kept.set(Number(index), "all")
+    else {
+      const parts = kept.get(Number(index))
+      if (parts === undefined || parts === "all") kept.set(Number(index), new Set([Number(part)]))
+      else parts.add(Number(part))
+    }
+  }
+  return [...kept.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([index, parts]) => {
+      const message = messages[index]!
+      if (parts === "all" || message.role !== "tool") return message
+      return { ...message, content: message.content.filter((_, partIndex) => parts.has(partIndex)) }
+    })
+}
+
+/** LangChain-style approximate counter: characters / 4 of content and tool-call arguments, + 3 per message. */
+const approximateCounter = (messages: ReadonlyArray<BaseMessage>): number => {
+  let chars = 0
+  for (const message of messages) {
+    chars += typeof message.content === "string" ? message.content.length : JSON.stringify(message.content).length
+    if (message instanceof AIMessage)
+      for (const call of message.tool_calls ?? []) chars += JSON.stringify(call.args).length
+  }
+  return Math.ceil(chars / 4) + 3 * messages.length
+}
+
+// -----------------------------------------------------------------------------
+
+export default async function (): Promise<void> {
+  const [imported, importMs] = await time(() => Import.importFilePromise(transcript("pi/before-compaction.jsonl")))
+  const entries: ReadonlyArray<Entry.Entry> = imported.transcript.entries.filter((entry) => entry.kind === "message")
+  const messages = entries.flatMap((entry) => (entry.kind === "message" ? [entry.message] : []))
+  const inputTokens = measureExactly(messages)
+  console.log(
+    `pi/before-compaction.jsonl: ${messages.length} messages, ${k(inputTokens)} tokens (o200k_base, exact); import ${fmt(importMs)} (not timed below)`
+  )
+
+  const windows = [
+    { contextWindow: 200_000, maxOutputTokens: 32_000 },
+    { contextWindow: 128_000, maxOutputTokens: 16_384 }
+  ]
+  const summary: Array<Record<string, string | number>> = []
+  for (const window of windows) {
+    const policy: ModelPolicy = {
+      ...PolicyRegistry.fromCasePolicySync(window, `bench-${window.contextWindow / 1000}k`),
+      tokenizer: "o200k_base",
+      promptCacheTtlMs: 300_000
+    }
+    const input = { entries, policy }
+
+    // Cold: a fresh measurer counts all 2.3 MB once (what the first request of a session pays).
+    const coldMeasurer = Measurer.make(exact)
+    const cold = SlidingWindowEngine.makeAsync({ measurer: () => coldMeasurer })
+    const [coldResult, coldMs] = await time(() => cold.compact(input))
+    // Warm: the request path has already measured (shouldCompact); compaction re-measures only what it changed.
+    // The machine may be shared: report the median and the minimum wall time and the process CPU time.
+    const warmRuns: Array<number> = []
+    const warmCpu: Array<number> = []
+    let result = coldResult
+    for (let run = 0; run < 7; run++) {
+      const measurer = Measurer.make(exact)
+      const engine = SlidingWindowEngine.makeAsync({ measurer: () => measurer })
+      const decision = await engine.shouldCompact(input)
+      const cpuBefore = cpuMs()
+      const [warmResult, warmMs] = await time(() => engine.compact(input))
+      warmCpu.push(cpuMs() - cpuBefore)
+      if (!decision.compact) throw new Error("expected compaction to be needed")
+      warmRuns.push(warmMs)
+      result = warmResult
+    }
+    const budget = result.after.budgetTokens
+    const afterExact = measureExactly(ContextView.toMessages(result.view))
+    console.log(
+      `\nSlidingWindowEngine.compact, warm: median ${fmt(median(warmRuns))}, min ${fmt(Math.min(...warmRuns))}, median CPU ${fmt(median(warmCpu))}`
+    )
+    console.log(
+      `--- ${k(window.contextWindow)} window: input budget ${k(budget)}, target ${k(Math.floor(budget * SlidingWindowEngine.defaults.targetShare))} ---`
+    )
+    console.table(
+      result.stages.map((stage) => ({
+        stage: stage.stage,
+        status: stage.status,
+        "tokens before": stage.tokensBefore,
+        "tokens after": stage.tokensAfter,
+        freed: stage.tokensBefore - stage.tokensAfter,
+        edits: stage.edits,
+        ms: Number(stage.durationMs.toFixed(2)),
+        note: stage.note ?? ""
+      }))
+    )
+
+    // Peers, same messages, same process.
+    const pruneRuns: Array<number> = []
+    let pruned: Array<Message> = []
+    for (let run = 0; run < 7; run++) {
+      const [out, ms] = await time(() =>
+        pruneMessages({
+          messages: messages as Parameters<typeof pruneMessages>[0]["messages"],
+          reasoning: "before-last-message",
+          toolCalls: "before-last-2-messages",
+          emptyMessages: "remove"
+        })
+      )
+      pruneRuns.push(ms)
+      pruned = out as Array<Message>
+    }
+    const lcMessages = toLangChain(messages)
+    const trimRuns: Array<number> = []
+    let trimmed: Array<BaseMessage> = []
+    for (let run = 0; run < 3; run++) {
+      const [out, ms] = await time(() =>
+        trimMessages(lcMessages, {
+          maxTokens: budget,
+          strategy: "last",
+          tokenCounter: approximateCounter,
+          includeSystem: true,
+          startOn: "human",
+          allowPartial: false
+        })
+      )
+      trimRuns.push(ms)
+      trimmed = out
+    }
+    const trimmedMessages = fromLangChain(trimmed, messages)
+
+    const rows = [
+      {
+        name: "context-engine SlidingWindowEngine.compact (warm, median of 7)",
+        ms: median(warmRuns),
+        messages: result.view.items.length,
+        tokens: afterExact,
+        problems: pairingProblems(ContextView.toMessages(result.view))
+      },
+      {
+        name: "context-engine SlidingWindowEngine.compact (cold: includes first full count)",
+        ms: coldMs,
+        messages: coldResult.view.items.length,
+        tokens: measureExactly(ContextView.toMessages(coldResult.view)),
+        problems: pairingProblems(ContextView.toMessages(coldResult.view))
+      },
+      {
+        name: "ai pruneMessages (reasoning before-last-message, toolCalls before-last-2-messages)",
+        ms: median(pruneRuns),
+        messages: pruned.length,
+        tokens: measureExactly(pruned),
+        problems: pairingProblems(pruned)
+      },
+      {
+        name: "@langchain/core trimMessages (last, chars/4 counter, median of 3)",
+        ms: median(trimRuns),
+        messages: trimmedMessages.length,
+        tokens: measureExactly(trimmedMessages),
+        problems: pairingProblems(trimmedMessages)
+      }
+    ]
+    const ours = rows[0]!.ms
+    console.table(
+      rows.map((row) => ({
+        method: row.name,
+        time: fmt(row.ms),
+        "× ours": Number((row.ms / ours).toFixed(2)),
+        messages: row.messages,
+        "tokens (exact)": row.tokens,
+        "vs budget": `${(((row.tokens - budget) / budget) * 100).toFixed(1)}%`,
+        "fits budget": row.tokens <= budget ? "yes" : "NO",
+        "pairing problems": row.problems
+      }))
+    )
+    summary.push({
+      window: k(window.contextWindow),
+      "ours warm ms (median)": Number(median(warmRuns).toFixed(1)),
+      "ours warm ms (min)": Number(Math.min(...warmRuns).toFixed(1)),
+      "ours warm CPU ms": Number(median(warmCpu).toFixed(1)),
+      "ours cold ms": Number(coldMs.toFixed(1)),
+      "ours tokens": afterExact,
+      budget,
+      "pruneMessages tokens": rows[2]!.tokens,
+      "trimMessages tokens": rows[3]!.tokens,
+      "trimMessages ms": Number(median(trimRuns).toFixed(1))
+    })
+  }
+  console.log(
+    `\nsummary (load average ${(await import("node:os"))
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(" ")})`
+  )
+  console.table(summary)
+}
