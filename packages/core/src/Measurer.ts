@@ -201,8 +201,12 @@ const apportion = (weights: ReadonlyArray<number>, target: number): Array<number
  *   (`inputBudgetTokens`) and `headroomTokens`; with an `anchor` whose
  *   `lastEntryId` is in the view, `inputTokens = anchor.inputTokens + count
  *   of the items after it` and `method: "anchored"` (the counted categories
- *   of the anchored prefix are scaled to the reported number). An anchor
- *   whose entry is no longer in the view is ignored.
+ *   of the anchored prefix are scaled to the reported number, so the
+ *   categories still add up to `inputTokens`). `anchor.inputTokens` must be
+ *   the request's whole input, cached tokens included (Anthropic:
+ *   `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`).
+ *   An anchor whose entry is no longer in the view is ignored (and noted);
+ *   drop the anchor after editing items at or before its entry.
  *
  * @example
  * ```ts

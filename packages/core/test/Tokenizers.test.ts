@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { TokenizerService } from "../src/Tokenizer.ts"
 import * as Tokenizers from "../src/Tokenizers.ts"
@@ -33,6 +34,27 @@ describe("Tokenizers", () => {
         o200kTotal += o200k.count(text)
       }
       expect(cl100kTotal).not.toBe(o200kTotal)
+    } finally {
+      wasm.free()
+    }
+  }, 60_000)
+
+  it("property: the backends agree and never throw on arbitrary text (all Unicode planes, special tokens)", () => {
+    const js = Tokenizers.gptTokenizer("o200k_base")
+    const wasm = Tokenizers.tiktoken("o200k_base")
+    try {
+      const pieces = fc.oneof(
+        fc.string({ unit: "grapheme", maxLength: 40 }),
+        fc.string({ unit: "binary", maxLength: 40 }),
+        fc.constantFrom("<|endoftext|>", "<|im_start|>", "<|fim_prefix|>", "\r\n", "    ", "\t\t")
+      )
+      fc.assert(
+        fc.property(fc.array(pieces, { maxLength: 8 }), (parts) => {
+          const text = parts.join("")
+          expect(js.count(text)).toBe(wasm.count(text))
+        }),
+        { numRuns: 400 }
+      )
     } finally {
       wasm.free()
     }
