@@ -142,3 +142,47 @@ export class PolicyInvalid extends Schema.TaggedError<PolicyInvalid>()("PolicyIn
     return `Policy for ${this.model}: ${this.field} = ${JSON.stringify(this.value)} is invalid: ${this.reason}`
   }
 }
+
+/**
+ * Two compactions raced to install a checkpoint for the same generation
+ * (compare-and-set on the checkpoint generation) and this one lost. The
+ * loser's checkpoint was not written; `winnerCheckpointId` names the one that
+ * was installed, when known. Recompute from the new active view and retry.
+ *
+ * @category errors
+ */
+export class CheckpointConflict extends Schema.TaggedError<CheckpointConflict>()("CheckpointConflict", {
+  sessionId: Schema.String,
+  checkpointId: Schema.String,
+  /** The generation the caller tried to install. */
+  attemptedGeneration: Schema.Number,
+  /** The highest generation already installed when the install was attempted. */
+  installedGeneration: Schema.Number,
+  winnerCheckpointId: Schema.optionalKey(Schema.String)
+}) {
+  override get message(): string {
+    return `Checkpoint ${this.checkpointId} (generation ${this.attemptedGeneration}) lost the race in session ${this.sessionId}: generation ${this.installedGeneration} is already installed${this.winnerCheckpointId !== undefined ? ` (${this.winnerCheckpointId})` : ""}; expected generation ${this.installedGeneration + 1}`
+  }
+  get isRetryable(): boolean {
+    return true
+  }
+}
+
+/**
+ * A transcript store could not read or write its storage (I/O error, lock
+ * timeout, database busy). Nothing was acknowledged; the write may be retried.
+ *
+ * @category errors
+ */
+export class TranscriptStoreFailed extends Schema.TaggedError<TranscriptStoreFailed>()("TranscriptStoreFailed", {
+  source: Schema.String,
+  operation: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Transcript store ${this.source}: ${this.operation} failed: ${this.reason}`
+  }
+  get isRetryable(): boolean {
+    return true
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * The JSONL transcript store, the embedded default: one file per session
+ * (`<directory>/<encodeURIComponent(sessionId)>.jsonl`), one entry per line,
+ * append-only.
+ *
+ * Writes happen inside an exclusive lock file (`<file>.lock`, see
+ * {@link FileLock}) so that several processes can write one session: the
+ * writer catches up on lines others appended, checks ids and the checkpoint
+ * generation (compare-and-set), appends its lines with one `write` and
+ * `fdatasync`s before acknowledging. A new file's directory is fsynced too.
+ * A torn final line (a writer killed mid-write — never acknowledged) is
+ * ignored with a warning by readers and cut off by the next writer.
+ *
+ * A checkpoint install is a single line: a reader sees it whole (new view)
+ * or not at all (old view), never a mixture.
+ *
+ * @since 0.1.0
+ */
+import { mkdirSync } from "node:fs"
+import { type FileHandle, mkdir, open as openFile, readdir, stat } from "node:fs/promises"
+import { join } from "node:path"
+import { Effect, Layer } from "effect"
+import { InvalidInput } from "./Errors.ts"
+import * as FileLock from "./FileLock.ts"
+import type { Backend, Cursor, RawRecord, Transaction } from "./TranscriptBackend.ts"
+import { makeService } from "./TranscriptBackend.ts"
+import { type AsyncTranscriptStore, type Service, TranscriptStore, toAsync } from "./TranscriptStore.ts"
+
+/**
+ * Options of the JSONL store.
+ *
+ * @category models
+ */
+export interface Options {
+  /** Directory holding the session files; created when missing. */
+  readonly directory: string
+  /** Lock timing in milliseconds. */
+  readonly lock?: FileLock.LockOptions
+}
+
+const SUFFIX = ".jsonl"
+const NEWLINE = 0x0a
+const CHUNK_BYTES = 1 << 16
+
+/**
+ * The file of a session.
+ *
+ * @throws InvalidInput when the session id is empty.
+ * @category getters
+ */
+export const sessionPath = (directory: string, sessionId: string): string => {
+  if (sessionId.length === 0) throw new InvalidInput({ what: "session id", path: "", detail: "must be non-empty" })
+  const name = encodeURIComponent(sessionId).replace(/^\./, "%2E")
+  return join(directory, `${name}${SUFFIX}`)
+}
+
+/** Lines of `[from, to)`; `end` is the byte offset just after each line's newline. */
+async function* lines(
+  handle: FileHandle,
+  from: number,
+  to: number,
+  firstLine: number
+): AsyncGenerator<RawRecord & { readonly end: number }> {
+  let pending: Buffer = Buffer.alloc(0)
+  let line = firstLine
+  let position = from
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+  while (position < to) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, to - position), position)
+    if (bytesRead === 0) break
+    position += bytesRead
+    let chunk = Buffer.concat([pending, buffer.subarray(0, bytesRead)])
+    let chunkStart = position - chunk.length
+    let newline = chunk.indexOf(NEWLINE)
+    while (newline !== -1) {
+      line++
+      yield { line, text: chunk.toString("utf8", 0, newline), torn: false, end: chunkStart + newline + 1 }
+      chunk = chunk.subarray(newline + 1)
+      chunkStart += newline + 1
+      newline = chunk.indexOf(NEWLINE)
+    }
+    pending = Buffer.from(chunk)
+  }
+  if (pending.length > 0) yield { line: line + 1, text: pending.toString("utf8"), torn: true, end: to }
+}
+
+const fsyncDirectory = async (directory: string) => {
+  const handle = await openFile(directory, "r")
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+const transaction = (path: string, handle: FileHandle): Transaction => ({
+  readSince: async (cursor) => {
+    const { size } = await handle.stat()
+    if (size < cursor.offset) return { records: [], cursor, reset: true }
+    const records: Array<RawRecord> = []
+    let end: Cursor = cursor
+    let repaired: RawRecord | undefined
+    for await (const { end: offset, ...record } of lines(handle, cursor.offset, size, cursor.line)) {
+      if (record.torn) {
+        repaired = record
+        break
+      }
+      records.push(record)
+      end = { offset, line: record.line }
+    }
+    if (repaired === undefined) return { records, cursor: end, reset: false }
+    // A torn final line: its writer died before acknowledging it. Cut it off so the next line starts clean.
+    await handle.truncate(end.offset)
+    await handle.datasync()
+    return {
+      records,
+      cursor: end,
+      reset: false,
+      repaired: {
+        source: path,
+        line: repaired.line,
+        kind: "torn-line",
+        reason: `removed a torn final line of ${Buffer.byteLength(repaired.text)} bytes (interrupted write, never acknowledged)`
+      }
+    }
+  },
+  write: async (cursor, texts) => {
+    const data = Buffer.from(`${texts.join("\n")}\n`)
+    let written = 0
+    while (written < data.length) {
+      const result = await handle.write(data, written, data.length - written)
+      written += result.bytesWritten
+    }
+    await handle.datasync()
+    return { offset: cursor.offset + data.length, line: cursor.line + texts.length }
+  }
+})
+
+/**
+ * Creates the JSONL backend (for {@link make} and tests).
+ *
+ * @category constructors
+ */
+export const makeBackend = (options: Options): Backend => {
+  const { directory } = options
+  mkdirSync(directory, { recursive: true })
+  return {
+    kind: "jsonl",
+    describe: (sessionId) => sessionPath(directory, sessionId),
+    records: async function* (sessionId) {
+      let handle: FileHandle
+      try {
+        handle = await openFile(sessionPath(directory, sessionId), "r")
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return
+        throw error
+      }
+      try {
+        const { size } = await handle.stat()
+        for await (const { end: _end, ...record } of lines(handle, 0, size, 0)) yield record
+      } finally {
+        await handle.close()
+      }
+    },
+    exclusive: async (sessionId, body) => {
+      const path = sessionPath(directory, sessionId)
+      await mkdir(directory, { recursive: true })
+      return FileLock.withLock(
+        `${path}.lock`,
+        async () => {
+          const existed = await stat(path).then(
+            () => true,
+            () => false
+          )
+          const handle = await openFile(path, "a+")
+          try {
+            if (!existed) await fsyncDirectory(directory)
+            return await body(transaction(path, handle))
+          } finally {
+            await handle.close()
+          }
+        },
+        options.lock
+      )
+    },
+    listSessions: async () => {
+      const names = (await readdir(directory)).filter((name) => name.endsWith(SUFFIX))
+      return Promise.all(
+        names.map(async (name) => ({
+          sessionId: decodeURIComponent(name.slice(0, -SUFFIX.length)),
+          updatedAt: (await stat(join(directory, name))).mtime.toISOString()
+        }))
+      )
+    },
+    close: async () => {}
+  }
+}
+
+/**
+ * Creates a JSONL transcript store.
+ *
+ * @category constructors
+ */
+export const make = (options: Options): Service => makeService(makeBackend(options))
+
+/**
+ * A layer providing {@link TranscriptStore} backed by JSONL files.
+ *
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<TranscriptStore> =>
+  Layer.effect(
+    TranscriptStore,
+    Effect.sync(() => make(options))
+  )
+
+/**
+ * The Promise face of a JSONL store.
+ *
+ * @example
+ * ```ts
+ * const store = JsonlTranscriptStore.open({ directory: "./sessions" })
+ * await store.append("s1", [entry])
+ * const { view } = await store.activeView("s1")
+ * ```
+ *
+ * @category constructors
+ */
+export const open = (options: Options): AsyncTranscriptStore => toAsync(make(options))
