@@ -38,6 +38,9 @@ const LIST_LIMIT = 40
 
 const READ_TOOL_RE = /^(?:read|read_?file|view|view_?file|cat|open|glob|ls|grep)$/i
 const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert)/i
+/** Commands that only look (listed under identifiers, not as progress). */
+const READ_ONLY_COMMAND_RE =
+  /^(?:cd\s+\S+\s*&&\s*)?(?:grep|rg|ls|cat|head|tail|find|wc|pwd|which|echo|tree|sed\s+-n|git\s+(?:status|diff|log|show|branch))\b/
 const CONSTRAINT_RE =
   /\b(?:don'?t|do not|never|always|must|should(?:n'?t)?|prefer|instead|make sure|avoid|only|no need|keep)\b/i
 const CORRECTION_RE = /^\s*(?:no\b|nope\b|actually\b|wait\b|instead\b|don'?t\b|stop\b|not\b|that'?s wrong|wrong\b)/i
@@ -201,7 +204,8 @@ export const extract = (
   const decisions: Array<{ decision: string; rationale: string }> = []
   for (const ask of asks) {
     for (const sentence of sentences(ask.text.slice(0, 4000)))
-      if (CONSTRAINT_RE.test(sentence) && sentence.length <= ITEM_CHARS) constraints.push(sentence)
+      if (CONSTRAINT_RE.test(sentence) && sentence.length <= ITEM_CHARS && !sentence.endsWith("?"))
+        constraints.push(sentence.replace(/^(?:[-*]\s+|\d+\.\s+)+/, ""))
     if (CORRECTION_RE.test(ask.text))
       decisions.push({ decision: clip(ask.text, ITEM_CHARS), rationale: `user correction (entry ${ask.entryId})` })
   }
@@ -237,7 +241,7 @@ export const extract = (
         }
       } else if (path !== undefined && (READ_TOOL_RE.test(part.toolName) || /view/.test(command ?? ""))) {
         if (failed === undefined) filesRead.push(path)
-      } else if (command !== undefined) {
+      } else if (command !== undefined && (failed !== undefined || !READ_ONLY_COMMAND_RE.test(command))) {
         done.push(`ran \`${command}\`${failed === undefined ? "" : ` — failed: ${clip(failed, ITEM_CHARS)}`}`)
       }
       if (failed !== undefined)
