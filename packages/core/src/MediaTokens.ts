@@ -186,6 +186,23 @@ export const imageDimensions = (data: unknown): Dimensions | undefined => {
 export const pdfPageTokens = 3000
 
 /**
+ * Tokens per PDF page on Gemini: 258 ("Document understanding": each
+ * document page is equivalent to 258 tokens).
+ *
+ * @category constants
+ */
+export const geminiPdfPageTokens = 258
+
+/**
+ * Tokens per PDF page for a family: {@link geminiPdfPageTokens} for Gemini,
+ * otherwise {@link pdfPageTokens}.
+ *
+ * @category formulas
+ */
+export const pdfPageTokensFor = (family: MediaFamily): number =>
+  family === "gemini" ? geminiPdfPageTokens : pdfPageTokens
+
+/**
  * Tokens charged for a binary file whose content cannot be estimated
  * (unknown type, URL or provider reference): one PDF page's worth.
  *

@@ -127,7 +127,7 @@ const file = (
   if (bytes !== undefined && isTextMediaType(type)) return options.tokenizer.count(new TextDecoder().decode(bytes))
   acc.estimatedFiles++
   if (bytes !== undefined && type === "application/pdf") {
-    return (MediaTokens.pdfPageCount(bytes) ?? 1) * MediaTokens.pdfPageTokens
+    return (MediaTokens.pdfPageCount(bytes) ?? 1) * MediaTokens.pdfPageTokensFor(options.mediaFamily)
   }
   return MediaTokens.unknownFileTokens
 }

@@ -117,5 +117,15 @@ describe("C07: images are measured by pixels, not bytes", () => {
     )
     expect(pdfFile.byCategory.media).toBe(2 * MediaTokens.pdfPageTokens)
     expect(pdfFile.notes?.join(" ")).toMatch(/file/)
+    // Gemini documents 258 tokens per PDF page.
+    const gemini = Measurer.make(Tokenizers.get("estimate:gemini")).measure(
+      ContextView.fromMessages([
+        {
+          role: "user",
+          content: [{ type: "file", data: Buffer.from(pdf).toString("base64"), mediaType: "application/pdf" }]
+        }
+      ])
+    )
+    expect(gemini.byCategory.media).toBe(2 * 258)
   })
 })
