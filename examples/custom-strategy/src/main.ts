@@ -1,0 +1,33 @@
+/**
+ * `pnpm --filter @context-engine/example-custom-strategy start`: runs the
+ * sliding-window engine with the custom strategy on a small session under a
+ * 32K window and prints the stage report.
+ */
+import { PolicyRegistry } from "@context-engine/core"
+import { SlidingWindowEngine } from "@context-engine/engines"
+import { collapseTestRuns } from "./CollapseTestRuns.ts"
+import { session } from "./session.ts"
+
+const engine = SlidingWindowEngine.makeAsync({
+  extraStrategies: [collapseTestRuns],
+  // Leave old tool output to the custom strategy, so its effect is visible.
+  strategies: { toolTrim: { excludeTools: ["bash"] } }
+})
+const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "example")
+const input = { entries: session(), policy }
+
+const decision = await engine.shouldCompact(input)
+console.log(
+  `request: ${decision.measurement.inputTokens} tokens, budget ${decision.budget.inputBudgetTokens}; compact: ${decision.compact}`
+)
+const result = await engine.compact(input)
+console.table(
+  result.stages.map((stage) => ({
+    stage: stage.stage,
+    status: stage.status,
+    freed: stage.tokensBefore - stage.tokensAfter,
+    edits: stage.edits,
+    note: stage.note ?? ""
+  }))
+)
+console.log(`after: ${result.after.inputTokens} tokens; ${result.entriesToAppend.length} edit entries to append`)
