@@ -74,7 +74,11 @@ export interface Options {
  */
 export const defaults = { window: true, targetShare: 0.9, clampLatestUserMessage: false } as const
 
-/** The engine's name. */
+/**
+ * The engine's name.
+ *
+ * @category constants
+ */
 export const NAME = "sliding-window"
 
 interface Prepared {

@@ -74,7 +74,11 @@ export const defaults = {
   minReclaimTokens: 0
 } as const satisfies Required<Options>
 
-/** Name of the strategy (and of its stage in reports). */
+/**
+ * Name of the strategy (and of its stage in reports).
+ *
+ * @category constants
+ */
 export const NAME = "dedupe"
 
 const REFERENCE_PREFIX = "[deduplicated:"

@@ -39,7 +39,11 @@ export interface Options {
  */
 export const defaults = { keepRecentTurns: 4, minReclaimTokens: 0 } as const satisfies Required<Options>
 
-/** Name of the strategy (and of its stage in reports). */
+/**
+ * Name of the strategy (and of its stage in reports).
+ *
+ * @category constants
+ */
 export const NAME = "media"
 
 /**

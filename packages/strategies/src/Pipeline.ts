@@ -71,7 +71,12 @@ export interface Result {
   readonly fits: boolean
 }
 
-/** Stage name of the normalization that runs before the strategies. */
+/**
+ * Stage name of the normalization that runs before the strategies
+ * (tool-pairing repair, empty messages dropped).
+ *
+ * @category constants
+ */
 export const NORMALIZE_STAGE = "normalize"
 
 type Counts = { -readonly [K in Measurement.Category]: number }

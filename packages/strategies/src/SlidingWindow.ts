@@ -41,7 +41,11 @@ export interface Options {
  */
 export const defaults = { keepRecentTurns: 1, minReclaimTokens: 0 } as const satisfies Required<Options>
 
-/** Name of the strategy (and of its stage in reports). */
+/**
+ * Name of the strategy (and of its stage in reports).
+ *
+ * @category constants
+ */
 export const NAME = "slidingWindow"
 
 /**

@@ -77,8 +77,18 @@ export const defaults = {
   placeholder: "[Old tool result content cleared]"
 } satisfies Required<Options>
 
-/** Stage names. */
+/**
+ * Stage name of the soft trim.
+ *
+ * @category constants
+ */
 export const SOFT = "toolTrim.soft"
+
+/**
+ * Stage name of the hard clear.
+ *
+ * @category constants
+ */
 export const CLEAR = "toolTrim.clear"
 
 /**
