@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, SchemaGetter } from "effect"
 
 // ---------------------------------------------------------------------------
 // JSON values and provider options
@@ -96,7 +96,24 @@ const isProviderReference = (u: unknown): u is ProviderReference =>
  */
 export const ProviderReference = Schema.declare(isProviderReference, {
   identifier: "ProviderReference",
-  expected: "an object of provider name → reference string, without a 'type' key"
+  expected: "an object of provider name → reference string, without a 'type' key",
+  // Lets `Arbitrary.schema` generate references (property tests); candidates
+  // with a `type` key fail the declaration's check and are discarded.
+  toCodecArbitrary: () =>
+    Schema.link<ProviderReference>()(Schema.Record(Schema.String, Schema.String), {
+      decode: SchemaGetter.transform((record) => record as ProviderReference),
+      encode: SchemaGetter.transform((reference) => reference)
+    })
+})
+
+const Bytes = Schema.instanceOf(ArrayBuffer, {
+  expected: "ArrayBuffer",
+  // Lets `Arbitrary.schema` generate buffers (property tests).
+  toCodecArbitrary: () =>
+    Schema.link<ArrayBuffer>()(Schema.Uint8Array, {
+      decode: SchemaGetter.transform((bytes) => bytes.slice().buffer as ArrayBuffer),
+      encode: SchemaGetter.transform((buffer) => new Uint8Array(buffer))
+    })
 })
 
 /**
@@ -105,9 +122,10 @@ export const ProviderReference = Schema.declare(isProviderReference, {
  *
  * @category schemas
  */
-export const DataContent = Schema.Union([Schema.String, Schema.Uint8Array, Schema.instanceOf(ArrayBuffer)])
+export const DataContent = Schema.Union([Schema.String, Schema.Uint8Array, Bytes])
 
-const Url = Schema.instanceOf(URL)
+// `Schema.URL` is `instanceOf(URL)` plus a string JSON codec and an arbitrary.
+const Url = Schema.URL
 
 /** @category schemas */
 export const FileDataData = Schema.Struct({ type: Schema.Literal("data"), data: DataContent })

@@ -22,10 +22,11 @@
  * @since 0.1.0
  */
 import { Context, Effect, Exit, Layer, Schema } from "effect"
-import { PolicyInvalid } from "./Errors.ts"
+import { decodeUnknown } from "./Decode.ts"
+import { type InvalidInput, PolicyInvalid } from "./Errors.ts"
 import type { ModelFacts } from "./ModelCatalog.ts"
 import * as ModelCatalog from "./ModelCatalog.ts"
-import { type ModelPolicy, TokenizerId } from "./ModelPolicy.ts"
+import { type ModelPolicy, ModelPolicy as ModelPolicySchema, TokenizerId } from "./ModelPolicy.ts"
 import * as PolicyLimits from "./PolicyLimits.ts"
 
 // ---------------------------------------------------------------------------
@@ -238,6 +239,16 @@ export const validate = (policy: ModelPolicy): Effect.Effect<ModelPolicy, Policy
   const problem = PolicyLimits.check(policy)
   return problem ? Effect.fail(new PolicyInvalid({ model: policy.model, ...problem })) : Effect.succeed(policy)
 }
+
+/**
+ * Decodes an unknown value as a complete {@link ModelPolicy} and validates
+ * it: {@link InvalidInput} (with the path) for a wrong shape,
+ * {@link PolicyInvalid} (with field, value, reason) for impossible numbers.
+ *
+ * @category validation
+ */
+export const decodePolicy = (input: unknown): Effect.Effect<ModelPolicy, InvalidInput | PolicyInvalid> =>
+  Effect.flatMap(decodeUnknown(ModelPolicySchema, "model policy")(input), validate)
 
 const build = (model: string, layers: ReadonlyArray<PolicyFields>): Effect.Effect<ModelPolicy, PolicyInvalid> => {
   const fields = layers.reduce(merge, {})
