@@ -135,6 +135,20 @@ describe("context-engine inspect", { timeout: 60_000 }, () => {
   }, 60_000)
 })
 
+describe("inspect on every transcript in ../shared/transcripts", { timeout: 120_000 }, () => {
+  it("produces a schema-valid report whose category table adds up", async () => {
+    const names = [...readFileSync(transcript("SOURCES.md"), "utf8").matchAll(/^### (\S+)$/gm)].map((m) => m[1]!)
+    expect(names).toHaveLength(8)
+    for (const name of names) {
+      const report = await inspectJson(transcript(name))
+      expect(report.entries.messages).toBeGreaterThan(0)
+      expect(sumInput(report.fullHistory.byCategory)).toBe(report.fullHistory.inputTokens)
+      expect(report.largest.length).toBe(Math.min(10, report.entries.messages))
+      expect(report.import.skipped).toBe(0)
+    }
+  })
+})
+
 describe("progress bar", () => {
   const fakeTty = () => {
     const stream = Object.assign(new PassThrough(), {
