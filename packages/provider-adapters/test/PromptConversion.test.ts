@@ -1,0 +1,179 @@
+import type { LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider"
+import type { Message } from "@context-engine/core"
+import fc from "fast-check"
+import { describe, expect, expectTypeOf, it } from "vitest"
+import * as PromptConversion from "../src/PromptConversion.ts"
+
+describe("PromptConversion", () => {
+  it("every V4 prompt message is a Message (type level), so V4 → Message is the identity", () => {
+    expectTypeOf<LanguageModelV4Message>().toExtend<Message.Message>()
+    const prompt: LanguageModelV4Prompt = [
+      { role: "system", content: "sys" },
+      { role: "user", content: [{ type: "text", text: "hi" }] }
+    ]
+    const messages = PromptConversion.fromPrompt(prompt)
+    expect(messages[0]).toBe(prompt[0])
+    expect(messages[1]).toBe(prompt[1])
+  })
+
+  it("returns V4-shaped messages unchanged (same objects), keeping providerOptions", () => {
+    const messages: Array<Message.Message> = [
+      { role: "system", content: "sys", providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } },
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "think", providerOptions: { anthropic: { signature: "sig" } } },
+          { type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "a" } }
+        ]
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c1", toolName: "read", output: { type: "text", value: "x" } }]
+      }
+    ]
+    const prompt = PromptConversion.toPrompt(messages)
+    prompt.forEach((message, index) => {
+      expect(message).toBe(messages[index])
+    })
+  })
+
+  it("normalises what ModelMessage allows and V4 does not", () => {
+    const bytes = new Uint8Array([1, 2, 3])
+    const prompt = PromptConversion.toPrompt([
+      { role: "user", content: "plain" },
+      {
+        role: "user",
+        content: [
+          {
+            type: "image",
+            image: new URL("https://example.com/a.png"),
+            providerOptions: { openai: { imageDetail: "low" } }
+          },
+          { type: "image", image: "iVBORw0KGgo=", mediaType: "image/png" },
+          { type: "file", data: bytes, mediaType: "application/pdf", filename: "a.pdf" }
+        ]
+      },
+      { role: "assistant", content: "" },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "asking" },
+          { type: "tool-approval-request", approvalId: "ap1", toolCallId: "c1" }
+        ]
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "c1",
+            toolName: "shot",
+            output: {
+              type: "content",
+              value: [
+                { type: "text", text: "see image" },
+                { type: "image-data", data: "AAAA", mediaType: "image/png" },
+                { type: "file-url", url: "https://example.com/r.txt", mediaType: "text/plain" }
+              ]
+            },
+            providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } }
+          },
+          { type: "tool-approval-response", approvalId: "ap1", approved: true, providerExecuted: true }
+        ]
+      }
+    ])
+    expect(prompt[0]).toEqual({ role: "user", content: [{ type: "text", text: "plain" }] })
+    expect(prompt[1]).toEqual({
+      role: "user",
+      content: [
+        {
+          type: "file",
+          data: { type: "url", url: new URL("https://example.com/a.png") },
+          mediaType: "image",
+          providerOptions: { openai: { imageDetail: "low" } }
+        },
+        { type: "file", data: { type: "data", data: "iVBORw0KGgo=" }, mediaType: "image/png" },
+        { type: "file", data: { type: "data", data: bytes }, mediaType: "application/pdf", filename: "a.pdf" }
+      ]
+    })
+    expect(prompt[2]).toEqual({ role: "assistant", content: [] })
+    expect(prompt[3]).toEqual({ role: "assistant", content: [{ type: "text", text: "asking" }] })
+    expect(prompt[4]).toEqual({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "c1",
+          toolName: "shot",
+          output: {
+            type: "content",
+            value: [
+              { type: "text", text: "see image" },
+              { type: "file", data: { type: "data", data: "AAAA" }, mediaType: "image/png" },
+              {
+                type: "file",
+                data: { type: "url", url: new URL("https://example.com/r.txt") },
+                mediaType: "text/plain"
+              }
+            ]
+          },
+          providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } }
+        },
+        { type: "tool-approval-response", approvalId: "ap1", approved: true }
+      ]
+    })
+  })
+
+  it("property: V4 prompts survive fromPrompt → toPrompt as the very same objects", () => {
+    const options = fc.option(fc.constant({ anthropic: { cacheControl: { type: "ephemeral" as const } } }), {
+      nil: undefined
+    })
+    const text = fc.record(
+      { type: fc.constant("text" as const), text: fc.string(), providerOptions: options },
+      { requiredKeys: ["type", "text"] }
+    )
+    const message = fc.oneof(
+      fc.record({ role: fc.constant("system" as const), content: fc.string() }),
+      fc.record({ role: fc.constant("user" as const), content: fc.array(text, { minLength: 1, maxLength: 3 }) }),
+      fc.record({
+        role: fc.constant("assistant" as const),
+        content: fc.array(
+          fc.oneof(
+            text,
+            fc.record({
+              type: fc.constant("tool-call" as const),
+              toolCallId: fc.string({ minLength: 1 }),
+              toolName: fc.string({ minLength: 1 }),
+              input: fc.jsonValue()
+            })
+          ),
+          { minLength: 1, maxLength: 3 }
+        )
+      }),
+      fc.record({
+        role: fc.constant("tool" as const),
+        content: fc.array(
+          fc.record({
+            type: fc.constant("tool-result" as const),
+            toolCallId: fc.string({ minLength: 1 }),
+            toolName: fc.string({ minLength: 1 }),
+            output: fc.oneof(
+              fc.record({ type: fc.constant("text" as const), value: fc.string() }),
+              fc.record({ type: fc.constant("json" as const), value: fc.jsonValue() as fc.Arbitrary<never> })
+            )
+          }),
+          { minLength: 1, maxLength: 2 }
+        )
+      })
+    ) as unknown as fc.Arbitrary<LanguageModelV4Message>
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 8 }), (prompt) => {
+        const back = PromptConversion.toPrompt(PromptConversion.fromPrompt(prompt))
+        expect(back).toHaveLength(prompt.length)
+        back.forEach((item, index) => {
+          expect(item).toBe(prompt[index])
+        })
+      })
+    )
+  })
+})
