@@ -4,7 +4,7 @@
  * soon as the view fits the target, and reports every stage.
  *
  * Before the first stage the view is normalized (tool pairing repaired,
- * empty messages dropped); after every stage {@link Invariants.enforce}
+ * empty messages and reasoning-only assistant messages dropped); after every stage {@link Invariants.enforce}
  * refuses edits that break an invariant and repairs pairing. A stage whose
  * edits free fewer tokens than its `minReclaimTokens` (the prompt-cache
  * guard) is discarded and reported as `skipped`; a strategy that throws is
@@ -30,7 +30,7 @@ import type {
 import { Effect } from "effect"
 import * as Invariants from "./Invariants.ts"
 import * as MeasureCache from "./MeasureCache.ts"
-import { isEmptyMessage } from "./Parts.ts"
+import { isEmptyMessage, isReasoningOnly } from "./Parts.ts"
 
 /**
  * What the pipeline runs on.
@@ -136,12 +136,21 @@ const makeTracker = (
 
 const normalizeEdits = (view: ContextView.ContextView): Array<ViewEdit.ViewEdit> => {
   const guard = Invariants.protectedOf(view)
-  return view.items.flatMap(
-    (item): Array<ViewEdit.ViewEdit> =>
-      isEmptyMessage(item.message) && Invariants.isEditable(guard, item.entryId)
-        ? [{ op: "drop", entryId: item.entryId, strategy: NORMALIZE_STAGE, reason: "empty message" }]
-        : []
-  )
+  return view.items.flatMap((item): Array<ViewEdit.ViewEdit> => {
+    if (!Invariants.isEditable(guard, item.entryId)) return []
+    if (isEmptyMessage(item.message))
+      return [{ op: "drop", entryId: item.entryId, strategy: NORMALIZE_STAGE, reason: "empty message" }]
+    if (isReasoningOnly(item.message))
+      return [
+        {
+          op: "drop",
+          entryId: item.entryId,
+          strategy: NORMALIZE_STAGE,
+          reason: "assistant message with only reasoning (an interrupted response)"
+        }
+      ]
+    return []
+  })
 }
 
 /**
@@ -169,7 +178,9 @@ export const run = (input: Input): Result => {
     edits: normalized.edits.length,
     durationMs: now() - started,
     status: normalized.edits.length === 0 ? "not-needed" : "applied",
-    ...(normalized.edits.length === 0 ? {} : { note: "repaired tool pairing / dropped empty messages" })
+    ...(normalized.edits.length === 0
+      ? {}
+      : { note: "repaired tool pairing / dropped empty or reasoning-only messages" })
   })
 
   for (const strategy of input.strategies) {

@@ -153,3 +153,22 @@ describe("Pipeline.run", () => {
     expect(results(ContextView.applyEdits(first.view, first.edits))).toHaveLength(1)
   })
 })
+
+describe("Pipeline normalization", () => {
+  it("drops empty and reasoning-only assistant messages but never the latest user message", () => {
+    const view = frozenView([
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: [{ type: "reasoning", text: "thinking…", providerOptions: { anthropic: { signature: "s" } } }]
+      },
+      { role: "assistant", content: "" },
+      { role: "assistant", content: "answer" },
+      { role: "user", content: "" }
+    ])
+    const outcome = run(view, [], 1_000_000)
+    expect(outcome.view.items.map((item) => item.entryId)).toEqual(["m0", "m3", "m4"])
+    expect(outcome.stages[0]).toMatchObject({ stage: "normalize", status: "applied", edits: 2 })
+    expect(Invariants.check(view, outcome.view)).toEqual([])
+  })
+})

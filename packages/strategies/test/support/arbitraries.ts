@@ -108,11 +108,24 @@ const turn = fc
     ]
   )
 
-/** A conversation: optional system prompt, then 1..8 turns. */
+const withReasoningOnly = (messages: Array<Message.Message>, at: number): Array<Message.Message> => {
+  if (at % 3 !== 0) return messages
+  const index = at % (messages.length + 1)
+  // Insert only between units (never between a tool call and its results).
+  if (messages[index]?.role === "tool") return messages
+  return [
+    ...messages.slice(0, index),
+    { role: "assistant", content: [{ type: "reasoning", text: "interrupted thought" }] },
+    ...messages.slice(index)
+  ]
+}
+
+/** A conversation: optional system prompt, then 1..8 turns (sometimes with an interrupted, reasoning-only response). */
 export const conversation: fc.Arbitrary<Array<Message.Message>> = fc
-  .tuple(fc.boolean(), fc.array(turn, { minLength: 1, maxLength: 8 }), fc.boolean())
-  .map(([system, turns, emptyAssistant]) => [
+  .tuple(fc.boolean(), fc.array(turn, { minLength: 1, maxLength: 8 }), fc.boolean(), fc.nat())
+  .map(([system, turns, emptyAssistant, at]) => [
     ...(system ? [{ role: "system", content: "You are a coding agent." } as Message.Message] : []),
-    ...turns.flat(),
+    // An interrupted response: an assistant message with only reasoning, somewhere in the conversation.
+    ...withReasoningOnly(turns.flat(), at),
     ...(emptyAssistant ? [{ role: "assistant", content: [] } as Message.Message] : [])
   ])
