@@ -56,7 +56,8 @@ const none: NativeCompaction = {
 // inactivity, up to a maximum of one hour during off-peak periods"
 // (https://platform.openai.com/docs/guides/prompt-caching). We take the lower bound.
 const OPENAI_PROMPT_CACHE_TTL_MS = 5 * 60 * 1000
-// Anthropic: "The cache has a minimum 5-minute lifetime" (default `ttl: "5m"`; "1h" costs extra)
+// Anthropic: the cache has a 5-minute lifetime by default, refreshed each time it is read
+// (`cache_control.ttl` "5m"; "1h" costs more)
 // (https://docs.claude.com/en/docs/build-with-claude/prompt-caching).
 const ANTHROPIC_PROMPT_CACHE_TTL_MS = 5 * 60 * 1000
 // Gemini: "If not set, the TTL defaults to 1 hour" (explicit context caching,

@@ -6,7 +6,8 @@
  * tuning values not set explicitly are derived here (see {@link derive}).
  * Lookup is by exact id, then longest prefix on a `-` `_` `:` `@` boundary
  * (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`), after stripping
- * provider prefixes (`anthropic/…`, `openai:…`, Bedrock `us.anthropic.…`).
+ * provider prefixes (`anthropic/…`, `openai:…`, Bedrock `us.anthropic.…`;
+ * see `ModelId.ts`).
  * Layers merge in this order, later wins: catalog facts, registry defaults,
  * registry model overrides (shorter key first), the caller's override.
  *
@@ -26,8 +27,18 @@ import { decodeUnknown } from "./Decode.ts"
 import { type InvalidInput, PolicyInvalid } from "./Errors.ts"
 import type { ModelFacts } from "./ModelCatalog.ts"
 import * as ModelCatalog from "./ModelCatalog.ts"
+import { candidateIds, keyMatches, matchLength, nearestIds, normalizeId } from "./ModelId.ts"
 import { type ModelPolicy, ModelPolicy as ModelPolicySchema, TokenizerId } from "./ModelPolicy.ts"
 import * as PolicyLimits from "./PolicyLimits.ts"
+
+export {
+  /** @category utils */
+  candidateIds,
+  /** @category utils */
+  keyMatches,
+  /** @category utils */
+  normalizeId
+} from "./ModelId.ts"
 
 // ---------------------------------------------------------------------------
 // Overrides
@@ -86,89 +97,6 @@ export class UnknownModel extends Schema.TaggedError<UnknownModel>()("UnknownMod
   override get message(): string {
     return `Unknown model ${JSON.stringify(this.model)}; nearest known ids: ${this.nearest.join(", ")}. Add it to a policy file with contextWindowTokens and maxOutputTokens, or use PolicyRegistry.fallback`
   }
-}
-
-// ---------------------------------------------------------------------------
-// Ids
-// ---------------------------------------------------------------------------
-
-const PROVIDER_PREFIXES = new Set([
-  "openai",
-  "anthropic",
-  "google",
-  "gemini",
-  "vertex",
-  "azure",
-  "bedrock",
-  "groq",
-  "together",
-  "fireworks",
-  "openrouter",
-  "ollama",
-  "xai",
-  "cerebras",
-  "deepinfra",
-  "huggingface",
-  "lmstudio",
-  "vllm"
-])
-const BEDROCK_PREFIX = /^(?:[a-z]{2,6}\.)?(?:anthropic|meta|mistral|deepseek|qwen|openai|google)\.(.+)$/
-const BOUNDARY = new Set(["-", "_", ":", "@"])
-
-/**
- * The forms of an id worth looking up, most literal first: lower-cased; the
- * part after the last `/` (`anthropic/claude-…`, `models/gemini-…`); without
- * a known `provider:` prefix (`openai:gpt-5`); without a Bedrock
- * `region.vendor.` prefix.
- *
- * @category utils
- */
-export const candidateIds = (modelId: string): ReadonlyArray<string> => {
-  const out: Array<string> = []
-  let id = modelId.trim().toLowerCase()
-  out.push(id)
-  id = id.slice(id.lastIndexOf("/") + 1)
-  out.push(id)
-  const colon = id.indexOf(":")
-  if (colon > 0 && PROVIDER_PREFIXES.has(id.slice(0, colon))) id = id.slice(colon + 1)
-  out.push(id)
-  const bedrock = BEDROCK_PREFIX.exec(id)
-  if (bedrock?.[1]) out.push(bedrock[1])
-  return [...new Set(out)].filter((candidate) => candidate.length > 0)
-}
-
-/**
- * The canonical key for an id: its most stripped candidate form.
- *
- * @category utils
- */
-export const normalizeId = (modelId: string): string => candidateIds(modelId).at(-1) ?? ""
-
-/**
- * Whether `key` names `id`: equal, or a prefix of it ending on a boundary
- * character (`-`, `_`, `:`, `@`). A `.` is not a boundary, so `gpt-5` does
- * not answer for `gpt-5.1`.
- *
- * @category utils
- */
-export const keyMatches = (id: string, key: string): boolean =>
-  id === key || (id.startsWith(key) && BOUNDARY.has(id.charAt(key.length)))
-
-/** Length of the longest candidate form of `modelId` that `key` matches, or -1. */
-const matchLength = (candidates: ReadonlyArray<string>, key: string): number =>
-  candidates.some((candidate) => keyMatches(candidate, key)) ? key.length : -1
-
-const editDistance = (a: string, b: string): number => {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution))
-    }
-    previous = current
-  }
-  return previous[b.length] ?? 0
 }
 
 // ---------------------------------------------------------------------------
@@ -321,15 +249,6 @@ const layersFor = (
     .map((match) => match.fields)
   if (!best && overrides.length === 0) return undefined
   return [best ? factsOf(best) : GENERIC_FACTS, defaults, ...overrides]
-}
-
-const nearestIds = (modelId: string, ids: ReadonlyArray<string>, count = 5): ReadonlyArray<string> => {
-  const target = normalizeId(modelId)
-  return [...new Set(ids)]
-    .map((id) => ({ id, distance: editDistance(target, id) }))
-    .sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id))
-    .slice(0, count)
-    .map((match) => match.id)
 }
 
 /**
