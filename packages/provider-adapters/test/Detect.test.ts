@@ -64,6 +64,21 @@ describe("format detection by content", () => {
     expect(detect("╭──╮\n│  > fix it  │\n╰──╯\n\n✦ Sure.\n")).toBe("gemini-cli-console")
   })
 
+  it("pairs a legacy OpenAI function_call with its function-role result", () => {
+    const result = Import.importTextSync(
+      JSON.stringify([
+        { role: "user", content: "weather?" },
+        { role: "assistant", content: null, function_call: { name: "weather", arguments: '{"city":"Oslo"}' } },
+        { role: "function", name: "weather", content: "rain" }
+      ])
+    )
+    expect(result.format).toBe("openai-chat")
+    const [, call, answer] = result.transcript.entries.map((entry) => (entry.kind === "message" ? entry.message : null))
+    const callPart = (call!.content as ReadonlyArray<{ type: string; toolCallId?: string; input?: unknown }>)[0]!
+    expect(callPart).toMatchObject({ type: "tool-call", toolName: "weather", input: { city: "Oslo" } })
+    expect(answer).toMatchObject({ role: "tool", content: [{ toolCallId: callPart.toolCallId, toolName: "weather" }] })
+  })
+
   it("honours an explicit format over detection", () => {
     const text = JSON.stringify([{ role: "user", content: "hi" }])
     expect(Import.importTextSync(text, { format: "openai-chat" }).format).toBe("openai-chat")

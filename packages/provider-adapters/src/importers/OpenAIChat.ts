@@ -128,7 +128,8 @@ export const toMessage = (
       if (isObject(m.function_call)) {
         const id = `function_call_${index}`
         const name = str(m.function_call.name) ?? ""
-        names.set(name, id)
+        names.set(id, name)
+        names.set(`function:${name}`, id)
         parts.push({
           type: "tool-call",
           toolCallId: id,
@@ -161,7 +162,7 @@ export const toMessage = (
     }
     case "function": {
       const name = str(m.name) ?? ""
-      const toolCallId = names.get(name) ?? `function_call_${index}`
+      const toolCallId = names.get(`function:${name}`) ?? `function_call_${index}`
       return {
         message: {
           role: "tool",
