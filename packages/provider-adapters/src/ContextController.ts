@@ -217,6 +217,17 @@ export const make = (options: ControllerOptions): ContextController => {
   const asyncEngine = ContextEngine.toAsync(engine)
   const native = ProviderNativeEngine.isProviderNative(engine) ? engine : undefined
   const sessions = new Map<string, Promise<Session.Session>>()
+  // Requests of one session are prepared one at a time, so concurrent calls never interleave their transcript syncs.
+  const locks = new Map<string, Promise<unknown>>()
+  const exclusive = <A>(sessionId: string, task: () => Promise<A>): Promise<A> => {
+    const previous = locks.get(sessionId) ?? Promise.resolve()
+    const next = previous.then(task, task)
+    locks.set(
+      sessionId,
+      next.catch(() => undefined)
+    )
+    return next
+  }
 
   const session = (model: ModelRef): Promise<Session.Session> => {
     const id = typeof options.sessionId === "function" ? options.sessionId(model) : (options.sessionId ?? "default")
@@ -289,6 +300,16 @@ export const make = (options: ControllerOptions): ContextController => {
 
   const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = []) => {
     const current = await session(model)
+    return exclusive(current.sessionId, () => prepareIn(current, model, messages, tools, ephemeralSystem))
+  }
+
+  const prepareIn = async (
+    current: Session.Session,
+    model: ModelRef,
+    messages: ReadonlyArray<Message.Message>,
+    tools: ReadonlyArray<ContextView.ToolDefinition>,
+    ephemeralSystem: ReadonlyArray<Message.Message>
+  ): Promise<Prepared> => {
     await current.sync(messages)
     const policy = await policyFor(model, current)
     const ephemeral: ReadonlyArray<Entry.Entry> = ephemeralSystem.map((message, index) => ({

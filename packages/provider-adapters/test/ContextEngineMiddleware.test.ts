@@ -236,6 +236,18 @@ describe("contextEngineMiddleware with MockLanguageModelV4", () => {
   })
 })
 
+describe("contextEngineMiddleware concurrency", () => {
+  it("concurrent requests of one session never duplicate transcript entries", async () => {
+    const { model } = windowedModel({ windowTokens: 100_000, replies: () => ({ text: "ok" }) })
+    const middleware = contextEngineMiddleware({ engine: TestEngine.make(), policy: policy(100_000) })
+    const wrapped = wrapLanguageModel({ model, middleware })
+    const messages = longHistory(3) as Array<ModelMessage>
+    await Promise.all([1, 2, 3, 4].map(() => generateText({ model: wrapped, system, messages })))
+    const session = await middleware.controller.session({ provider: "anthropic.messages", modelId: "claude-test" })
+    expect(session.transcript().filter((entry) => entry.kind === "message")).toHaveLength(1 + messages.length)
+  })
+})
+
 describe("contextEnginePrepareStep", () => {
   it("returns compacted messages per step without breaking pairing, and records each step's usage", async () => {
     const engine = TestEngine.make()
