@@ -378,6 +378,21 @@ export const summarizeSync = (request: SummarizeRequest): Checkpoint.CheckpointC
 /**
  * The extractive summarizer.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ExtractiveSummarizer } from "@context-engine/engines"
+ *
+ * const { content } = await Effect.runPromise(
+ *   ExtractiveSummarizer.make().summarize({
+ *     covered: [{ entryId: "e1", message: { role: "user", content: "Fix src/parser.ts" } }],
+ *     maxTokens: 2_000,
+ *     countTokens: (text) => Math.ceil(text.length / 4)
+ *   })
+ * )
+ * content.pendingUserAsks // ["Fix src/parser.ts"]
+ * ```
+ *
  * @category constructors
  */
 export const make = (): Summarizer => ({

@@ -95,7 +95,11 @@ export interface Options {
   readonly now?: () => Date
 }
 
-/** Engine name. */
+/**
+ * Engine name, reported as `ContextEngine.name`.
+ *
+ * @category constants
+ */
 export const NAME = "tiered-summary"
 
 const sum = (values: ReadonlyArray<number>): number => values.reduce((total, value) => total + value, 0)
@@ -118,6 +122,20 @@ export const reductionStrategies = (
 /**
  * Creates the engine. One instance per session: `recordOutcome` state
  * (usage anchor, a pending overflow) lives in it.
+ *
+ * @example
+ * ```ts
+ * import { PolicyRegistry } from "@context-engine/core"
+ * import { TieredSummaryEngine } from "@context-engine/engines"
+ *
+ * const engine = TieredSummaryEngine.makeAsync()
+ * const input = { entries: [], policy: PolicyRegistry.lookupSync("claude-sonnet-4-5") }
+ * const decision = await engine.shouldCompact(input)
+ * if (decision.compact) {
+ *   const result = await engine.compact(input)
+ *   // append result.entriesToAppend to the transcript, send result.view
+ * }
+ * ```
  *
  * @category constructors
  */

@@ -262,6 +262,17 @@ const errorMessage = (error: unknown): string =>
 /**
  * Creates the summarizer.
  *
+ * @example
+ * ```ts
+ * import { anthropic } from "@ai-sdk/anthropic"
+ * import { TieredSummaryEngine } from "@context-engine/engines"
+ * import { LanguageModelSummarizer } from "@context-engine/provider-adapters"
+ *
+ * const engine = TieredSummaryEngine.makeAsync({
+ *   summarizer: LanguageModelSummarizer.make({ model: anthropic("claude-haiku-4-5"), contextWindowTokens: 200_000 })
+ * })
+ * ```
+ *
  * @category constructors
  */
 export const make = (options: Options): Summarizer.Summarizer => {
