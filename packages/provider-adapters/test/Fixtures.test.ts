@@ -191,6 +191,7 @@ describe("claude-code/fe5e1c67-….jsonl", () => {
   it("imports 437 messages: 175 user records (8 prompts + 167 tool results) and 262 assistant records", async () => {
     loaded = await load(name)
     expect(loaded.result.format).toBe("claude-code")
+    expect(loaded.result.transcript.sessionId).toBe(jsonl(name).find((r) => typeof r.sessionId === "string")!.sessionId)
     expect(loaded.messages).toHaveLength(437)
     expect(loaded.roles("assistant")).toBe(262)
     expect(loaded.roles("user") + loaded.roles("tool")).toBe(175)

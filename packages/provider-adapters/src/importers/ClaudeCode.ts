@@ -41,10 +41,18 @@ export const format: LineFormat = {
   start: (builder) => {
     const names = new Map<string, string>()
     let started = false
+    let named = false
     const ensureSession = (record: Record<string, unknown>) => {
-      if (started) return
-      builder.startSession(str(record.sessionId) ?? "claude-code", str(record.timestamp))
-      started = true
+      const sessionId = str(record.sessionId)
+      if (!started) {
+        builder.startSession(sessionId ?? "claude-code", str(record.timestamp))
+        started = true
+        named = sessionId !== undefined
+      } else if (!named && sessionId !== undefined) {
+        // a summary record (no sessionId) opened the file: name the session after the first record that has one
+        builder.renameSession(sessionId)
+        named = true
+      }
     }
     const header = (record: Record<string, unknown>) => ({
       id: str(record.uuid),
@@ -57,7 +65,7 @@ export const format: LineFormat = {
         const record = parseJsonLine(builder, text, line, unterminated)
         if (record === undefined) return
         if (!isObject(record)) return builder.skip(line, "line is JSON but not an object")
-        if (typeof record.sessionId === "string") ensureSession(record)
+        ensureSession(record)
         switch (record.type) {
           case "user":
           case "assistant": {

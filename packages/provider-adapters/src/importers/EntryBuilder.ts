@@ -35,6 +35,8 @@ export interface EntryBuilder {
   readonly strict: boolean
   /** Starts a new session: the next entry gets `parentId: null`. */
   readonly startSession: (sessionId: string, startedAt?: string | number) => void
+  /** Names the current session once its id is known (a record without one came first). */
+  readonly renameSession: (sessionId: string) => void
   readonly message: (line: number, message: Message.Message, header?: EntryHeader) => string
   readonly checkpoint: (line: number, checkpoint: Checkpoint.Checkpoint, header?: EntryHeader) => string
   readonly event: (line: number, name: string, data: Message.JsonValue | undefined, header?: EntryHeader) => string
@@ -137,6 +139,10 @@ export const make = (options: { source: string; strict: boolean; prefix: string 
     source: options.source,
     strict: options.strict,
     startSession,
+    renameSession: (sessionId) => {
+      const session = sessions[sessions.length - 1]
+      if (session !== undefined) session.sessionId = sessionId
+    },
     message: (line, message, header) => push(line, { kind: "message", message }, header),
     checkpoint: (line, checkpoint, header) => push(line, { kind: "checkpoint", checkpoint }, header),
     event: (line, name, data, header) =>
