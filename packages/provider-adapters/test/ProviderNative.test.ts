@@ -7,7 +7,7 @@ import { createAnthropic } from "@ai-sdk/anthropic"
 import { createOpenAI } from "@ai-sdk/openai"
 import type { ModelPolicy } from "@context-engine/core"
 import { ProviderNativeEngine } from "@context-engine/engines"
-import { generateText, type ModelMessage, wrapLanguageModel } from "ai"
+import { generateText, type ModelMessage, streamText, wrapLanguageModel } from "ai"
 import { describe, expect, it } from "vitest"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import * as TestEngine from "./support/TestEngine.ts"
@@ -223,6 +223,86 @@ describe("ProviderNativeEngine with @ai-sdk/anthropic (mock fetch)", () => {
     expect(body).not.toContain("context_management")
     // The full history is back for the local engine: the tool call precedes the compaction.
     expect(body).toContain("toolu_1")
+  })
+})
+
+describe("ProviderNativeEngine with @ai-sdk/anthropic streaming (mock SSE)", () => {
+  const sse = (events: ReadonlyArray<Record<string, unknown>>): string =>
+    events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join("")
+
+  it("reads applied edits from message_delta and the compaction block from the stream", async () => {
+    const captured: Array<Captured> = []
+    const body = sse([
+      {
+        type: "message_start",
+        message: {
+          id: "msg_s",
+          type: "message",
+          role: "assistant",
+          model: "claude-sonnet-4-5",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 900, output_tokens: 1 }
+        }
+      },
+      { type: "content_block_start", index: 0, content_block: { type: "compaction", content: null } },
+      { type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: "Streamed summary." } },
+      { type: "content_block_stop", index: 0 },
+      { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "Ok." } },
+      { type: "content_block_stop", index: 1 },
+      {
+        type: "message_delta",
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { output_tokens: 5 },
+        context_management: {
+          applied_edits: [{ type: "clear_tool_uses_20250919", cleared_tool_uses: 2, cleared_input_tokens: 500 }]
+        }
+      },
+      { type: "message_stop" }
+    ])
+    const anthropic = createAnthropic({
+      apiKey: "test-key",
+      fetch: (async (url: string | URL | Request, init?: RequestInit) => {
+        captured.push({ url: String(url), headers: {}, body: JSON.parse(String(init?.body)) })
+        return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } })
+      }) as typeof fetch
+    })
+    const middleware = contextEngineMiddleware({
+      engine: ProviderNativeEngine.make({ fallback: TestEngine.make() }),
+      policy: {
+        ...basePolicy,
+        model: "claude-sonnet-4-5",
+        nativeCompaction: { ...none, anthropicContextEditing: true, anthropicCompaction: true }
+      }
+    })
+    const result = streamText({
+      model: wrapLanguageModel({ model: anthropic("claude-sonnet-4-5"), middleware }),
+      messages: history
+    })
+    expect(await result.text).toContain("Ok.")
+    expect(captured[0]!.body.stream).toBe(true)
+    expect(captured[0]!.body.context_management).toBeDefined()
+    const session = await middleware.controller.session({
+      provider: "anthropic.messages",
+      modelId: "claude-sonnet-4-5"
+    })
+    const events = session.entries().flatMap((entry) => (entry.kind === "event" ? [entry.event] : []))
+    expect(events).toEqual([
+      {
+        name: ProviderNativeEngine.EVENT_EDITS,
+        data: {
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          appliedEdits: [{ type: "clear_tool_uses_20250919", clearedToolUses: 2, clearedInputTokens: 500 }]
+        }
+      },
+      {
+        name: ProviderNativeEngine.EVENT_COMPACTION,
+        data: { provider: "anthropic", model: "claude-sonnet-4-5", summary: "Streamed summary.", signed: false }
+      }
+    ])
   })
 })
 
