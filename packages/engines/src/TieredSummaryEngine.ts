@@ -248,15 +248,17 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
 
   const compact = (
     input: ContextEngine.EngineInput,
-    _plan?: ContextEngine.CompactionPlan
+    plan?: ContextEngine.CompactionPlan
   ): Effect.Effect<ContextEngine.CompactionResult, ContextEngine.CompactionError> =>
     Effect.gen(function* () {
       const ctx = context(input)
       yield* Budget.checkFixedOverhead(ctx.budget, ctx.overhead)
       const { measurer, budget, measurement: before, checkpointView } = ctx
       const policy = input.policy
-      const targetTokens = budget.inputBudgetTokens
-      const reasons = reasonsOf(input, ctx)
+      // A caller's plan may lower the target (overflow recovery) and add reasons; the cut point is
+      // recomputed after the cheap stages, on the view they produced.
+      const targetTokens = Math.min(budget.inputBudgetTokens, plan?.targetTokens ?? Number.POSITIVE_INFINITY)
+      const reasons = [...new Set([...reasonsOf(input, ctx), ...(plan?.reasons ?? [])])]
       const force = reasons.includes("manual") || reasons.includes("overflow")
       const timestamp = now().toISOString()
       const cheap = Pipeline.run({
@@ -354,7 +356,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         sum(tokens.slice(0, cut.firstKeptIndex)) -
         (cut.pinnedUserIndex >= 0 ? (tokens[cut.pinnedUserIndex] ?? 0) : 0) +
         (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0)
-      const plan = planOf(input, ctx)
+      const hookPlan = plan ?? planOf(input, ctx)
 
       // beforeCompact hooks (chained).
       let hookSummary: Checkpoint.CheckpointContent | undefined
@@ -362,7 +364,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         const outcome = yield* Effect.promise(async () =>
           hook({
             input,
-            plan,
+            plan: hookPlan,
             previous,
             coveredEntryIds: coveredItems.map((item) => item.entryId),
             summary: hookSummary

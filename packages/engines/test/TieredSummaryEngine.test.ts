@@ -305,3 +305,17 @@ describe("TieredSummaryEngine", () => {
     await expect(engine.compact(huge)).rejects.toBeInstanceOf(Errors.FixedOverheadExceedsBudget)
   })
 })
+
+describe("TieredSummaryEngine with OverflowRecovery-style plans", () => {
+  it("an overflow plan forces a checkpoint even when the cheap stages would fit, and honours a lower target", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    const input = { entries: toEntries(longSession(6, 2000)), policy: policy(64_000, 1_000) }
+    const plain = await engine.compact(input)
+    expect(plain.checkpoint).toBeUndefined()
+    const plan = await engine.plan(input)
+    const lower = Math.floor(plain.after.inputTokens * 0.6)
+    const forced = await engine.compact(input, { ...plan, reasons: ["overflow"], targetTokens: lower })
+    expect(forced.checkpoint?.validation?.ok).toBe(true)
+    expect(forced.after.inputTokens).toBeLessThanOrEqual(lower)
+  })
+})
