@@ -297,6 +297,7 @@ describe("aider/aider-dev-chat-history.md", () => {
       .map(textOf)
       .join("\n")
     expect(count(assistantText, /^<<<<<<< SEARCH/gm)).toBe(707)
+    expect(count(assistantText, /^>>>>>>> REPLACE/gm)).toBe(count(text, /^>>>>>>> REPLACE/gm))
     expect(loaded.pairing.toolCalls).toBe(0)
   })
   expectValidEntries(() => loaded)

@@ -93,7 +93,8 @@ export const format: LineFormat = {
           return
         }
         if (raw.startsWith("####")) return add("user", line, clean(raw, raw.startsWith("#### ") ? 5 : 4))
-        if (raw.startsWith(">")) return add("output", line, clean(raw, raw.startsWith("> ") ? 2 : 1))
+        // `> ` (or a bare `>`) marks aider output; `>>>>>>> REPLACE` of an edit block is assistant text
+        if (raw.startsWith("> ") || raw === ">") return add("output", line, clean(raw, raw === ">" ? 1 : 2))
         if (raw.trim().length === 0) {
           if (kind === "assistant") blank++
           else if (kind !== undefined) flush()

@@ -1,0 +1,147 @@
+import type { Entry, Message } from "@context-engine/core"
+import { Import } from "@context-engine/provider-adapters"
+import { describe, expect, it } from "vitest"
+
+const messages = (entries: ReadonlyArray<Entry.Entry>) =>
+  entries.flatMap((entry) => (entry.kind === "message" ? [entry.message] : []))
+const text = (message: Message.Message) =>
+  typeof message.content === "string"
+    ? message.content
+    : (message.content as ReadonlyArray<Message.ContentPart>)
+        .map((part) => (part.type === "text" ? part.text : part.type))
+        .join("|")
+
+describe("aider history", () => {
+  const history = [
+    "# aider chat started at 2024-08-05 19:29:01",
+    "",
+    "> aider --model sonnet  ",
+    "> Aider v0.48  ",
+    "",
+    "#### fix the bug  ",
+    "#### in foo.py  ",
+    "",
+    "Here is the fix:",
+    "",
+    "foo.py",
+    "<<<<<<< SEARCH",
+    "x = 1",
+    "=======",
+    "x = 2",
+    ">>>>>>> REPLACE",
+    "",
+    "> Applied edit to foo.py  ",
+    "",
+    "# aider chat started at 2024-08-05 20:00:00",
+    "",
+    "#### hi  ",
+    ""
+  ].join("\n")
+  const result = Import.importTextSync(history)
+
+  it("splits sessions, each starting a new parent chain", () => {
+    expect(result.format).toBe("aider")
+    expect(result.sessions.map((session) => session.sessionId)).toEqual([
+      "aider:2024-08-05 19:29:01",
+      "aider:2024-08-05 20:00:00"
+    ])
+    const starts = result.transcript.entries.filter((entry) => entry.parentId === null)
+    expect(starts).toHaveLength(2)
+    expect(starts.map((entry) => entry.timestamp)).toEqual(["2024-08-05T19:29:01", "2024-08-05T20:00:00"])
+  })
+
+  it("joins a run of #### lines into one user message, without the markdown line breaks; assistant text keeps its edit block", () => {
+    const [first, reply, second] = messages(result.transcript.entries)
+    expect(first).toEqual({ role: "user", content: [{ type: "text", text: "fix the bug\nin foo.py" }] })
+    expect(text(reply!)).toBe("Here is the fix:\n\nfoo.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE")
+    expect(text(second!)).toBe("hi")
+  })
+
+  it("keeps aider's own output as events", () => {
+    const outputs = result.transcript.entries.flatMap((entry) =>
+      entry.kind === "event" && entry.event.name === "aider.output" ? [entry.event.data] : []
+    )
+    expect(outputs).toEqual([{ text: "aider --model sonnet\nAider v0.48" }, { text: "Applied edit to foo.py" }])
+  })
+})
+
+describe("Claude Code console", () => {
+  const log = [
+    "claude",
+    "╭──────────────────────────╮",
+    "│ ✻ Welcome to Claude Code! │",
+    "╰──────────────────────────╯",
+    "",
+    "> list the files",
+    "",
+    "⏺ I'll look.",
+    "",
+    '⏺ Bash(git commit -m "first line',
+    '      second line")',
+    "  ⎿  Waiting…",
+    "  ⎿  [main 1234] first line",
+    "     1 file changed",
+    "",
+    "⏺ Read(missing.txt)",
+    "  ⎿  Error: ENOENT",
+    ""
+  ].join("\n")
+  const result = Import.importTextSync(log)
+  const all = messages(result.transcript.entries)
+
+  it("turns ⏺ Tool(args) into a call and the ⎿ lines into its result, multi-line args included", () => {
+    expect(result.format).toBe("claude-code-console")
+    expect(all.map((message) => message.role)).toEqual(["user", "assistant", "assistant", "tool", "assistant", "tool"])
+    const call = (all[2]!.content as ReadonlyArray<Message.ToolCallPart>)[0]!
+    expect(call).toMatchObject({
+      toolName: "Bash",
+      input: { summary: 'git commit -m "first line\n      second line"' }
+    })
+    const result1 = (all[3]!.content as ReadonlyArray<Message.ToolResultPart>)[0]!
+    expect(result1.toolCallId).toBe(call.toolCallId)
+    expect(result1.output).toEqual({ type: "text", value: "[main 1234] first line\n     1 file changed" })
+    const result2 = (all[5]!.content as ReadonlyArray<Message.ToolResultPart>)[0]!
+    expect(result2.output).toEqual({ type: "error-text", value: "Error: ENOENT" })
+  })
+
+  it("starts the session at the Welcome banner", () => {
+    expect(result.sessions.map((session) => session.sessionId)).toEqual(["claude-code-console:1"])
+  })
+})
+
+describe("Gemini CLI console", () => {
+  const log = [
+    "╭──────────────────────╮",
+    "│  > fix the tests     │",
+    "│    then commit       │",
+    "╰──────────────────────╯",
+    "",
+    " ╭──────────────────────────────╮",
+    " │ ✔  ReadFile specs/a.py       │",
+    " │                              │",
+    " │    def test(): pass          │",
+    " │ -  Shell git commit          │",
+    " ╰──────────────────────────────╯",
+    "✦ Done. The tests",
+    "  pass now.",
+    ""
+  ].join("\n")
+  const result = Import.importTextSync(log)
+  const all = messages(result.transcript.entries)
+
+  it("reads the prompt box, each tool line of a tool box with its output, and ✦ text", () => {
+    expect(result.format).toBe("gemini-cli-console")
+    expect(all.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"])
+    expect(text(all[0]!)).toBe("fix the tests\nthen commit")
+    expect((all[1]!.content as ReadonlyArray<Message.ToolCallPart>)[0]).toMatchObject({
+      toolName: "ReadFile",
+      input: { summary: "specs/a.py" }
+    })
+    expect((all[2]!.content as ReadonlyArray<Message.ToolResultPart>)[0]!.output).toEqual({
+      type: "text",
+      value: "def test(): pass"
+    })
+    expect(all[4]!.content).toMatchObject([{ type: "tool-result", toolName: "Shell" }])
+    expect(text(all[5]!)).toBe("Done. The tests\npass now.")
+  })
+})
