@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
+import * as BackendTranscriptStore from "./BackendTranscriptStore.ts"
 import type { Backend, RawRecord } from "./TranscriptBackend.ts"
-import { makeService } from "./TranscriptBackend.ts"
 import { type AsyncTranscriptStore, type Service, TranscriptStore, toAsync } from "./TranscriptStore.ts"
 
 /**
@@ -64,7 +64,7 @@ export const makeBackend = (records: Records = new Map()): Backend => ({
  *
  * @category constructors
  */
-export const make = (records?: Records): Service => makeService(makeBackend(records))
+export const make = (records?: Records): Service => BackendTranscriptStore.make(makeBackend(records))
 
 /**
  * A layer providing an empty in-memory {@link TranscriptStore}.

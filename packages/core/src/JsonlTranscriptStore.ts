@@ -20,10 +20,10 @@ import { mkdirSync } from "node:fs"
 import { type FileHandle, mkdir, open as openFile, readdir, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
+import * as BackendTranscriptStore from "./BackendTranscriptStore.ts"
 import { InvalidInput } from "./Errors.ts"
 import * as FileLock from "./FileLock.ts"
 import type { Backend, Cursor, RawRecord, Transaction } from "./TranscriptBackend.ts"
-import { makeService } from "./TranscriptBackend.ts"
 import { type AsyncTranscriptStore, type Service, TranscriptStore, toAsync } from "./TranscriptStore.ts"
 
 /**
@@ -201,7 +201,7 @@ export const makeBackend = (options: Options): Backend => {
  *
  * @category constructors
  */
-export const make = (options: Options): Service => makeService(makeBackend(options))
+export const make = (options: Options): Service => BackendTranscriptStore.make(makeBackend(options))
 
 /**
  * A layer providing {@link TranscriptStore} backed by JSONL files.

@@ -24,8 +24,9 @@ import { createRequire } from "node:module"
 import { dirname } from "node:path"
 import type * as NodeSqlite from "node:sqlite"
 import { Effect, Layer } from "effect"
+import * as BackendTranscriptStore from "./BackendTranscriptStore.ts"
 import type { Backend, RawRecord } from "./TranscriptBackend.ts"
-import { makeMutex, makeService } from "./TranscriptBackend.ts"
+import { makeMutex } from "./TranscriptBackend.ts"
 import { type AsyncTranscriptStore, type Service, TranscriptStore, toAsync } from "./TranscriptStore.ts"
 
 /**
@@ -178,7 +179,7 @@ export const makeBackend = (options: Options): Backend => {
  */
 export const make = (options: Options): { readonly store: Service; readonly close: () => Promise<void> } => {
   const backend = makeBackend(options)
-  return { store: makeService(backend), close: backend.close }
+  return { store: BackendTranscriptStore.make(backend), close: backend.close }
 }
 
 /**
