@@ -24,7 +24,7 @@
 import { readFile } from "node:fs/promises"
 import { extname, resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
-import { Effect, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { toInvalidInput } from "./Decode.ts"
 import { InvalidInput, PolicyInvalid } from "./Errors.ts"
 import * as PolicyRegistry from "./PolicyRegistry.ts"
@@ -147,3 +147,11 @@ export const loadPolicyFilePromise = (path: string): Promise<PolicyRegistry.Poli
   Effect.runPromise(Effect.result(loadPolicyFile(path))).then((result) =>
     result._tag === "Success" ? result.success : Promise.reject(result.failure)
   )
+
+/**
+ * Provides the registry of a policy file as the `PolicyRegistryService`.
+ *
+ * @category layers
+ */
+export const layer = (path: string): Layer.Layer<PolicyRegistry.PolicyRegistryService, PolicyInvalid | InvalidInput> =>
+  Layer.effect(PolicyRegistry.PolicyRegistryService, loadPolicyFile(path))

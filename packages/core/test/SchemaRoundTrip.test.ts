@@ -14,7 +14,12 @@
  *   the `DataContent` union. Persisted transcripts therefore store them in
  *   the JSON-safe forms `TranscriptLog.encodeEntry` writes (base64 string,
  *   URL string, revived for `{ type: "url" }`), and this property is
- *   restricted to values without them.
+ *   restricted to values without them;
+ * - through Effect's derived JSON codec (`Schema.toCodecJson`): exact for
+ *   values without binary/URL instances, `undefined` in JSON objects or `-0`,
+ *   and the only form that keeps non-finite numbers (`Measurement.budgetTokens`
+ *   is `Infinity` when unknown; plain JSON writes `null`, which no longer
+ *   decodes). Persist measurements through the codec, not `JSON.stringify`.
  */
 import { isDeepStrictEqual } from "node:util"
 import {
@@ -136,4 +141,54 @@ describe("schema round trips", () => {
       expect(result._tag === "Falsified" ? Arbitrary.formatCheckFailure(result) : result._tag).toBe("Passed")
     }
   )
+
+  /**
+   * Values Effect's JSON codec represents exactly: no binary or URL instance
+   * (bytes become base64 strings, URLs strings), no `undefined` inside a JSON
+   * object (the codec writes `null`), no `-0` (written as `0`). Non-finite
+   * numbers are allowed: the codec writes them as strings, plain JSON as `null`.
+   */
+  const codecExact = (value: unknown): boolean => {
+    if (value instanceof URL || value instanceof Uint8Array || value instanceof ArrayBuffer) return false
+    if (value === undefined || Object.is(value, -0)) return false
+    if (Array.isArray(value)) return value.every(codecExact)
+    if (value !== null && typeof value === "object") return Object.values(value).every(codecExact)
+    return true
+  }
+
+  it.each(schemas)(
+    "%s: Schema.toCodecJson round-trips through JSON text, non-finite numbers included",
+    async (_, schema) => {
+      const json = Schema.toCodecJson(schema)
+      const encode = Schema.encodeSync(json)
+      const decode = Schema.decodeUnknownSync(json)
+      const values = Arbitrary.schema(schema).pipe(Arbitrary.filter(codecExact))
+      const result = await check(
+        values,
+        (value) =>
+          isDeepStrictEqual(canonical(decode(JSON.parse(JSON.stringify(encode(value)))), true), canonical(value, true)),
+        40
+      )
+      expect(["Passed", ...(urlOnly.has(_) ? ["Exhausted"] : [])]).toContain(
+        result._tag === "Falsified" ? Arbitrary.formatCheckFailure(result) : result._tag
+      )
+    }
+  )
+
+  it("Measurement.budgetTokens = Infinity (documented 'unknown') needs the JSON codec", () => {
+    const measurement: Measurement.Measurement = {
+      byCategory: Measurement.zeroCounts(),
+      inputTokens: 10,
+      totalTokens: 20,
+      budgetTokens: Number.POSITIVE_INFINITY,
+      headroomTokens: Number.POSITIVE_INFINITY,
+      method: "estimate",
+      tokenizer: "estimate:generic"
+    }
+    // plain JSON turns Infinity into null, which no longer decodes
+    expect(() => Schema.decodeUnknownSync(Measurement.Measurement)(JSON.parse(JSON.stringify(measurement)))).toThrow()
+    const json = Schema.toCodecJson(Measurement.Measurement)
+    const text = JSON.stringify(Schema.encodeSync(json)(measurement))
+    expect(Schema.decodeUnknownSync(json)(JSON.parse(text))).toEqual(measurement)
+  })
 })
