@@ -5,7 +5,7 @@
  * a round trip import → export → import that preserves the messages.
  */
 import { readFileSync } from "node:fs"
-import { Entry, Message, ToolPairing } from "@context-engine/core"
+import { Decode, Entry, Message, ToolPairing } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import {
   AnthropicMessagesExport,
@@ -144,6 +144,8 @@ const expectValidEntries = (loaded: () => Loaded) =>
     const ids = new Set(entries.map((entry) => entry.id))
     expect(ids.size).toBe(entries.length)
     for (const entry of entries) if (entry.parentId !== null) expect(ids.has(entry.parentId)).toBe(true)
+    const decode = Decode.decodeUnknownSync(Entry.Entry, "entry")
+    for (const entry of entries) decode(JSON.parse(JSON.stringify(entry)))
   })
 
 // ---------------------------------------------------------------------------

@@ -87,6 +87,89 @@ describe("pi session importer (before-compaction.jsonl)", async () => {
   })
 })
 
+describe("pi session importer (content kinds)", () => {
+  it("keeps images as base64 parts and renders bashExecution as the text pi sends the model", () => {
+    const lines = [
+      { type: "session", id: "s", timestamp: "2025-01-01T00:00:00.000Z" },
+      {
+        type: "message",
+        timestamp: "2025-01-01T00:00:01.000Z",
+        message: {
+          role: "user",
+          content: [
+            { type: "text", text: "see" },
+            { type: "image", data: "AAAA", mimeType: "image/jpeg" }
+          ]
+        }
+      },
+      {
+        type: "message",
+        timestamp: "2025-01-01T00:00:02.000Z",
+        message: {
+          role: "assistant",
+          content: [{ type: "toolCall", id: "t", name: "read", arguments: { path: "a.png" } }]
+        }
+      },
+      {
+        type: "message",
+        timestamp: "2025-01-01T00:00:03.000Z",
+        message: {
+          role: "toolResult",
+          toolCallId: "t",
+          toolName: "read",
+          isError: false,
+          content: [
+            { type: "text", text: "image:" },
+            { type: "image", data: "BBBB", mimeType: "image/png" }
+          ]
+        }
+      },
+      {
+        type: "message",
+        timestamp: "2025-01-01T00:00:04.000Z",
+        message: {
+          role: "bashExecution",
+          command: "false",
+          output: "",
+          exitCode: 1,
+          cancelled: false,
+          truncated: false
+        }
+      }
+    ]
+    const result = Import.importTextSync(lines.map((line) => JSON.stringify(line)).join("\n"))
+    const messages = result.transcript.entries.flatMap((entry) => (entry.kind === "message" ? [entry.message] : []))
+    expect(messages[0]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "see" },
+        { type: "image", image: "AAAA", mediaType: "image/jpeg" }
+      ]
+    })
+    expect(messages[2]).toEqual({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "t",
+          toolName: "read",
+          output: {
+            type: "content",
+            value: [
+              { type: "text", text: "image:" },
+              { type: "image-data", data: "BBBB", mediaType: "image/png" }
+            ]
+          }
+        }
+      ]
+    })
+    expect(messages[3]).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "Ran `false`\n(no output)\n\nCommand exited with code 1" }]
+    })
+  })
+})
+
 describe("pi session importer (v2 ids)", () => {
   it("uses source ids and parentIds and resolves firstKeptEntryId", () => {
     const lines = [
