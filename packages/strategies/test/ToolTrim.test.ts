@@ -1,9 +1,9 @@
 import type { Message } from "@context-engine/core"
 import { ContextView } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
-import { ToolTrim } from "../src/index.ts"
+import { Pipeline, Tiers, ToolTrim } from "../src/index.ts"
 import * as FakeMeasurer from "./support/FakeMeasurer.ts"
-import { call, filler, frozenView, inputFor, result, targetOf } from "./support/views.ts"
+import { budgetFor, call, filler, frozenView, inputFor, policyFor, result, targetOf } from "./support/views.ts"
 
 const measurer = FakeMeasurer.make()
 
@@ -97,5 +97,42 @@ describe("ToolTrim.clear", () => {
     const first = strategy.apply(inputFor(view, measurer, 0))
     const again = strategy.apply(inputFor(ContextView.applyEdits(view, first.edits), measurer, 0))
     expect(again.edits).toEqual([])
+  })
+})
+
+describe("ToolTrim prompt-cache guard", () => {
+  it("is skipped by the pipeline when it would free less than minReclaimTokens, applied otherwise", () => {
+    const view = frozenView(session(6, 2_000))
+    const policy = policyFor(200_000)
+    const budget = budgetFor(policy, measurer, view)
+    const total = measurer.measure(view, { budget }).inputTokens
+    const run = (minReclaimTokens: number) =>
+      Pipeline.run({
+        view,
+        strategies: [ToolTrim.clear({ minReclaimTokens })],
+        targetTokens: total - 1,
+        budget,
+        measurer,
+        policy
+      }).stages[1]!
+    const applied = run(0)
+    expect(applied.status).toBe("applied")
+    const freed = applied.tokensBefore - applied.tokensAfter
+    const guarded = run(freed + 1)
+    expect(guarded.status).toBe("skipped")
+    expect(guarded.note).toContain(`less than its minimum of ${freed + 1}`)
+  })
+
+  it("scales the guard with the budget and drops it when the provider has no prompt cache", () => {
+    const view = frozenView(session(1, 10))
+    const big = policyFor(1_000_000, 32_000)
+    const small = policyFor(32_000, 4_000)
+    const cached = (policy: typeof big) => ({ ...policy, promptCacheTtlMs: 300_000 })
+    expect(Tiers.cacheGuardTokens(cached(big), budgetFor(big, measurer, view))).toBe(ToolTrim.defaults.minReclaimTokens)
+    const smallBudget = budgetFor(small, measurer, view)
+    expect(Tiers.cacheGuardTokens(cached(small), smallBudget)).toBe(
+      Math.floor(smallBudget.availableTokens * Tiers.cacheGuardShare)
+    )
+    expect(Tiers.cacheGuardTokens({ ...small, promptCacheTtlMs: 0 }, smallBudget)).toBe(0)
   })
 })
