@@ -1,0 +1,136 @@
+/**
+ * Child process for the transcript store crash and race tests. Run as
+ * `node transcriptStoreChild.ts <jsonl|sqlite> <location> <sessionId> <mode> [name] [seed]`.
+ *
+ * - `crash`: appends message batches (some large, so a SIGKILL can land
+ *   inside a write) and installs a checkpoint every few appends, forever.
+ *   Prints `ack <id>…` after each acknowledged append, `begin-cp <gen> <id>`
+ *   before and `ack-cp <gen> <id>` after each checkpoint install.
+ * - `race`: reads commands from stdin: `install <generation>` installs a
+ *   checkpoint `cp-<generation>-<name>` and prints `installed <id>` or
+ *   `conflict <winnerCheckpointId>`.
+ *
+ * stdout writes to a pipe are synchronous on Linux, so an `ack` line the
+ * parent reads was printed after the append was acknowledged.
+ */
+import { createInterface } from "node:readline"
+import type { CheckpointEntry, MessageEntry } from "../../src/Entry.ts"
+import * as JsonlTranscriptStore from "../../src/JsonlTranscriptStore.ts"
+import * as SqliteTranscriptStore from "../../src/SqliteTranscriptStore.ts"
+import type { AsyncTranscriptStore } from "../../src/TranscriptStore.ts"
+
+const [kind, location, sessionId, mode, name = "child", seedText = "1"] = process.argv.slice(2)
+if (!kind || !location || !sessionId || !mode) throw new Error("usage: <kind> <location> <sessionId> <mode>")
+
+let seed = Number(seedText) >>> 0 || 1
+const random = () => {
+  seed = (seed * 1664525 + 1013904223) >>> 0
+  return seed / 2 ** 32
+}
+
+const store: AsyncTranscriptStore =
+  kind === "jsonl"
+    ? JsonlTranscriptStore.open({ directory: location })
+    : SqliteTranscriptStore.open({ filename: location })
+
+const say = (line: string) => process.stdout.write(`${line}\n`)
+const timestamp = "2026-01-01T00:00:00.000Z"
+
+const message = (id: string, parentId: string | null, text: string): MessageEntry => ({
+  id,
+  parentId,
+  timestamp,
+  schemaVersion: 1,
+  kind: "message",
+  message: { role: random() < 0.5 ? "user" : "assistant", content: text }
+})
+
+export const checkpoint = (
+  id: string,
+  parentId: string,
+  generation: number,
+  toEntryId: string,
+  firstKeptEntryId: string | null
+): CheckpointEntry => ({
+  id,
+  parentId,
+  timestamp,
+  schemaVersion: 1,
+  kind: "checkpoint",
+  checkpoint: {
+    id,
+    generation,
+    coveredRange: { fromEntryId: null, toEntryId },
+    firstKeptEntryId,
+    tokensBefore: 1000,
+    tokensAfter: 100,
+    summarizer: { kind: "extractive", promptVersion: "test" },
+    text: `summary of everything through ${toEntryId}`,
+    createdAt: timestamp
+  }
+})
+
+const crash = async () => {
+  const loaded = await store.load(sessionId)
+  const view = await store.activeView(sessionId)
+  let last = loaded.entries.at(-1)?.id ?? null
+  let counter = loaded.entries.length
+  let generation = view.nextGeneration
+  const unique = `${process.pid}-${Date.now().toString(36)}`
+  say("ready")
+  for (;;) {
+    if (last !== null && random() < 0.25) {
+      const id = `cp-${generation}-${unique}`
+      say(`begin-cp ${generation} ${id}`)
+      await store.installCheckpoint(sessionId, checkpoint(id, last, generation, last, last))
+      say(`ack-cp ${generation} ${id}`)
+      generation++
+      last = id
+      continue
+    }
+    const batch: Array<MessageEntry> = []
+    const size = 1 + Math.floor(random() * 3)
+    for (let index = 0; index < size; index++) {
+      const id = `m-${++counter}-${unique}`
+      const roll = random()
+      // Mostly small messages, some large tool outputs, rarely a huge one (a kill can land inside its write).
+      const length =
+        kind === "jsonl" && roll < 0.03
+          ? 1_000_000
+          : roll < (kind === "jsonl" ? 0.25 : 0.1)
+            ? 16_000 + Math.floor(random() * 48_000)
+            : 10 + Math.floor(random() * 500)
+      batch.push(message(id, last, `${id} ${"x".repeat(length)}`))
+      last = id
+    }
+    await store.append(sessionId, batch)
+    say(`ack ${batch.map((entry) => entry.id).join(" ")}`)
+  }
+}
+
+const race = async () => {
+  say("ready")
+  for await (const line of createInterface({ input: process.stdin })) {
+    const [command, argument] = line.split(" ")
+    if (command !== "install") continue
+    const generation = Number(argument)
+    const loaded = await store.load(sessionId)
+    const last = loaded.entries.at(-1)!.id
+    const id = `cp-${generation}-${name}`
+    try {
+      await store.installCheckpoint(sessionId, checkpoint(id, last, generation, last, last))
+      say(`installed ${id}`)
+    } catch (error) {
+      const tagged = error as { _tag?: string; winnerCheckpointId?: string; message?: string }
+      say(tagged._tag === "CheckpointConflict" ? `conflict ${tagged.winnerCheckpointId}` : `error ${tagged.message}`)
+    }
+  }
+  await store.close()
+}
+
+if (mode === "crash") {
+  // Never outlive the test: the parent holds our stdin open until it is gone.
+  process.stdin.on("end", () => process.exit(1))
+  process.stdin.resume()
+}
+await (mode === "crash" ? crash() : race())
