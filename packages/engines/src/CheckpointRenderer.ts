@@ -26,7 +26,9 @@ const list = (items: ReadonlyArray<string>, bullet = "-"): string =>
 const code = (items: ReadonlyArray<string>): string => items.map((item) => `\`${item.replace(/`/g, "'")}\``).join(", ")
 
 /**
- * Markdown of structured content (without the header).
+ * Markdown of structured content (without the header). An identifier that
+ * another section already quotes verbatim is not repeated under Exact
+ * Identifiers, so it is kept once.
  *
  * @category rendering
  */
@@ -54,7 +56,19 @@ export const renderContent = (content: Checkpoint.CheckpointContent): string => 
   )
   sections.push(`## Critical Context\n${list(content.criticalContext)}`)
   sections.push(`## Pending User Asks\n${list(content.pendingUserAsks)}`)
-  const ids = content.identifiers
+  // Identifiers already quoted verbatim in another section are not repeated (they stay retained).
+  const elsewhere = [...sections, ...content.filesRead, ...content.filesModified].join("\n")
+  const fresh = (values: ReadonlyArray<string>) => values.filter((value) => !elsewhere.includes(value))
+  const all = content.identifiers
+  const ids = {
+    paths: fresh(all.paths),
+    ids: fresh(all.ids),
+    hashes: fresh(all.hashes),
+    urls: fresh(all.urls),
+    ports: fresh(all.ports),
+    commands: fresh(all.commands),
+    errors: fresh(all.errors)
+  }
   const idLines = (
     [
       ["Paths", ids.paths],

@@ -33,6 +33,8 @@ export const PROMPT_VERSION = "extractive-v1"
 const ASK_CHARS = 600
 /** Longest other quoted item, in characters. */
 const ITEM_CHARS = 240
+/** User asks quoted in critical context (the most recent ones). */
+const RECENT_ASKS = 10
 /** Most items kept per list before the token cap trims further. */
 const LIST_LIMIT = 40
 
@@ -258,7 +260,7 @@ export const extract = (
   else if (latest?.unresolved) pendingUserAsks.push(clip(latest.text, ASK_CHARS))
   const inProgress = pendingUserAsks.length > 0 ? [`Working on: ${clip((prefixAsk ?? latest)!.text, ITEM_CHARS)}`] : []
   const criticalContext = asks
-    .slice(-15)
+    .slice(-RECENT_ASKS)
     .map((ask) => `User asked (entry ${ask.entryId}): "${clip(ask.text, ITEM_CHARS)}"`)
   if (latest && !latest.unresolved)
     criticalContext.push(`Latest user ask (answered): "${clip(latest.text, ASK_CHARS)}"`)
@@ -309,7 +311,7 @@ export const fitToBudget = (
   let current: Checkpoint.CheckpointContent = {
     ...content,
     constraints: tail(content.constraints, LIST_LIMIT),
-    progress: { ...content.progress, done: tail(content.progress.done, LIST_LIMIT * 2) },
+    progress: { ...content.progress, done: tail(content.progress.done, LIST_LIMIT) },
     decisions: tail(content.decisions, LIST_LIMIT / 2),
     criticalContext: tail(content.criticalContext, LIST_LIMIT)
   }
