@@ -140,3 +140,41 @@ describe("Claude Code importer", () => {
     ])
   })
 })
+
+describe("Claude Code compaction", () => {
+  it("turns a compact_boundary + isCompactSummary pair into a checkpoint with tokensBefore and the preserved first entry", () => {
+    const text = [
+      record({ type: "user", uuid: "k0", parentUuid: null, message: { role: "user", content: "old ask" } }),
+      record({ type: "user", uuid: "k1", parentUuid: "k0", message: { role: "user", content: "kept ask" } }),
+      record({
+        type: "system",
+        subtype: "compact_boundary",
+        uuid: "b1",
+        parentUuid: null,
+        logicalParentUuid: "k1",
+        content: "Conversation compacted",
+        compactMetadata: { trigger: "auto", preTokens: 155_025, preservedMessages: { anchorUuid: "k0", uuids: ["k1"] } }
+      }),
+      record({
+        type: "user",
+        uuid: "cs1",
+        parentUuid: "b1",
+        isCompactSummary: true,
+        message: { role: "user", content: "This session is being continued. Summary: ..." }
+      }),
+      record({ type: "user", uuid: "n1", parentUuid: "cs1", message: { role: "user", content: "next" } })
+    ].join("\n")
+    const result = Import.importTextSync(text)
+    const checkpoint = result.transcript.entries.find(Entry.isCheckpointEntry)!
+    expect(checkpoint.id).toBe("cs1")
+    expect(checkpoint.checkpoint).toMatchObject({
+      generation: 1,
+      tokensBefore: 155_025,
+      firstKeptEntryId: "k1",
+      text: "This session is being continued. Summary: ...",
+      summarizer: { kind: "imported" },
+      coveredRange: { fromEntryId: null, toEntryId: "k1" }
+    })
+    expect(result.transcript.entries.filter(Entry.isMessageEntry).map((entry) => entry.id)).toEqual(["k0", "k1", "n1"])
+  })
+})

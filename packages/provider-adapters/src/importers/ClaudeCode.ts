@@ -7,8 +7,9 @@
  * | `user` with text | user message (id = `uuid`, parent = `parentUuid`) |
  * | `user` with `tool_result` blocks | tool message; tool names come from the matching `tool_use` of an earlier record |
  * | `assistant` | assistant message (text, thinking + signature, tool_use); Claude Code writes one record per content block, and each stays its own entry |
- * | `summary` | event `claude-code.summary` (`summary`, `leafUuid`) |
- * | `system` | event `claude-code.system` (`subtype`, `content`) |
+ * | `summary` (a session title) | event `claude-code.summary` (`summary`, `leafUuid`) |
+ * | `system` | event `claude-code.system` (`subtype`, `content`, `compactMetadata`) |
+ * | `user` with `isCompactSummary` (after a `compact_boundary`) | checkpoint: `text` = the summary, `tokensBefore` = `compactMetadata.preTokens`, `firstKeptEntryId` = the first of `preservedMessages.uuids` present, else null |
  * | other types (`file-history-snapshot`, …) | event `claude-code.unknown`, reported as `kept-as-event` |
  *
  * Sidechain records (subagent conversations run by the Task tool) are kept
@@ -54,6 +55,47 @@ export const format: LineFormat = {
         named = true
       }
     }
+    /** The last `compact_boundary` seen, waiting for its `isCompactSummary` record. */
+    let boundary:
+      | { preTokens: number; keptIds: ReadonlyArray<string>; beforeId: string | null; trigger: unknown }
+      | undefined
+    let generation = 0
+    let previousFirstKept: string | null = null
+    const compactSummary = (record: Record<string, unknown>, message: Record<string, unknown>, line: number) => {
+      const text = AnthropicBlocks.blocks(message.content)
+        .map((block) => (typeof block.text === "string" ? block.text : ""))
+        .join("\n")
+      const firstKept = boundary?.keptIds.find((id) => builder.has(id)) ?? null
+      const fields = header(record)
+      generation++
+      const id = builder.checkpoint(
+        line,
+        {
+          id: fields.id ?? `cc:${line}`,
+          generation,
+          coveredRange: { fromEntryId: previousFirstKept, toEntryId: boundary?.beforeId ?? builder.lastId() ?? "" },
+          firstKeptEntryId: firstKept,
+          tokensBefore: Math.round(boundary?.preTokens ?? 0),
+          tokensAfter: 0,
+          summarizer: { kind: "imported", promptVersion: "claude-code" },
+          text,
+          createdAt: fields.timestamp ?? ""
+        },
+        {
+          ...fields,
+          meta: meta({
+            source: "claude-code.compact",
+            isCompactSummary: true,
+            trigger: boundary?.trigger,
+            tokensBeforeRecorded: boundary !== undefined,
+            tokensAfterRecorded: false
+          })
+        }
+      )
+      previousFirstKept = firstKept
+      boundary = undefined
+      return id
+    }
     const header = (record: Record<string, unknown>) => ({
       id: str(record.uuid),
       parentId: typeof record.parentUuid === "string" ? record.parentUuid : undefined,
@@ -71,6 +113,10 @@ export const format: LineFormat = {
           case "assistant": {
             const message = record.message
             if (!isObject(message)) return builder.skip(line, `${record.type} record without a message object`)
+            if (record.type === "user" && record.isCompactSummary === true) {
+              compactSummary(record, message, line)
+              return
+            }
             const converted = AnthropicBlocks.toMessages(message, names)
             if ("error" in converted) return builder.skip(line, converted.error)
             ensureSession(record)
@@ -102,10 +148,25 @@ export const format: LineFormat = {
             return
           case "system":
             ensureSession(record)
+            if (record.subtype === "compact_boundary") {
+              const metadata = isObject(record.compactMetadata) ? record.compactMetadata : {}
+              const preserved = isObject(metadata.preservedMessages) ? metadata.preservedMessages : {}
+              boundary = {
+                preTokens: typeof metadata.preTokens === "number" ? metadata.preTokens : 0,
+                keptIds: Array.isArray(preserved.uuids) ? preserved.uuids.filter((id) => typeof id === "string") : [],
+                beforeId: str(record.logicalParentUuid) ?? builder.lastId(),
+                trigger: metadata.trigger
+              }
+            }
             builder.event(
               line,
               "claude-code.system",
-              meta({ subtype: record.subtype, content: record.content, level: record.level }),
+              meta({
+                subtype: record.subtype,
+                content: record.content,
+                level: record.level,
+                compactMetadata: record.compactMetadata
+              }),
               header(record)
             )
             return
