@@ -1,6 +1,7 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Effect, Stream } from "effect"
 import * as fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
 import * as ActiveView from "../src/ActiveView.ts"
@@ -9,6 +10,7 @@ import * as InMemoryTranscriptStore from "../src/InMemoryTranscriptStore.ts"
 import * as JsonlTranscriptStore from "../src/JsonlTranscriptStore.ts"
 import * as SqliteTranscriptStore from "../src/SqliteTranscriptStore.ts"
 import type { AsyncTranscriptStore } from "../src/TranscriptStore.ts"
+import * as TranscriptStore from "../src/TranscriptStore.ts"
 import { piEntries } from "./support/piEntries.ts"
 import { transcript } from "./support/shared.ts"
 
@@ -468,5 +470,28 @@ describe("ActiveView.renderCheckpoint", () => {
     expect(rendered).toContain("- fsync per append — acknowledged means durable")
     expect(rendered).toContain("## Files modified\n- packages/core/src/JsonlTranscriptStore.ts")
     expect(rendered).not.toContain("## Blocked")
+  })
+})
+
+describe("TranscriptStore service and layers", () => {
+  it("is provided by a layer and streams entries through Effect", async () => {
+    const directory = fresh("layer")
+    const program = Effect.gen(function* () {
+      const store = yield* TranscriptStore.TranscriptStore
+      yield* store.append("s", [message("a", null, "x"), message("b", "a", "y")])
+      yield* store.installCheckpoint("s", checkpoint("cp", "b", 1, "a", "b"))
+      const streamed = yield* Stream.runCollect(store.read("s"))
+      const active = yield* store.activeView("s")
+      const conflict = yield* Effect.flip(store.installCheckpoint("s", checkpoint("cp-late", "b", 1, "a", "b")))
+      return { ids: streamed.map((entry) => entry.id), view: ids(active), conflict: conflict._tag }
+    })
+    for (const layer of [
+      InMemoryTranscriptStore.layer,
+      JsonlTranscriptStore.layer({ directory }),
+      SqliteTranscriptStore.layer({ filename: join(directory, "store.db") })
+    ]) {
+      const result = await Effect.runPromise(program.pipe(Effect.provide(layer)))
+      expect(result).toEqual({ ids: ["a", "b", "cp"], view: ["cp", "b"], conflict: "CheckpointConflict" })
+    }
   })
 })
