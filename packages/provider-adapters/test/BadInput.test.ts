@@ -109,6 +109,21 @@ describe("bad input", () => {
     for (const format of ImportResult.formats) expect(error.message).toContain(format)
   })
 
+  it("skips a ModelMessage that does not decode, naming the bad path; strict fails without a line number", async () => {
+    const document = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [{ type: "text", text: 42 }] }
+    ]
+    const result = Effect.runSync(Import.importValue(document, { format: "model-messages" }))
+    expect(result.transcript.entries).toHaveLength(1)
+    expect(result.issues).toEqual([
+      { line: 0, action: "skipped", reason: expect.stringMatching(/^messages\[1\]: Invalid message at content/) }
+    ])
+    const error = await failure(Import.importValue(document, { format: "model-messages", strict: true }))
+    expect(error).toBeInstanceOf(Errors.TranscriptCorrupt)
+    expect((error as Errors.TranscriptCorrupt).line).toBeUndefined()
+  })
+
   it("reports the line of a malformed JSON document", async () => {
     const error = await failure(Import.importFile(file('{\n  "messages": [\n    {"role": "user",, }\n  ]\n}\n')))
     expect(error).toBeInstanceOf(Errors.TranscriptCorrupt)

@@ -87,7 +87,8 @@ export const make = (options: { source: string; strict: boolean; prefix: string 
   let sessionStart = true
 
   const skip = (line: number, reason: string): void => {
-    if (options.strict) throw new Errors.TranscriptCorrupt({ source: options.source, line, reason })
+    if (options.strict)
+      throw new Errors.TranscriptCorrupt({ source: options.source, ...(line > 0 ? { line } : {}), reason })
     issues.push({ line, action: "skipped", reason })
   }
 

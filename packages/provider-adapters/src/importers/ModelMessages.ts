@@ -45,7 +45,7 @@ export const format: DocumentFormat = {
       try {
         builder.message(index, decode(raw), { id: `msg:${index}` })
       } catch (error) {
-        if (builder.strict && !(error instanceof Error && "_tag" in error && error._tag === "InvalidInput")) throw error
+        // decode throws the typed InvalidInput naming the bad path
         builder.skip(0, `messages[${index}]: ${(error as Error).message}`)
       }
     })
