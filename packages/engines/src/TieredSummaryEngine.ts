@@ -37,6 +37,7 @@ import {
   ContextView,
   type Entry,
   Errors,
+  type Measurement,
   Measurer,
   type ModelPolicy,
   type Strategy,
@@ -45,12 +46,13 @@ import {
   type ViewEdit
 } from "@context-engine/core"
 import { Pipeline, Tiers } from "@context-engine/strategies"
-import { Effect, Result } from "effect"
+import { Effect } from "effect"
 import * as CheckpointView from "./CheckpointView.ts"
 import type { Hooks } from "./CompactionHooks.ts"
 import * as CutPoint from "./CutPoint.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
 import type { CoveredItem, SummarizeResult, Summarizer } from "./Summarizer.ts"
+import * as SummaryLadder from "./SummaryLadder.ts"
 
 /**
  * Share of `reserveTokens` a summary may use: Pi's `generateSummary` caps the
@@ -388,7 +390,9 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const tail = conversation.slice(cut.firstKeptIndex)
       const coveredMessages = [...covered, ...turnPrefix].map((item) => item.message)
 
-      const attempt = (result: SummarizeResult) => {
+      const build = (
+        result: SummarizeResult
+      ): SummaryLadder.Built<{ view: ContextView.ContextView; after: Measurement.Measurement }> => {
         const checkpoint: Checkpoint.Checkpoint = {
           id: `checkpoint:${generation}:${coveredItems[coveredItems.length - 1]!.entryId}`,
           generation,
@@ -420,114 +424,60 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
           budgetTokens: targetTokens,
           minIdentifierRetention: options.minIdentifierRetention
         })
-        const final = { ...checkpoint, tokensAfter: after.inputTokens, validation: report }
-        return { checkpoint: final, view, after, report }
+        return {
+          checkpoint: { ...checkpoint, tokensAfter: after.inputTokens, validation: report },
+          report,
+          extra: { view, after }
+        }
       }
 
-      const request = {
-        previous,
-        covered,
-        turnPrefix,
-        maxTokens,
-        countTokens: measurer.tokenizer.count
-      }
-      const candidates: Array<{
-        label: string
-        run: (repair?: ReturnType<typeof attempt>) => Effect.Effect<SummarizeResult, Errors.SummarizerFailed>
-      }> =
-        hookSummary !== undefined
-          ? [
-              {
-                label: "hook",
-                run: () =>
-                  Effect.succeed({
-                    content: hookSummary!,
-                    summarizer: { kind: "hook", promptVersion: "hook" }
-                  } as SummarizeResult)
-              }
-            ]
-          : [
-              { label: summarizer.name, run: () => summarizer.summarize(request) },
-              {
-                label: `${summarizer.name} (repair)`,
-                run: (previousAttempt) =>
-                  summarizer.summarize({
-                    ...request,
-                    repair: {
-                      attempt: previousAttempt!.checkpoint.content!,
-                      failedChecks: CheckpointValidation.failedChecks(previousAttempt!.report),
-                      missing: previousAttempt!.report.missing
-                    }
-                  })
-              },
-              ...(fallback ? [{ label: `${fallback.name} (fallback)`, run: () => fallback.summarize(request) }] : [])
-            ]
-
-      let last: ReturnType<typeof attempt> | undefined
-      const tried: Array<string> = []
-      for (const candidate of candidates) {
-        const outcome = yield* Effect.result(candidate.run(last))
-        if (Result.isFailure(outcome)) {
-          failures.push(outcome.failure)
-          return yield* reduce(`${candidate.label} failed: ${outcome.failure.reason}; kept the previous checkpoint`)
-        }
-        const built = attempt(outcome.success)
-        tried.push(candidate.label)
-        if (built.report.ok) {
-          overflowPending = false
-          stages.push(
-            checkpointStage(
-              "applied",
-              `${tried.join(" → ")}; covered ${coveredItems.length} messages${cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%`,
-              built.after
-            )
-          )
-          const checkpointEntry: Entry.CheckpointEntry = {
-            id: built.checkpoint.id,
-            parentId: null,
-            timestamp,
-            schemaVersion: 1,
-            kind: "checkpoint",
-            checkpoint: built.checkpoint
-          }
-          const edits = editEntries(input, cheap.edits, timestamp)
-          const appended = [
-            ...edits,
-            {
-              ...checkpointEntry,
-              parentId: edits[edits.length - 1]?.id ?? input.entries[input.entries.length - 1]?.id ?? null
-            }
-          ]
-          const result: ContextEngine.CompactionResult = {
-            view: built.view,
-            edits: cheap.edits,
-            checkpoint: built.checkpoint,
-            entriesToAppend: appended,
-            stages,
-            before,
-            after: built.after,
-            fits: built.after.inputTokens <= targetTokens,
-            ...(failures.length > 0 ? { failures } : {})
-          }
-          for (const hook of options.hooks?.afterCompact ?? [])
-            yield* Effect.promise(async () => {
-              try {
-                await hook({ input, result })
-              } catch {
-                // afterCompact observers cannot undo an atomic commit
-              }
-            })
-          return result
-        }
-        failures.push(
-          new Errors.ValidationFailed({
-            failedChecks: CheckpointValidation.failedChecks(built.report),
-            missing: built.report.missing
-          })
+      const ladder = yield* SummaryLadder.run({
+        summarizer,
+        fallback,
+        hookSummary,
+        request: { previous, covered, turnPrefix, maxTokens, countTokens: measurer.tokenizer.count },
+        build
+      })
+      failures.push(...ladder.failures)
+      if (ladder._tag === "Failed") return yield* reduce(ladder.reason)
+      const built = ladder.built
+      overflowPending = false
+      stages.push(
+        checkpointStage(
+          "applied",
+          `${ladder.tried.join(" → ")}; covered ${coveredItems.length} messages${cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%`,
+          built.extra.after
         )
-        last = built
+      )
+      const edits = editEntries(input, cheap.edits, timestamp)
+      const checkpointEntry: Entry.CheckpointEntry = {
+        id: built.checkpoint.id,
+        parentId: edits[edits.length - 1]?.id ?? input.entries[input.entries.length - 1]?.id ?? null,
+        timestamp,
+        schemaVersion: 1,
+        kind: "checkpoint",
+        checkpoint: built.checkpoint
       }
-      return yield* reduce(`every summary failed validation (${tried.join(", ")}); kept the previous checkpoint`)
+      const result: ContextEngine.CompactionResult = {
+        view: built.extra.view,
+        edits: cheap.edits,
+        checkpoint: built.checkpoint,
+        entriesToAppend: [...edits, checkpointEntry],
+        stages,
+        before,
+        after: built.extra.after,
+        fits: built.extra.after.inputTokens <= targetTokens,
+        ...(failures.length > 0 ? { failures } : {})
+      }
+      for (const hook of options.hooks?.afterCompact ?? [])
+        yield* Effect.promise(async () => {
+          try {
+            await hook({ input, result })
+          } catch {
+            // afterCompact observers cannot undo an atomic commit
+          }
+        })
+      return result
     })
 
   const validate = (input: ContextEngine.EngineInput, result: ContextEngine.CompactionResult) =>
