@@ -218,7 +218,14 @@ const summarizerFor = (spec: string | undefined) =>
   spec === undefined || spec === "extractive"
     ? Effect.succeed(undefined)
     : Effect.map(LanguageModelSummarizer.resolveModel(spec), (model) =>
-        LanguageModelSummarizer.make({ model, name: spec })
+        LanguageModelSummarizer.make({
+          model,
+          name: spec,
+          // the summarizer's own window decides when a range is summarized in stages
+          contextWindowTokens: Effect.runSync(
+            PolicyRegistry.lookupOrFallback(spec.replace(/^(?:anthropic|openai):/, "").replace(/^[\w-]+\//, ""))
+          ).contextWindowTokens
+        })
       )
 
 /**
