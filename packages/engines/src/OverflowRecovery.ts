@@ -7,9 +7,10 @@
  * {@link Errors.ContextOverflow}, {@link recover}:
  * 1. derives the effective window from what the error reports
  *    ({@link effectiveWindow}) and a policy shrunk to it ({@link recoveryPolicy});
- * 2. plans and compacts with reason `"overflow"` against that policy;
- * 3. records the overflow with `engine.recordOutcome` (separately from
- *    threshold compactions: the outcome carries `overflow`);
+ * 2. records the overflow with `engine.recordOutcome` (separately from
+ *    threshold compactions: the outcome carries `overflow`), before
+ *    compacting, so an engine that keeps a pending overflow clears it there;
+ * 3. plans and compacts with reason `"overflow"` against that policy;
  * 4. assembles the context for the single retry.
  *
  * The caller (the AI SDK middleware's `wrapGenerate` / `wrapStream`) sends the
@@ -172,6 +173,8 @@ export const recover = (
   Effect.gen(function* () {
     const policy = recoveryPolicy(input.policy, overflow, request)
     const shrunk: ContextEngine.EngineInput = { ...input, policy }
+    // Record first: engines that keep a pending overflow clear it when the compaction below runs.
+    yield* engine.recordOutcome(shrunk, { overflow })
     const plan = yield* engine.plan(shrunk)
     const overflowPlan: ContextEngine.CompactionPlan = {
       ...plan,
@@ -201,7 +204,6 @@ export const recover = (
       }
     }
     const entriesToAppend = [...compactionEntries, event]
-    yield* engine.recordOutcome(shrunk, { overflow })
     const assembled = yield* engine.assembleContext({ ...shrunk, entries: [...input.entries, ...entriesToAppend] })
     return {
       policy,

@@ -1,6 +1,7 @@
 import { APICallError } from "@ai-sdk/provider"
 import { ContextView, type Message, type ModelPolicy } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
+import { SlidingWindowEngine, TieredSummaryEngine } from "@context-engine/engines"
 import { generateText, type ModelMessage, streamText, wrapLanguageModel } from "ai"
 import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
@@ -163,5 +164,52 @@ describe("C11 overflow recovery: compact and retry exactly once", () => {
       /prompt is too long/
     )
     expect(mock.calls).toHaveLength(1)
+  })
+})
+
+describe.each([
+  ["TieredSummaryEngine", () => TieredSummaryEngine.make()],
+  ["SlidingWindowEngine", () => SlidingWindowEngine.make()]
+] as const)("C11 with the real %s", (_, makeEngine) => {
+  const run = (options: { readonly rejectAll?: boolean } = {}) => {
+    const events: Array<ContextEvent> = []
+    const mock = windowedModel({
+      windowTokens: realWindow,
+      maxOutputTokens: c11.policy.maxOutputTokens,
+      replies: () => ({ text: "Log 3." }),
+      ...options
+    })
+    const middleware = contextEngineMiddleware({
+      engine: makeEngine(),
+      policy: casePolicy,
+      onEvent: (event) => events.push(event)
+    })
+    return { events, calls: mock.calls, model: wrapLanguageModel({ model: mock.model, middleware }) }
+  }
+
+  it("A: one compact-and-retry that fits the real window; the next request fits without another overflow", async () => {
+    const { events, calls, model } = run()
+    await generateText({ model, system, messages: history })
+    expect(calls.map((call) => call.rejected)).toEqual([true, false])
+    expect(calls[1]!.tokens + c11.policy.maxOutputTokens).toBeLessThanOrEqual(realWindow)
+    expect(pairingIntact(calls[1]!.params)).toBe(true)
+    expect(events.filter((event) => event.type === "overflow")).toHaveLength(1)
+    await generateText({
+      model,
+      system,
+      messages: [...history, { role: "assistant", content: "Log 3." }, { role: "user", content: "And the fewest?" }]
+    })
+    expect(calls).toHaveLength(3)
+    expect(calls[2]!.rejected).toBe(false)
+    expect(events.filter((event) => event.type === "overflow")).toHaveLength(1)
+  })
+
+  it("B: exactly two calls, then the original error", async () => {
+    const { calls, model } = run({ rejectAll: true })
+    const error = await generateText({ model, system, messages: history, maxRetries: 0 }).catch(
+      (caught: unknown) => caught
+    )
+    expect(calls).toHaveLength(2)
+    expect((error as APICallError).message).toContain(`prompt is too long: ${calls[0]!.tokens} tokens`)
   })
 })
