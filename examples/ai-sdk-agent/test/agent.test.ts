@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import * as Agent from "../src/Agent.ts"
@@ -21,4 +22,16 @@ describe("ai-sdk-agent example", () => {
     expect(report.compactions.length).toBeGreaterThan(5)
     expect(report.steps.at(-1)!.messages).toBeLessThan(2 + 2 * 219)
   }, 180_000)
+
+  it("the real-provider variant skips cleanly without an API key", () => {
+    const env = { ...process.env }
+    delete env.ANTHROPIC_API_KEY
+    delete env.OPENAI_API_KEY
+    const result = spawnSync(process.execPath, [fileURLToPath(new URL("../src/real.ts", import.meta.url))], {
+      env,
+      encoding: "utf8"
+    })
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain("skipping the real-provider variant")
+  })
 })
