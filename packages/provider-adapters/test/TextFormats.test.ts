@@ -16,7 +16,7 @@ describe("aider history", () => {
     "# aider chat started at 2024-08-05 19:29:01",
     "",
     "> aider --model sonnet  ",
-    "> Aider v0.48  ",
+    "> Main model: claude-3-5-sonnet-20240620 with diff edit format  ",
     "",
     "#### fix the bug  ",
     "#### in foo.py  ",
@@ -55,13 +55,20 @@ describe("aider history", () => {
     expect(first).toEqual({ role: "user", content: [{ type: "text", text: "fix the bug\nin foo.py" }] })
     expect(text(reply!)).toBe("Here is the fix:\n\nfoo.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE")
     expect(text(second!)).toBe("hi")
+    const assistant = result.transcript.entries.find(
+      (entry) => entry.kind === "message" && entry.message.role === "assistant"
+    )
+    expect(assistant!.meta).toEqual({ model: "claude-3-5-sonnet-20240620" })
   })
 
   it("keeps aider's own output as events", () => {
     const outputs = result.transcript.entries.flatMap((entry) =>
       entry.kind === "event" && entry.event.name === "aider.output" ? [entry.event.data] : []
     )
-    expect(outputs).toEqual([{ text: "aider --model sonnet\nAider v0.48" }, { text: "Applied edit to foo.py" }])
+    expect(outputs).toEqual([
+      { text: "aider --model sonnet\nMain model: claude-3-5-sonnet-20240620 with diff edit format" },
+      { text: "Applied edit to foo.py" }
+    ])
   })
 })
 

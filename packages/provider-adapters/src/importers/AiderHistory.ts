@@ -10,7 +10,8 @@
  *   the user, not the model (output the user adds to the chat reappears in
  *   the next `#### ` message);
  * - other lines are assistant markdown (SEARCH/REPLACE edit blocks stay
- *   text: aider has no structured tool calls).
+ *   text: aider has no structured tool calls); the model named in the
+ *   session's banner (`Main model: …` / `Model: …`) goes in `meta.model`.
  *
  * Blank lines belong to the block around them and are trimmed at its ends.
  *
@@ -28,7 +29,16 @@ const clean = (line: string, prefix: number): string => {
   return body.endsWith("  ") ? body.slice(0, -2) : body
 }
 
-const emit = (builder: EntryBuilder, kind: Kind, line: number, lines: ReadonlyArray<string>) => {
+/** aider's startup banner names the model: `Main model: <id> with …` (≥ 0.50) or `Model: <id> with …`. */
+const MODEL = /^(?:Main model|Model): (\S+?)⚡?(?: with |$)/mu
+
+const emit = (
+  builder: EntryBuilder,
+  kind: Kind,
+  line: number,
+  lines: ReadonlyArray<string>,
+  model: string | undefined
+) => {
   const text = lines
     .join("\n")
     .replace(/^\s*\n/u, "")
@@ -38,7 +48,11 @@ const emit = (builder: EntryBuilder, kind: Kind, line: number, lines: ReadonlyAr
     return
   }
   if (kind === "assistant" && text.length === 0) return
-  builder.message(line, { role: kind, content: [{ type: "text", text }] })
+  builder.message(
+    line,
+    { role: kind, content: [{ type: "text", text }] },
+    kind === "assistant" && model !== undefined ? { meta: { model } } : {}
+  )
 }
 
 const toIso = (stamp: string): string | undefined => {
@@ -61,8 +75,10 @@ export const format: LineFormat = {
     let startLine = 0
     let lines: Array<string> = []
     let blank = 0
+    let model: string | undefined
     const flush = () => {
-      if (kind !== undefined) emit(builder, kind, startLine, lines)
+      if (kind === "output") model = MODEL.exec(lines.join("\n"))?.[1] ?? model
+      if (kind !== undefined) emit(builder, kind, startLine, lines, model)
       kind = undefined
       lines = []
       blank = 0
@@ -82,6 +98,7 @@ export const format: LineFormat = {
         const session = SESSION.exec(raw)
         if (session !== null) {
           flush()
+          model = undefined
           const startedAt = toIso(session[1]!)
           builder.startSession(`aider:${session[1]!.trim()}`, startedAt)
           builder.event(
