@@ -1,0 +1,50 @@
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import * as FileLock from "../src/FileLock.ts"
+
+const directory = mkdtempSync(join(tmpdir(), "file-lock-"))
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
+
+describe("FileLock.withLock", () => {
+  it("runs holders one at a time and removes the lock afterwards", async () => {
+    const path = join(directory, "serial.lock")
+    const events: Array<string> = []
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const first = FileLock.withLock(path, async () => {
+      events.push("first:start")
+      await held
+      events.push("first:end")
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    const second = FileLock.withLock(path, async () => {
+      events.push("second")
+    })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(events).toEqual(["first:start"])
+    release()
+    await Promise.all([first, second])
+    expect(events).toEqual(["first:start", "first:end", "second"])
+    expect(existsSync(path)).toBe(false)
+  })
+
+  it("breaks a lock left by a process that no longer exists", async () => {
+    const path = join(directory, "stale.lock")
+    const dead = spawnSync(process.execPath, ["-e", "process.exit(0)"]).pid
+    writeFileSync(path, String(dead))
+    expect(await FileLock.withLock(path, async () => "acquired", { timeoutMs: 5_000 })).toBe("acquired")
+    expect(existsSync(path)).toBe(false)
+  })
+
+  it("gives up after timeoutMs while a live process holds the lock", async () => {
+    const path = join(directory, "held.lock")
+    writeFileSync(path, String(process.ppid))
+    await expect(FileLock.withLock(path, async () => "never", { timeoutMs: 100 })).rejects.toThrow(/not acquired/)
+    expect(existsSync(path)).toBe(true)
+  })
+})
