@@ -102,7 +102,7 @@ const isHash = (value: string): boolean => /[0-9]/.test(value) && /[a-f]/.test(v
 /**
  * Error strings in a text: each line that matches a common error marker
  * (`TypeError`, `error TS2345:`, `npm ERR!`, `FATAL`, `panic:`, `Traceback`,
- * `FAIL`), whitespace-collapsed and cut at {@link MAX_IDENTIFIER_CHARS}.
+ * `FAIL`), trimmed and cut (still verbatim substrings of the source) at {@link MAX_IDENTIFIER_CHARS}.
  * In `prose` mode (user and assistant text) only `SomeError: …`,
  * `error TS1234: …`, `ERR! …` or a line starting with `FATAL` / `panic:` /
  * `FAIL` counts, and the string starts at the marker.
@@ -121,8 +121,8 @@ export const errorLines = (
     const match = (mode === "output" ? ERROR_LINE_RE : PROSE_ERROR_RE).exec(line)
     if (match === null) continue
     const from = mode === "output" ? line : line.slice(match.index)
-    const collapsed = clip(from.trim().replace(/\s+/g, " "))
-    if (collapsed.length >= 6 && !found.includes(collapsed)) found.push(collapsed)
+    const value = clip(from.trim())
+    if (value.length >= 6 && !found.includes(value)) found.push(value)
   }
   return found
 }
@@ -229,7 +229,7 @@ export const fromToolResult = (part: Extract<ContentPart, { type: "tool-result" 
   const { text, isError } = toolOutputText(part)
   const errors = isError || !READ_TOOL_RE.test(part.toolName) ? errorLines(text, MAX_ERRORS_PER_MESSAGE) : []
   if (isError && errors.length === 0) {
-    const first = text.trim().split("\n")[0]?.trim().replace(/\s+/g, " ")
+    const first = text.trim().split("\n")[0]?.trim()
     if (first && first.length >= 6) errors.push(clip(first))
   }
   return { ...empty(), errors }
