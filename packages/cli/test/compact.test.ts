@@ -1,8 +1,10 @@
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { CheckpointValidation, Decode, Message } from "@context-engine/core"
+import { CheckpointValidation, Decode, Message, PolicyRegistry } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
+import { TieredSummaryEngine } from "@context-engine/engines"
+import { Import } from "@context-engine/provider-adapters"
 import { describe, expect, it } from "vitest"
 import * as Compact from "../src/commands/compact.ts"
 import * as Progress from "../src/Progress.ts"
@@ -100,5 +102,42 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
     const { exitCode, output } = await Compact.run(join(dir, "nope.jsonl"), {}, quiet)
     expect(exitCode).toBe(1)
     expect(output).toContain("context-engine compact:")
+  })
+})
+
+describe("trigger replay on the real pi session (Pi-equivalent policy)", { timeout: 120_000 }, () => {
+  it("the usage-anchored trigger first fires in the second segment exactly where pi recorded its compaction", async () => {
+    const entries = (await Import.importFilePromise(pi)).transcript.entries
+    const policy = {
+      ...PolicyRegistry.lookupSync("claude-opus-4-5"),
+      contextWindowTokens: 200_000,
+      reserveTokens: 16_384,
+      keepRecentTokens: 20_000,
+      toolLoopReserveTokens: 0,
+      safetyMarginTokens: 0
+    }
+    const compactions = entries.filter((entry) => entry.kind === "checkpoint")
+    const second = entries.indexOf(compactions[1]!)
+    const first = entries.indexOf(compactions[0]!)
+    const engine = TieredSummaryEngine.makeAsync()
+    let previousMessageId: string | undefined
+    let firedAt: string | undefined
+    for (let index = first + 1; index < second && firedAt === undefined; index++) {
+      const entry = entries[index]!
+      const usage = (entry.meta as { usage?: { input: number; cacheRead: number; cacheWrite: number } } | undefined)
+        ?.usage
+      if (entry.kind === "message" && entry.message.role === "assistant" && usage && previousMessageId) {
+        const input = { entries: entries.slice(0, index + 1), policy }
+        await engine.recordOutcome(input, {
+          inputTokens: usage.input + usage.cacheRead + usage.cacheWrite,
+          lastEntryId: previousMessageId
+        })
+        if ((await engine.shouldCompact(input)).reasons.includes("threshold")) firedAt = entry.id
+      }
+      if (entry.kind === "message") previousMessageId = entry.id
+    }
+    // pi wrote its compaction right after the last assistant message before it
+    const piPoint = entries.slice(0, second).findLast((entry) => entry.kind === "message")!.id
+    expect(firedAt).toBe(piPoint)
   })
 })
