@@ -9,7 +9,9 @@
  * generation (compare-and-set), appends its lines with one `write` and
  * `fdatasync`s before acknowledging. A new file's directory is fsynced too.
  * A torn final line (a writer killed mid-write — never acknowledged) is
- * ignored with a warning by readers and cut off by the next writer.
+ * ignored with a warning by readers and cut off by the next writer; a final
+ * line that is complete JSON and only lacks its newline (a hand edit) is kept
+ * and terminated by the next writer instead.
  *
  * A checkpoint install is a single line: a reader sees it whole (new view)
  * or not at all (old view), never a mixture.
@@ -84,6 +86,15 @@ async function* lines(
   if (pending.length > 0) yield { line: line + 1, text: pending.toString("utf8"), torn: true, end: to }
 }
 
+const isCompleteJson = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
 const fsyncDirectory = async (directory: string) => {
   const handle = await openFile(directory, "r")
   try {
@@ -109,6 +120,23 @@ const transaction = (path: string, handle: FileHandle): Transaction => ({
       end = { offset, line: record.line }
     }
     if (repaired === undefined) return { records, cursor: end, reset: false }
+    const bytes = Buffer.byteLength(repaired.text)
+    if (isCompleteJson(repaired.text)) {
+      // Only the newline is missing (an editor, or a write cut just before it): keep the line, terminate it.
+      await handle.write("\n")
+      await handle.datasync()
+      return {
+        records: [...records, { ...repaired, torn: false }],
+        cursor: { offset: end.offset + bytes + 1, line: repaired.line },
+        reset: false,
+        repaired: {
+          source: path,
+          line: repaired.line,
+          kind: "torn-line",
+          reason: "the final line had no newline but is complete JSON: kept and terminated"
+        }
+      }
+    }
     // A torn final line: its writer died before acknowledging it. Cut it off so the next line starts clean.
     await handle.truncate(end.offset)
     await handle.datasync()
@@ -120,7 +148,7 @@ const transaction = (path: string, handle: FileHandle): Transaction => ({
         source: path,
         line: repaired.line,
         kind: "torn-line",
-        reason: `removed a torn final line of ${Buffer.byteLength(repaired.text)} bytes (interrupted write, never acknowledged)`
+        reason: `removed a torn final line of ${bytes} bytes (interrupted write, never acknowledged)`
       }
     }
   },

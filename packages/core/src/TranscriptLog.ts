@@ -23,6 +23,8 @@ import { InvalidInput } from "./Errors.ts"
  *
  * - `torn-line`: the final line has no newline: a write was cut short (crash).
  *   Never acknowledged, so it is ignored with a warning even by strict reads.
+ *   When the line is nevertheless complete JSON (only the newline is missing)
+ *   it is kept, still with a warning.
  * - `invalid-json`, `unknown-kind`, `unsupported-schema-version`,
  *   `invalid-entry`: the record is skipped by lenient reads.
  * - `duplicate-id`: a later record reuses an id; the first one wins.
@@ -154,8 +156,19 @@ export const makeDecoder = (source: string, ids: Set<string> = new Set()): Decod
     issues: [issue(line, kind, reason, entryId)]
   })
   const decode = (text: string, line: number, torn = false): Decoded => {
-    if (torn)
-      return skip(line, "torn-line", `final line of ${text.length} characters has no newline (interrupted write)`)
+    if (torn) {
+      try {
+        JSON.parse(text)
+      } catch {
+        return skip(line, "torn-line", `final line of ${text.length} characters has no newline (interrupted write)`)
+      }
+      // Only the newline is missing (a hand edit, or a write cut just before it): the line is whole, keep it.
+      const whole = decode(text, line, false)
+      return {
+        entry: whole.entry,
+        issues: [issue(line, "torn-line", "final line has no newline but is complete JSON: kept"), ...whole.issues]
+      }
+    }
     if (text.trim().length === 0) return { entry: undefined, issues: [] }
     let json: unknown
     try {

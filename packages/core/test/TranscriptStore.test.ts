@@ -428,6 +428,22 @@ describe("torn final line in a JSONL transcript", () => {
   })
 })
 
+describe("a hand-edited JSONL transcript without a final newline", () => {
+  it("reads the complete last line (with a warning) and the next writer terminates it", async () => {
+    const directory = fresh("no-final-newline")
+    const store = JsonlTranscriptStore.open({ directory })
+    const file = JsonlTranscriptStore.sessionPath(directory, "s")
+    writeFileSync(file, `${JSON.stringify(message("a", null, "x"))}\n${JSON.stringify(message("b", "a", "y"))}`)
+    const before = await store.load("s")
+    expect(before.entries.map((entry) => entry.id)).toEqual(["a", "b"])
+    expect(before.issues).toEqual([expect.objectContaining({ kind: "torn-line", line: 2 })])
+    await store.append("s", [message("c", "b", "z")])
+    const loaded = await store.load("s", { strict: true })
+    expect(loaded.entries.map((entry) => entry.id)).toEqual(["a", "b", "c"])
+    expect(readFileSync(file, "utf8").split("\n")).toHaveLength(4)
+  })
+})
+
 describe("corrupt rows in a SQLite transcript", () => {
   it("are reported with their row number; strict reads fail", async () => {
     const directory = fresh("sqlite-corrupt")
