@@ -246,6 +246,19 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
     return retry === undefined ? undefined : { context: retry, params: paramsFor(params, retry) }
   }
 
+  /** Recording is best effort: a failing store or engine never loses the model's answer. */
+  const record = async (
+    context: ContextController.Prepared,
+    usage: LanguageModelV4Usage | undefined,
+    response: ProviderNativeEngine.NativeResponse
+  ): Promise<void> => {
+    try {
+      await controller.recordSuccess(context, usageOf(usage), response)
+    } catch {
+      // Nothing to undo: the response stands; the next request measures afresh.
+    }
+  }
+
   const surfaced = (context: ContextController.Prepared, original: unknown, second: unknown): unknown =>
     context.profile.classifyOverflow(second) !== undefined ? original : second
 
@@ -273,19 +286,19 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
         } catch (second) {
           throw surfaced(context, error, second)
         }
-        await controller.recordSuccess(retry.context, usageOf(result.usage), result)
+        await record(retry.context, result.usage, result)
         return result
       }
-      await controller.recordSuccess(context, usageOf(result.usage), result)
+      await record(context, result.usage, result)
       return result
     },
     wrapStream: async ({ doStream, params, model }) => {
       const context = prepared.get(params)
       if (context === undefined) return doStream()
-      const record =
+      const recordFor =
         (target: ContextController.Prepared) =>
         (usage: LanguageModelV4Usage | undefined, response: ProviderNativeEngine.NativeResponse) =>
-          controller.recordSuccess(target, usageOf(usage), response)
+          record(target, usage, response)
       const attempt = async (
         call: () => PromiseLike<LanguageModelV4StreamResult>
       ): Promise<{ readonly result?: LanguageModelV4StreamResult; readonly error?: unknown }> => {
@@ -302,11 +315,11 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
         }
       }
       const first = await attempt(doStream)
-      if (first.result) return { ...first.result, stream: observe(first.result.stream, record(context)) }
+      if (first.result) return { ...first.result, stream: observe(first.result.stream, recordFor(context)) }
       const retry = await recover(context, params, first.error)
       if (retry === undefined) throw first.error
       const second = await attempt(() => model.doStream(retry.params))
-      if (second.result) return { ...second.result, stream: observe(second.result.stream, record(retry.context)) }
+      if (second.result) return { ...second.result, stream: observe(second.result.stream, recordFor(retry.context)) }
       throw surfaced(context, first.error, second.error)
     }
   }

@@ -1,5 +1,6 @@
 import type { ModelPolicy } from "@context-engine/core"
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool, wrapLanguageModel } from "ai"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
@@ -245,6 +246,20 @@ describe("contextEngineMiddleware concurrency", () => {
     await Promise.all([1, 2, 3, 4].map(() => generateText({ model: wrapped, system, messages })))
     const session = await middleware.controller.session({ provider: "anthropic.messages", modelId: "claude-test" })
     expect(session.transcript().filter((entry) => entry.kind === "message")).toHaveLength(1 + messages.length)
+  })
+})
+
+describe("contextEngineMiddleware recording is best effort", () => {
+  it("a failing engine recordOutcome never loses the model's answer", async () => {
+    const engine = TestEngine.make()
+    const failing = { ...engine, recordOutcome: () => Effect.die(new Error("recording broke")) }
+    const { model } = windowedModel({ windowTokens: 100_000, replies: () => ({ text: "answer" }) })
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: contextEngineMiddleware({ engine: failing, policy: policy(100_000) })
+    })
+    expect((await generateText({ model: wrapped, messages: [{ role: "user", content: "hi" }] })).text).toBe("answer")
+    expect(await streamText({ model: wrapped, messages: [{ role: "user", content: "hi" }] }).text).toBe("answer")
   })
 })
 
