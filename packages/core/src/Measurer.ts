@@ -62,6 +62,14 @@ export interface Anchor {
   readonly inputTokens: number
   /** The last view item that request contained. */
   readonly lastEntryId: string
+  /**
+   * Fingerprint of the view items up to `lastEntryId` as they were sent
+   * (see {@link prefixFingerprint}). When present, the anchor is used only
+   * while those items are unchanged: after a compaction edits or drops any of
+   * them, the reported usage no longer describes the prefix and the measurer
+   * counts instead. Build anchors with {@link anchorFor} to get one.
+   */
+  readonly prefixFingerprint?: string
 }
 
 /** @category models */
@@ -306,7 +314,16 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   const measure: Measurer["measure"] = (view, measureOptions = {}) => {
     const { budget, anchor } = measureOptions
-    const anchorIndex = anchor === undefined ? -1 : view.items.findIndex((item) => item.entryId === anchor.lastEntryId)
+    let anchorIndex = anchor === undefined ? -1 : view.items.findIndex((item) => item.entryId === anchor.lastEntryId)
+    let anchorStale = false
+    if (
+      anchorIndex >= 0 &&
+      anchor?.prefixFingerprint !== undefined &&
+      fingerprintThrough(view.items, anchorIndex) !== anchor.prefixFingerprint
+    ) {
+      anchorIndex = -1
+      anchorStale = true
+    }
     const prefix = zeroCounts()
     const suffix = zeroCounts()
     let unknownImages = 0
@@ -347,7 +364,11 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       )
     }
     if (estimatedFiles > 0) notes.push(`${estimatedFiles} file(s) estimated (PDF pages or unknown binary content)`)
-    if (anchor !== undefined && anchorIndex < 0) {
+    if (anchorStale) {
+      notes.push(
+        `items at or before anchor entry ${anchor!.lastEntryId} changed since the provider reported usage (e.g. a compaction); anchor ignored`
+      )
+    } else if (anchor !== undefined && anchorIndex < 0) {
       notes.push(`anchor entry ${anchor.lastEntryId} is not in the view; anchor ignored`)
     }
     return {
@@ -414,3 +435,61 @@ export const layer = (options?: Options): Layer.Layer<MeasurerService, never, To
       return make(tokenizer, options)
     })
   )
+
+// ---------------------------------------------------------------------------
+// Anchors
+// ---------------------------------------------------------------------------
+
+// Content hashes by message identity. Messages are immutable in this library
+// (views and edits build new objects), so identity is a safe key.
+const hashByIdentity = new WeakMap<object, string>()
+
+const messageHash = (message: Message): string => {
+  let hash = hashByIdentity.get(message)
+  if (hash === undefined) {
+    hash = ContentHash.hash(message)
+    hashByIdentity.set(message, hash)
+  }
+  return hash
+}
+
+const fingerprintThrough = (items: ContextView["items"], lastIndex: number): string => {
+  const keys: Array<string> = []
+  for (let index = 0; index <= lastIndex; index++) {
+    const item = items[index]!
+    keys.push(`${item.entryId}\u0000${item.source}\u0000${messageHash(item.message)}`)
+  }
+  return ContentHash.hash(keys.join("\u0001"))
+}
+
+/**
+ * Fingerprint (entry ids, sources and content hashes) of the view's items up
+ * to and including `lastEntryId`; `undefined` when that entry is not in the
+ * view. Two views share a fingerprint exactly when that prefix is the same.
+ *
+ * @category anchors
+ */
+export const prefixFingerprint = (view: ContextView, lastEntryId: string): string | undefined => {
+  const index = view.items.findIndex((item) => item.entryId === lastEntryId)
+  return index < 0 ? undefined : fingerprintThrough(view.items, index)
+}
+
+/**
+ * An {@link Anchor} for provider-reported usage of a request built from
+ * `view`. It carries the prefix fingerprint, so it expires by itself when a
+ * later compaction changes any item it covered (the reported number would
+ * then overstate the new request).
+ *
+ * @category anchors
+ */
+export const anchorFor = (
+  view: ContextView,
+  usage: { readonly inputTokens: number; readonly lastEntryId: string }
+): Anchor => {
+  const fingerprint = prefixFingerprint(view, usage.lastEntryId)
+  return {
+    inputTokens: usage.inputTokens,
+    lastEntryId: usage.lastEntryId,
+    ...(fingerprint !== undefined ? { prefixFingerprint: fingerprint } : {})
+  }
+}

@@ -309,13 +309,18 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       }
     })
 
-  const recordOutcome: ContextEngine.ContextEngine["recordOutcome"] = (_input, outcome) =>
+  // The anchor carries the fingerprint of the view the usage describes, so
+  // it expires by itself once a compaction edits that prefix.
+  const recordOutcome: ContextEngine.ContextEngine["recordOutcome"] = (input, outcome) =>
     Effect.sync(() => {
       if (outcome.overflow !== undefined) {
         overflow = outcome.overflow
         anchor = undefined
       } else if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-        anchor = { inputTokens: outcome.inputTokens, lastEntryId: outcome.lastEntryId }
+        anchor = Measurer.anchorFor(viewOf(input), {
+          inputTokens: outcome.inputTokens,
+          lastEntryId: outcome.lastEntryId
+        })
     })
 
   return { name: NAME, measure, shouldCompact, plan, compact, validate, assembleContext, recordOutcome }

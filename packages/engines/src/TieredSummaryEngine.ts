@@ -533,11 +533,16 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         const measurement = ctx.measurer.measure(view, { budget: ctx.budget, ...(anchor ? { anchor } : {}) })
         return { messages: ContextView.toMessages(view), view, measurement }
       }),
-    recordOutcome: (_input, outcome) =>
+    // The anchor carries the fingerprint of the view the usage describes, so
+    // it expires by itself once a compaction edits that prefix.
+    recordOutcome: (input, outcome) =>
       Effect.sync(() => {
         if (outcome.overflow) overflowPending = true
         if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-          anchor = { inputTokens: outcome.inputTokens, lastEntryId: outcome.lastEntryId }
+          anchor = Measurer.anchorFor(CheckpointView.fromEntries(input.entries, input.tools ?? []).view, {
+            inputTokens: outcome.inputTokens,
+            lastEntryId: outcome.lastEntryId
+          })
       })
   }
 }

@@ -169,3 +169,24 @@ describe("SlidingWindowEngine", () => {
     expect((await engine.shouldCompact(input)).compact).toBe(true)
   })
 })
+
+describe("SlidingWindowEngine anchoring after a compaction", () => {
+  it("does not measure a compacted view with usage reported for the uncompacted one", async () => {
+    const engine = SlidingWindowEngine.make({ measurer: () => exact })
+    const entries = session(12, 6_000)
+    const input = { entries, policy }
+    const counted = (await Effect.runPromise(engine.measure(input))).inputTokens
+    const lastEntryId = entries.at(-1)!.id
+    // the provider reports a little more than we count (framing we do not see)
+    await Effect.runPromise(engine.recordOutcome(input, { inputTokens: counted + 300, lastEntryId }))
+    expect((await Effect.runPromise(engine.measure(input))).method).toBe("anchored")
+    const result = await Effect.runPromise(engine.compact(input))
+    expect(result.entriesToAppend.length).toBeGreaterThan(0)
+    const compactedInput = { entries: [...entries, ...result.entriesToAppend], policy }
+    const measured = await Effect.runPromise(engine.measure(compactedInput))
+    const assembled = await Effect.runPromise(engine.assembleContext(compactedInput))
+    expect(measured.method).not.toBe("anchored")
+    expect(measured.inputTokens).toBe(exact.measure(assembled.view).inputTokens)
+    expect(measured.inputTokens).toBeLessThan(counted)
+  })
+})
