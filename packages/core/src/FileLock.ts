@@ -12,7 +12,8 @@
  * @since 0.1.0
  */
 import { randomBytes } from "node:crypto"
-import { link, readFile, rename, stat, unlink, writeFile } from "node:fs/promises"
+import { link, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises"
+import { join } from "node:path"
 
 /**
  * Lock timing, in milliseconds.
@@ -102,4 +103,26 @@ export const withLock = async <A>(path: string, body: () => Promise<A>, options:
   } finally {
     await unlink(path).catch(() => undefined)
   }
+}
+
+const LEFTOVER = /\.lock\.(?:stale-)?(\d+)-[0-9a-f]+$/
+
+/**
+ * Removes the temporary and broken-lock files (`<lock>.<pid>-<hex>`,
+ * `<lock>.stale-<pid>-<hex>`) that processes killed while acquiring or
+ * breaking a lock in `directory` left behind. Files of live processes stay.
+ *
+ * @category combinators
+ */
+export const sweep = async (directory: string): Promise<number> => {
+  let removed = 0
+  for (const name of await readdir(directory).catch(() => [] as Array<string>)) {
+    const match = LEFTOVER.exec(name)
+    if (match === null || isAlive(Number(match[1]))) continue
+    await unlink(join(directory, name)).then(
+      () => removed++,
+      () => undefined
+    )
+  }
+  return removed
 }

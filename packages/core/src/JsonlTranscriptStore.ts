@@ -172,6 +172,7 @@ const transaction = (path: string, handle: FileHandle): Transaction => ({
 export const makeBackend = (options: Options): Backend => {
   const { directory } = options
   mkdirSync(directory, { recursive: true })
+  void FileLock.sweep(directory)
   return {
     kind: "jsonl",
     describe: (sessionId) => sessionPath(directory, sessionId),

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -39,6 +39,17 @@ describe("FileLock.withLock", () => {
     writeFileSync(path, String(dead))
     expect(await FileLock.withLock(path, async () => "acquired", { timeoutMs: 5_000 })).toBe("acquired")
     expect(existsSync(path)).toBe(false)
+  })
+
+  it("sweeps files left by processes killed while locking, and keeps those of live ones", async () => {
+    const dead = spawnSync(process.execPath, ["-e", "process.exit(0)"]).pid
+    const sweepDirectory = mkdtempSync(join(directory, "sweep-"))
+    writeFileSync(join(sweepDirectory, `s.jsonl.lock.${dead}-0a1b2c`), String(dead))
+    writeFileSync(join(sweepDirectory, `s.jsonl.lock.stale-${dead}-0a1b2c`), "1")
+    writeFileSync(join(sweepDirectory, `s.jsonl.lock.${process.pid}-0a1b2c`), String(process.pid))
+    writeFileSync(join(sweepDirectory, "s.jsonl"), "")
+    expect(await FileLock.sweep(sweepDirectory)).toBe(2)
+    expect(readdirSync(sweepDirectory).sort()).toEqual(["s.jsonl", `s.jsonl.lock.${process.pid}-0a1b2c`])
   })
 
   it("gives up after timeoutMs while a live process holds the lock", async () => {
