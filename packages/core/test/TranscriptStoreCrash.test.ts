@@ -68,6 +68,7 @@ interface Tally {
   tornSimulated: number
   killedDuringInstall: number
   inFlightInstalled: number
+  revealedLate: number
 }
 
 /**
@@ -79,6 +80,11 @@ const runLane = async (kind: Kind, lane: number, iterations: number, tally: Tall
   const acknowledged = new Map<string, Set<string>>()
   const ackedCheckpoint = new Map<string, string>()
   const attempted = new Set<string>()
+  // Checkpoints whose install a kill interrupted. SQLite can make such an
+  // install visible only later: the commit frame reached the WAL but the
+  // killed process never updated the WAL index, so the next connection's WAL
+  // recovery is what reveals it. That is still "the new view" of that kill.
+  const interrupted = new Set<string>()
   for (let iteration = 0; iteration < iterations; iteration++) {
     const sessionId = `crash-${lane}-${Math.floor(iteration / KILLS_PER_SESSION)}`
     const child = spawnChild(script, [
@@ -154,17 +160,24 @@ const runLane = async (kind: Kind, lane: number, iterations: number, tally: Tall
     const previous = ackedCheckpoint.get(sessionId)
     if (previous !== undefined) expect(ids.indexOf(checkpoint!.id)).toBeGreaterThanOrEqual(ids.indexOf(previous))
     if (inFlight !== undefined) {
+      interrupted.add(inFlight)
       tally.killedDuringInstall++
       if (checkpoint?.id === inFlight) tally.inFlightInstalled++
     }
-    // Old or new: the last acknowledged checkpoint, or the one whose install the kill interrupted.
-    if (checkpoint?.id !== previous && checkpoint?.id !== inFlight) {
-      // Seen once in ~10 runs under heavy machine load (SQLite): a newer checkpoint than both. Acknowledged
-      // entries and the ordering above still hold; reported with the child's last lines, not failed, until explained.
+    // Old or new: the last checkpoint seen, or one whose install a kill interrupted (this kill's, or an
+    // earlier one's revealed late by WAL recovery). Anything else is a checkpoint nobody was installing.
+    if (checkpoint !== undefined && checkpoint.id !== previous && !interrupted.has(checkpoint.id)) {
       tally.unexpected.push(
-        `${sessionId} after kill ${iteration}: ${checkpoint?.id} (announced ${attempted.has(checkpoint?.id ?? "")}, previous ${previous}, in flight ${inFlight}); child said ${child.lines.slice(-4).join(" | ")}`
+        `${sessionId} after kill ${iteration}: ${checkpoint.id} (announced ${attempted.has(checkpoint.id)}, previous ${previous}, in flight ${inFlight}); child said ${child.lines.slice(-4).join(" | ")}`
       )
     }
+    if (
+      checkpoint !== undefined &&
+      checkpoint.id !== previous &&
+      checkpoint.id !== inFlight &&
+      interrupted.has(checkpoint.id)
+    )
+      tally.revealedLate++
     if (checkpoint !== undefined) ackedCheckpoint.set(sessionId, checkpoint.id)
     // The view is one checkpoint (or none) followed by every message from its firstKeptEntryId on.
     const checkpointItems = view.items.filter((item) => item.source === "checkpoint")
@@ -188,17 +201,19 @@ describe.each(["jsonl", "sqlite"] as const)("%s store under SIGKILL", (name) => 
       tornNatural: 0,
       tornSimulated: 0,
       killedDuringInstall: 0,
-      inFlightInstalled: 0
+      inFlightInstalled: 0,
+      revealedLate: 0
     }
     const started = Date.now()
     await Promise.all(Array.from({ length: LANES }, (_, lane) => runLane(kind, lane, ITERATIONS / LANES, tally)))
     console.log(
       `${name}: ${ITERATIONS} SIGKILLs (${LANES} lanes) in ${((Date.now() - started) / 1000).toFixed(1)} s; ${tally.acknowledged} acknowledged entries kept; torn final lines detected: ${tally.tornNatural} from kills, ${tally.tornSimulated} simulated; killed during a checkpoint install: ${tally.killedDuringInstall} (new view ${tally.inFlightInstalled}, old view ${tally.killedDuringInstall - tally.inFlightInstalled})`
     )
-    if (tally.unexpected.length > 0)
-      console.warn(
-        `views on a checkpoint newer than the acknowledged and the in-flight one:\n${tally.unexpected.join("\n")}`
-      )
+    if (tally.revealedLate > 0)
+      console.log(`${name}: ${tally.revealedLate} interrupted checkpoint install(s) became visible after WAL recovery`)
+    expect(tally.unexpected, "views on a checkpoint that was neither the last seen nor an interrupted install").toEqual(
+      []
+    )
     // Every operation the parent waited for is among the acknowledged ones (plus whatever came before the kill).
     expect(tally.acknowledged).toBeGreaterThanOrEqual(tally.minimumAcknowledged)
   }, 180_000)
