@@ -38,7 +38,9 @@ export type JsonValue =
 export const JsonValue: Schema.Codec<JsonValue> = Schema.Union([
   Schema.Null,
   Schema.String,
-  Schema.Number,
+  // JSON has no NaN or ±Infinity (JSON.stringify writes them as null), so a
+  // payload that holds one would reach the provider changed.
+  Schema.Finite,
   Schema.Boolean,
   Schema.Array(Schema.suspend((): Schema.Codec<JsonValue> => JsonValue)),
   Schema.Record(Schema.String, Schema.UndefinedOr(Schema.suspend((): Schema.Codec<JsonValue> => JsonValue)))

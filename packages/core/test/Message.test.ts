@@ -14,3 +14,17 @@ describe("Message decoding", () => {
     expect((caught as Errors.InvalidInput).path).toBe("content[0].text")
   })
 })
+
+describe("JsonValue", () => {
+  it("rejects numbers JSON cannot carry (NaN, Infinity) with the path", () => {
+    const decode = Decode.decodeUnknownSync(Message.Message, "message")
+    const withValue = (value: unknown) => ({
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c1", toolName: "calc", output: { type: "json", value } }]
+    })
+    expect(decode(withValue({ result: 42.5 }))).toBeDefined()
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => decode(withValue({ result: bad }))).toThrow(Errors.InvalidInput)
+    }
+  })
+})
