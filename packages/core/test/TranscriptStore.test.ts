@@ -280,20 +280,22 @@ describe.each(kinds)("$name transcript store", (kind) => {
     await store.close()
   })
 
-  it.runIf(kind.durable)("round-trips the real 2.4 MB pi transcript", async () => {
-    const entries = piEntries(transcript("pi/before-compaction.jsonl"))
-    const location = fresh(kind.name)
-    const store = kind.open(location)
-    await store.append("pi", entries)
-    await store.close()
-    const reopened = kind.open(location)
-    const loaded = await reopened.load("pi", { strict: true })
-    expect(loaded.issues).toEqual([])
-    expect(loaded.entries).toEqual(entries)
-    const active = await reopened.activeView("pi")
-    expect(active.view.items).toHaveLength(entries.filter((entry) => entry.kind === "message").length)
-    await reopened.close()
-  })
+  // Only the durable stores write the transcript through a file or a database.
+  if (kind.durable)
+    it("round-trips the real 2.4 MB pi transcript", async () => {
+      const entries = piEntries(transcript("pi/before-compaction.jsonl"))
+      const location = fresh(kind.name)
+      const store = kind.open(location)
+      await store.append("pi", entries)
+      await store.close()
+      const reopened = kind.open(location)
+      const loaded = await reopened.load("pi", { strict: true })
+      expect(loaded.issues).toEqual([])
+      expect(loaded.entries).toEqual(entries)
+      const active = await reopened.activeView("pi")
+      expect(active.view.items).toHaveLength(entries.filter((entry) => entry.kind === "message").length)
+      await reopened.close()
+    })
 
   it("keeps every message in the view or under the active checkpoint (property)", async () => {
     await fc.assert(

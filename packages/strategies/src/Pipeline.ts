@@ -21,12 +21,12 @@ import type {
   Budget,
   ContextEngine,
   ContextView,
-  Measurement,
   Measurer,
   ModelPolicy,
   Strategy,
   ViewEdit
 } from "@context-engine/core"
+import { Measurement } from "@context-engine/core"
 import { Effect } from "effect"
 import * as Invariants from "./Invariants.ts"
 import * as MeasureCache from "./MeasureCache.ts"
@@ -94,19 +94,7 @@ const makeTracker = (
   first: Measurement.Measurement
 ) => {
   const itemCounts = (items: ReadonlyArray<ContextView.ViewItem>): Counts => {
-    const sum: Counts = {
-      system: 0,
-      toolSchemas: 0,
-      userText: 0,
-      assistantText: 0,
-      reasoning: 0,
-      toolCalls: 0,
-      toolResults: 0,
-      media: 0,
-      checkpoint: 0,
-      memory: 0,
-      reservedOutput: 0
-    }
+    const sum: Counts = Measurement.zeroCounts()
     for (const item of items) {
       const counts = measurer.countMessage(item.message, item.source)
       for (const key in counts) sum[key as Measurement.Category] += counts[key as Measurement.Category] ?? 0
