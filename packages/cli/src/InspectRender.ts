@@ -82,7 +82,7 @@ export const render = (report: InspectReport): string => {
   out.push("")
   const pairing = report.pairing
   out.push(
-    `Tool pairing: ${pairing.problems.length === 0 ? "ok" : `${pairing.orphanResults} orphan result(s), ${pairing.callsWithoutResult} call(s) without result, ${pairing.duplicateCallIds} duplicate call id(s)`}`
+    `Tool pairing: ${pairing.problems.length === 0 ? "ok" : `${pairing.orphanResults} orphan result(s), ${pairing.resultsNotAdjacent} result(s) not next to their call, ${pairing.callsWithoutResult} call(s) without result, ${pairing.duplicateCallIds} duplicate call id(s)`}`
   )
   for (const problem of pairing.problems.slice(0, 20))
     out.push(

@@ -58,9 +58,9 @@ export type Totals = typeof Totals.Type
 
 /** @category schemas */
 export const PairingProblem = Schema.Struct({
-  kind: Schema.Literals(["orphan-result", "call-without-result", "duplicate-call-id"]),
+  kind: Schema.Literals(["orphan-result", "result-not-adjacent", "call-without-result", "duplicate-call-id"]),
   toolCallId: Schema.String,
-  /** The entry holding the result (orphan) or the call; all entries for duplicates. */
+  /** The entry holding the result (orphan), the result then the call (not adjacent), the call; all entries for duplicates. */
   entryIds: Schema.Array(Schema.String),
   toolName: Schema.optionalKey(Schema.String)
 })
@@ -117,6 +117,7 @@ export const InspectReport = Schema.Struct({
   ),
   pairing: Schema.Struct({
     orphanResults: Count,
+    resultsNotAdjacent: Count,
     callsWithoutResult: Count,
     duplicateCallIds: Count,
     problems: Schema.Array(PairingProblem)
@@ -289,7 +290,9 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
             entryIds: [problem.entryId],
             toolName: problem.toolName
           }
-        : { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: [problem.entryId] }
+        : problem.kind === "result-not-adjacent"
+          ? { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: [problem.entryId, problem.callEntryId] }
+          : { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: [problem.entryId] }
   )
   const countKind = (kind: ToolPairing.Problem["kind"]) => pairing.problems.filter((p) => p.kind === kind).length
 
@@ -348,6 +351,7 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
     largest,
     pairing: {
       orphanResults: countKind("orphan-result"),
+      resultsNotAdjacent: countKind("result-not-adjacent"),
       callsWithoutResult: countKind("call-without-result"),
       duplicateCallIds: countKind("duplicate-call-id"),
       problems

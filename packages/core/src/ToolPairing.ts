@@ -18,10 +18,25 @@ import type { ViewEdit } from "./ViewEdit.ts"
 /**
  * A pairing problem, naming the entry it was found in.
  *
+ * - `orphan-result`: a result with no earlier call of that id (or a second
+ *   result for a call that was already answered);
+ * - `result-not-adjacent`: the call's result exists but not in the run of
+ *   tool messages right after the assistant message that made the call
+ *   (another user or assistant message comes between), which Anthropic and
+ *   OpenAI reject; `entryId` holds the result, `callEntryId` the call;
+ * - `call-without-result`: no result at all;
+ * - `duplicate-call-id`: several calls share an id.
+ *
  * @category models
  */
 export type Problem =
   | { readonly kind: "orphan-result"; readonly entryId: string; readonly toolCallId: string }
+  | {
+      readonly kind: "result-not-adjacent"
+      readonly entryId: string
+      readonly toolCallId: string
+      readonly callEntryId: string
+    }
   | {
       readonly kind: "call-without-result"
       readonly entryId: string
@@ -41,48 +56,116 @@ export interface Report {
   readonly toolResults: number
 }
 
+type Item = Pick<ViewItem, "entryId" | "message">
+type ResultPart = Extract<ContentPart, { type: "tool-result" }>
+
+interface Call {
+  readonly itemIndex: number
+  readonly toolName: string
+  answered: boolean
+}
+
+interface Scan {
+  readonly orphans: Array<{ readonly itemIndex: number; readonly part: ResultPart }>
+  readonly notAdjacent: Array<{ readonly itemIndex: number; readonly part: ResultPart; readonly callIndex: number }>
+  readonly missing: Array<{ readonly callIndex: number; readonly toolCallId: string; readonly toolName: string }>
+  readonly duplicates: Array<{ readonly toolCallId: string; readonly entryIds: ReadonlyArray<string> }>
+  readonly toolCalls: number
+  readonly toolResults: number
+}
+
 const contentParts = (message: Message): ReadonlyArray<ContentPart> =>
   typeof message.content === "string" ? [] : message.content
 
-/**
- * Finds orphan tool results (no earlier call with that id), calls without a
- * result, and tool-call ids used by more than one call. Provider-executed
- * calls (`providerExecuted: true`) whose result sits in the same assistant
- * message count as answered.
- *
- * @category analysis
- */
-export const analyze = (items: ReadonlyArray<Pick<ViewItem, "entryId" | "message">>): Report => {
-  const calls = new Map<string, { entryId: string; toolName: string; answered: boolean }>()
+// One pass over the items. A result is adjacent when it sits in the assistant
+// message that made the call (provider-executed tools) or in the run of tool
+// messages that directly follows it.
+const scan = (items: ReadonlyArray<Item>): Scan => {
+  const calls = new Map<string, Call>()
   const callEntries = new Map<string, Array<string>>()
-  const problems: Array<Problem> = []
+  const result: Scan = { orphans: [], notAdjacent: [], missing: [], duplicates: [], toolCalls: 0, toolResults: 0 }
   let toolCalls = 0
   let toolResults = 0
-  for (const item of items) {
-    for (const part of contentParts(item.message)) {
-      if (part.type === "tool-call") {
+  let runOwner = -1
+  const answer = (part: ResultPart, itemIndex: number, owner: number) => {
+    toolResults++
+    const call = calls.get(part.toolCallId)
+    if (call === undefined || call.answered) {
+      result.orphans.push({ itemIndex, part })
+      return
+    }
+    call.answered = true
+    if (call.itemIndex !== owner) result.notAdjacent.push({ itemIndex, part, callIndex: call.itemIndex })
+  }
+  items.forEach((item, itemIndex) => {
+    const role = item.message.role
+    const parts = contentParts(item.message)
+    if (role === "assistant") {
+      let hasCalls = false
+      for (const part of parts) {
+        if (part.type !== "tool-call") continue
+        hasCalls = true
         toolCalls++
         const seen = callEntries.get(part.toolCallId)
         if (seen) seen.push(item.entryId)
         else callEntries.set(part.toolCallId, [item.entryId])
-        calls.set(part.toolCallId, { entryId: item.entryId, toolName: part.toolName, answered: false })
-      } else if (part.type === "tool-result") {
-        toolResults++
-        const call = calls.get(part.toolCallId)
-        if (call === undefined)
-          problems.push({ kind: "orphan-result", entryId: item.entryId, toolCallId: part.toolCallId })
-        else call.answered = true
+        calls.set(part.toolCallId, { itemIndex, toolName: part.toolName, answered: false })
       }
+      for (const part of parts) if (part.type === "tool-result") answer(part, itemIndex, itemIndex)
+      runOwner = hasCalls ? itemIndex : -1
+      return
     }
-  }
+    for (const part of parts) if (part.type === "tool-result") answer(part, itemIndex, role === "tool" ? runOwner : -1)
+    if (role !== "tool") runOwner = -1
+  })
   for (const [toolCallId, entryIds] of callEntries) {
-    if (entryIds.length > 1) problems.push({ kind: "duplicate-call-id", entryIds, toolCallId })
+    if (entryIds.length > 1) result.duplicates.push({ toolCallId, entryIds })
   }
   for (const [toolCallId, call] of calls) {
-    if (!call.answered)
-      problems.push({ kind: "call-without-result", entryId: call.entryId, toolCallId, toolName: call.toolName })
+    if (!call.answered) result.missing.push({ callIndex: call.itemIndex, toolCallId, toolName: call.toolName })
   }
-  return { problems, toolCalls, toolResults }
+  return { ...result, toolCalls, toolResults }
+}
+
+/**
+ * Finds orphan tool results, results that are not adjacent to their call,
+ * calls without a result, and tool-call ids used by more than one call.
+ * Provider-executed calls (`providerExecuted: true`) whose result sits in the
+ * same assistant message count as answered in place.
+ *
+ * @category analysis
+ */
+export const analyze = (items: ReadonlyArray<Item>): Report => {
+  const found = scan(items)
+  const problems: Array<Problem> = [
+    ...found.orphans.map(
+      ({ itemIndex, part }): Problem => ({
+        kind: "orphan-result",
+        entryId: items[itemIndex]!.entryId,
+        toolCallId: part.toolCallId
+      })
+    ),
+    ...found.notAdjacent.map(
+      ({ itemIndex, part, callIndex }): Problem => ({
+        kind: "result-not-adjacent",
+        entryId: items[itemIndex]!.entryId,
+        toolCallId: part.toolCallId,
+        callEntryId: items[callIndex]!.entryId
+      })
+    ),
+    ...found.duplicates.map(
+      ({ toolCallId, entryIds }): Problem => ({ kind: "duplicate-call-id", entryIds, toolCallId })
+    ),
+    ...found.missing.map(
+      ({ callIndex, toolCallId, toolName }): Problem => ({
+        kind: "call-without-result",
+        entryId: items[callIndex]!.entryId,
+        toolCallId,
+        toolName
+      })
+    )
+  ]
+  return { problems, toolCalls: found.toolCalls, toolResults: found.toolResults }
 }
 
 /**
@@ -104,80 +187,93 @@ export const interruptedResultId = (toolCallId: string): string => `interrupted:
 /**
  * View edits that make the view's pairing valid:
  *
- * - a call without a result gets one synthesized `interrupted` error result,
- *   inserted after the block of tool messages that follows its assistant
- *   message (so a parallel batch stays answered in one place);
+ * - a result that sits away from its call (a user or assistant message came
+ *   between) is moved into a tool message right after the call's own run of
+ *   tool messages — the original entry is untouched, the view shows the
+ *   result where providers require it;
+ * - a call without a result gets one synthesized `interrupted` error result
+ *   in that same place (so a parallel batch stays answered in one place);
  * - an orphan tool result is removed from its message (the message is
  *   dropped when nothing else is left in it).
  *
- * Idempotent: on a repaired view it returns no edits.
+ * Results that a provider executed inside an assistant message stay where
+ * they are. Idempotent: on a repaired view it returns no edits.
  *
  * @category repair
  */
 export const repairEdits = (view: ContextView, strategy = "toolPairing"): Array<ViewEdit> => {
   const items = view.items
+  const found = scan(items)
   const edits: Array<ViewEdit> = []
-  const report = analyze(items)
-  const orphanIds = new Set<string>()
-  const orphanEntries = new Set<string>()
-  for (const problem of report.problems) {
-    if (problem.kind === "orphan-result") {
-      orphanIds.add(`${problem.entryId}\u0000${problem.toolCallId}`)
-      orphanEntries.add(problem.entryId)
-    }
+  const removals = new Map<number, Set<ContentPart>>()
+  const remove = (itemIndex: number, part: ContentPart) => {
+    const set = removals.get(itemIndex) ?? new Set()
+    set.add(part)
+    removals.set(itemIndex, set)
   }
-  const dropped = new Set<string>()
-  for (const item of items) {
-    if (!orphanEntries.has(item.entryId) || typeof item.message.content === "string") continue
-    const kept = (item.message.content as ReadonlyArray<ContentPart>).filter(
-      (part) => !(part.type === "tool-result" && orphanIds.has(`${item.entryId}\u0000${part.toolCallId}`))
-    )
-    if (kept.length === 0) dropped.add(item.entryId)
+  for (const { itemIndex, part } of found.orphans) remove(itemIndex, part)
+  const placed = new Map<number, Map<string, ResultPart>>()
+  const place = (callIndex: number, part: ResultPart) => {
+    const map = placed.get(callIndex) ?? new Map()
+    map.set(part.toolCallId, part)
+    placed.set(callIndex, map)
+  }
+  for (const { itemIndex, part, callIndex } of found.notAdjacent) {
+    if (items[itemIndex]!.message.role !== "tool") continue
+    remove(itemIndex, part)
+    place(callIndex, part)
+  }
+  for (const { callIndex, toolCallId, toolName } of found.missing) {
+    place(callIndex, {
+      type: "tool-result",
+      toolCallId,
+      toolName,
+      output: { type: "error-text", value: INTERRUPTED_RESULT_TEXT }
+    })
+  }
+  const dropped = new Set<number>()
+  for (const [itemIndex, parts] of removals) {
+    const item = items[itemIndex]!
+    const kept = contentParts(item.message).filter((part) => !parts.has(part))
+    if (kept.length === 0) dropped.add(itemIndex)
     edits.push(
       kept.length === 0
-        ? { op: "drop", entryId: item.entryId, strategy, reason: "tool result without its call" }
+        ? { op: "drop", entryId: item.entryId, strategy, reason: "tool results that belong elsewhere or nowhere" }
         : {
             op: "replace",
             entryId: item.entryId,
             strategy,
-            reason: "removed tool results without their call",
+            reason: "moved or removed tool results that were not adjacent to their call",
             message: { ...item.message, content: kept } as Message
           }
     )
   }
-  const missing = report.problems.filter(
-    (problem): problem is Extract<Problem, { kind: "call-without-result" }> => problem.kind === "call-without-result"
-  )
-  const byEntry = new Map<string, Array<Extract<Problem, { kind: "call-without-result" }>>>()
-  for (const problem of missing) {
-    const list = byEntry.get(problem.entryId) ?? []
-    list.push(problem)
-    byEntry.set(problem.entryId, list)
-  }
-  for (const [entryId, problems] of byEntry) {
-    const index = items.findIndex((item) => item.entryId === entryId)
-    // Anchor after the last surviving tool message of the block that follows
-    // the call, so the synthesized result stays inside the call's unit.
-    let anchor = entryId
-    for (let after = index + 1; after < items.length && items[after]?.message.role === "tool"; after++) {
-      const candidate = items[after]!.entryId
-      if (!dropped.has(candidate)) anchor = candidate
+  for (const [callIndex, byId] of [...placed].sort(([a], [b]) => a - b)) {
+    const call = items[callIndex]!
+    // In the order the assistant made the calls.
+    const ordered = contentParts(call.message).flatMap((part) =>
+      part.type === "tool-call" && byId.has(part.toolCallId) ? [byId.get(part.toolCallId)!] : []
+    )
+    // After the last surviving tool message of the call's own run.
+    let anchor = call.entryId
+    for (let after = callIndex + 1; after < items.length && items[after]!.message.role === "tool"; after++) {
+      if (!dropped.has(after)) anchor = items[after]!.entryId
     }
+    const ids = ordered.map((part) => part.toolCallId)
+    const synthesized = ordered.filter(
+      (part) => part.output.type === "error-text" && part.output.value === INTERRUPTED_RESULT_TEXT
+    )
+    const moved = ordered.length - synthesized.length
     edits.push({
       op: "insert",
-      id: interruptedResultId(problems.map((problem) => problem.toolCallId).join("+")),
+      id: moved > 0 ? `relocated:${ids.join("+")}` : interruptedResultId(ids.join("+")),
       afterEntryId: anchor,
       strategy,
-      reason: `synthesized interrupted result for ${problems.length} unanswered tool call(s)`,
-      message: {
-        role: "tool",
-        content: problems.map((problem) => ({
-          type: "tool-result" as const,
-          toolCallId: problem.toolCallId,
-          toolName: problem.toolName,
-          output: { type: "error-text" as const, value: INTERRUPTED_RESULT_TEXT }
-        }))
-      }
+      reason:
+        moved > 0
+          ? `moved ${moved} tool result(s) next to their call${synthesized.length > 0 ? ` and synthesized ${synthesized.length} interrupted result(s)` : ""}`
+          : `synthesized interrupted result for ${synthesized.length} unanswered tool call(s)`,
+      message: { role: "tool", content: ordered }
     })
   }
   return edits

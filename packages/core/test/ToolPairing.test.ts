@@ -31,7 +31,9 @@ const conversation = fc
           calls: fc.integer({ min: 1, max: 4 }),
           answered: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
           splitResults: fc.boolean(),
-          orphan: fc.boolean()
+          orphan: fc.boolean(),
+          // deliver the results late: after the next user message / assistant message (Claude Code records)
+          displaced: fc.constantFrom("no", "no", "after-user", "after-assistant")
         }),
         { maxLength: 3 }
       )
@@ -50,12 +52,26 @@ const conversation = fc
         const results = answered.map((id) => result(id))
         if (batch.orphan) results.push(result(`orphan${counter++}`))
         if (results.length === 0) continue
+        if (batch.displaced === "after-user") messages.push({ role: "user", content: "hurry up" })
+        if (batch.displaced === "after-assistant") messages.push({ role: "assistant", content: "still waiting" })
         if (batch.splitResults) for (const part of results) messages.push({ role: "tool", content: [part] })
         else messages.push({ role: "tool", content: results })
       }
     }
     return messages
   })
+
+/** Checked independently of ToolPairing: every result sits in the tool run right after its call. */
+const expectAdjacent = (messages: ReadonlyArray<M>) => {
+  for (let index = 0; index < messages.length; index++) {
+    const calls = toolCallIdsOf(messages[index]!)
+    if (calls.length === 0) continue
+    const answered = new Set<string>()
+    for (let after = index + 1; after < messages.length && messages[after]!.role === "tool"; after++)
+      for (const id of resultIdsOf(messages[after]!)) answered.add(id)
+    expect(new Set(calls)).toEqual(answered)
+  }
+}
 
 describe("ToolPairing.analyze", () => {
   it("reports orphan results, unanswered calls and duplicate ids with entry ids", () => {
@@ -89,6 +105,48 @@ describe("ToolPairing.analyze", () => {
 })
 
 describe("ToolPairing.repairEdits", () => {
+  it("moves a result delivered after a user message back next to its call, leaving the user message verbatim", () => {
+    const view = ContextView.fromMessages([
+      { role: "user", content: "read both" },
+      { role: "assistant", content: [call("x1"), call("x2")] },
+      { role: "tool", content: [result("x1")] },
+      { role: "user", content: "hurry" },
+      { role: "tool", content: [result("x2")] },
+      { role: "assistant", content: "done" }
+    ])
+    expect(ToolPairing.analyze(view.items).problems).toEqual([
+      { kind: "result-not-adjacent", entryId: "m4", toolCallId: "x2", callEntryId: "m1" }
+    ])
+    const repaired = ContextView.applyEdits(view, ToolPairing.repairEdits(view))
+    expect(repaired.items.map((item) => item.message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "user",
+      "assistant"
+    ])
+    expectAdjacent(repaired.items.map((item) => item.message))
+    // the moved result is the original one, not a synthesized placeholder
+    expect(JSON.stringify(repaired.items[3]!.message)).toContain("contents of x2")
+    expect(repaired.items[4]!.message).toBe(view.items[3]!.message)
+    expect(ToolPairing.repairEdits(repaired)).toEqual([])
+  })
+
+  it("orders calls made in consecutive assistant records (one record per block) with their own results", () => {
+    const view = ContextView.fromMessages([
+      { role: "user", content: "go" },
+      { role: "assistant", content: [call("a")] },
+      { role: "assistant", content: [call("b")] },
+      { role: "tool", content: [result("a")] },
+      { role: "tool", content: [result("b")] }
+    ])
+    expect(ToolPairing.analyze(view.items).problems.map((problem) => problem.kind)).toEqual(["result-not-adjacent"])
+    const repaired = ContextView.applyEdits(view, ToolPairing.repairEdits(view))
+    expectAdjacent(repaired.items.map((item) => item.message))
+    expect(ToolPairing.analyze(repaired.items).problems).toEqual([])
+  })
+
   it("synthesizes exactly one interrupted result for C02's unanswered call, before the next user message", () => {
     const c02 = loadCase<{ messages: Array<M> }>("C02")
     const view = ContextView.fromMessages(c02.messages)
@@ -118,6 +176,7 @@ describe("ToolPairing.repairEdits", () => {
         const repaired = ContextView.applyEdits(view, ToolPairing.repairEdits(view))
         expect(ToolPairing.analyze(repaired.items).problems.filter((p) => p.kind !== "duplicate-call-id")).toEqual([])
         expect(ToolPairing.repairEdits(repaired)).toEqual([])
+        expectAdjacent(repaired.items.map((item) => item.message))
         const kept = (role: string, v: typeof view) => v.items.filter((item) => item.message.role === role)
         expect(kept("user", repaired).map((item) => item.message)).toEqual(kept("user", view).map((i) => i.message))
         expect(kept("system", repaired).map((item) => item.message)).toEqual(kept("system", view).map((i) => i.message))
