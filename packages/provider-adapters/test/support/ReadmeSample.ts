@@ -10,5 +10,6 @@ const model = wrapLanguageModel({
   middleware: contextEngineMiddleware({ engine: TieredSummaryEngine.make() })
 })
 
-export const ask = async (messages: Array<ModelMessage>): Promise<string> =>
-  (await generateText({ model, messages })).text
+// AI SDK 7 takes the system prompt as `instructions`, not as a message.
+export const ask = async (instructions: string, messages: Array<ModelMessage>): Promise<string> =>
+  (await generateText({ model, instructions, messages })).text
