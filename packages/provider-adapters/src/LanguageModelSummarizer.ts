@@ -27,7 +27,7 @@
  */
 import { Checkpoint, CheckpointValidation, Errors, IdentifierExtraction, type Message } from "@context-engine/core"
 import { ExtractiveSummarizer, type Summarizer } from "@context-engine/engines"
-import { generateObject, jsonSchema, type LanguageModel } from "ai"
+import { generateText, jsonSchema, type LanguageModel, Output } from "ai"
 import { Effect, Schema } from "effect"
 
 /**
@@ -288,17 +288,18 @@ export const make = (options: Options): Summarizer.Summarizer => {
     signal: AbortSignal | undefined
   ): Promise<{ content: Checkpoint.CheckpointContent; inputTokens: number; outputTokens: number }> => {
     const timeout = AbortSignal.timeout(timeoutMs)
-    const result = await generateObject({
+    // AI SDK 7: structured output is `generateText` with `output: Output.object(...)` (`generateObject` is deprecated).
+    const result = await generateText({
       model: options.model,
-      schema: jsonSchema<Checkpoint.CheckpointContent>(contentJsonSchema as never),
-      system: SYSTEM_PROMPT,
+      output: Output.object({ schema: jsonSchema<Checkpoint.CheckpointContent>(contentJsonSchema as never) }),
+      instructions: SYSTEM_PROMPT,
       prompt,
       maxOutputTokens,
       maxRetries: 1,
       abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout
     })
     return {
-      content: decodeContent(result.object),
+      content: decodeContent(result.output),
       inputTokens: result.usage.inputTokens ?? 0,
       outputTokens: result.usage.outputTokens ?? 0
     }

@@ -101,6 +101,33 @@ describe("LanguageModelSummarizer", () => {
     expect(result.usage).toEqual({ inputTokens: 1000, outputTokens: 200 })
   })
 
+  it("asks for structured output through generateText (no deprecated generateObject warning), as JSON with the schema", async () => {
+    const { model } = scripted(() => summary("Find the service port"))
+    const formats: Array<LanguageModelV4CallOptions["responseFormat"]> = []
+    const doGenerate = model.doGenerate.bind(model)
+    model.doGenerate = async (params) => {
+      formats.push(params.responseFormat)
+      return doGenerate(params)
+    }
+    // The AI SDK hands every warning to a function in `AI_SDK_LOG_WARNINGS` (its default logger emits each deprecation once per process).
+    const warnings: Array<unknown> = []
+    const global = globalThis as { AI_SDK_LOG_WARNINGS?: unknown }
+    const original = global.AI_SDK_LOG_WARNINGS
+    global.AI_SDK_LOG_WARNINGS = (options: { warnings: ReadonlyArray<unknown> }) => warnings.push(...options.warnings)
+    try {
+      const result = await Effect.runPromise(
+        LanguageModelSummarizer.make({ model }).summarize({ covered, maxTokens: 2000, countTokens: count })
+      )
+      expect(result.content.goal).toBe("Find the service port")
+    } finally {
+      global.AI_SDK_LOG_WARNINGS = original
+    }
+    expect(warnings.filter((warning) => (warning as { type?: string }).type === "deprecated")).toEqual([])
+    expect(formats).toHaveLength(1)
+    expect(formats[0]?.type).toBe("json")
+    expect(formats[0]?.type === "json" ? formats[0].schema : undefined).toMatchObject({ type: "object" })
+  })
+
   it("gives the previous checkpoint and only the new range, and names what a repair must add", async () => {
     const { model, prompts } = scripted(() => summary("g"))
     const previous: Checkpoint.Checkpoint = {
