@@ -74,28 +74,69 @@ const lines = [
   record({ type: "file-history-snapshot", messageId: "x" })
 ]
 
+/**
+ * Strict adjacency, as providers check it: the tool results of an assistant
+ * message's calls sit in the tool message(s) right after it, before any
+ * other user or assistant message. Returns one line per violation.
+ */
+const adjacencyViolations = (messages: ReadonlyArray<Entry.MessageEntry>): Array<string> => {
+  const violations: Array<string> = []
+  let open = new Map<string, string>()
+  let caller = ""
+  const closeTurn = (at: string) => {
+    for (const id of open.keys()) violations.push(`call ${id} of ${caller} has no result before ${at}`)
+    open = new Map()
+  }
+  for (const entry of messages) {
+    const message = entry.message
+    if (message.role === "tool") {
+      for (const part of message.content) {
+        if (part.type !== "tool-result") continue
+        if (open.has(part.toolCallId)) open.delete(part.toolCallId)
+        else violations.push(`result ${part.toolCallId} in ${entry.id} does not follow its call`)
+      }
+      continue
+    }
+    closeTurn(entry.id)
+    if (message.role === "assistant" && typeof message.content !== "string") {
+      caller = entry.id
+      for (const part of message.content) if (part.type === "tool-call") open.set(part.toolCallId, part.toolName)
+    }
+  }
+  closeTurn("the end")
+  return violations
+}
+
 describe("Claude Code importer", () => {
   const result = Import.importTextSync(lines.join("\n"))
   const entries = result.transcript.entries
   const byId = new Map(entries.map((entry) => [entry.id, entry]))
 
-  it("detects the format and keeps uuids and parentUuids", () => {
+  it("detects the format and keeps uuids and parentUuids (a merged record's uuid resolves to its entry)", () => {
     expect(result.format).toBe("claude-code")
     expect(result.sessions.map((session) => session.sessionId)).toEqual(["s1"])
-    expect(byId.get("u3")!.parentId).toBe("u2")
+    expect(byId.get("u2")!.parentId).toBe("u1")
+    expect(byId.has("u3")).toBe(false)
+    // u4's parentUuid is u3, merged into u2
+    expect(byId.get("u4")!.parentId).toBe("u2")
     expect(byId.get("u2")!.meta).toMatchObject({
       requestId: "req_1",
       messageId: "msg_1",
-      model: "claude-sonnet-4-20250514"
+      model: "claude-sonnet-4-20250514",
+      mergedUuids: ["u3"]
     })
   })
 
-  it("keeps thinking signatures and redacted thinking", () => {
+  it("merges the records of one API message: thinking signatures, redacted thinking and the tool call, in order", () => {
     const u2 = byId.get("u2")!
-    expect(u2.kind === "message" && u2.message.content).toEqual([
-      { type: "reasoning", text: "plan", providerOptions: { anthropic: { signature: "sig" } } },
-      { type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "opaque" } } }
-    ])
+    expect(u2.kind === "message" && u2.message).toEqual({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "plan", providerOptions: { anthropic: { signature: "sig" } } },
+        { type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "opaque" } } },
+        { type: "tool-call", toolCallId: "t1", toolName: "Bash", input: { command: "ls" } }
+      ]
+    })
   })
 
   it("pairs a tool result with the call of an earlier record, and splits the user text that shares its record", () => {
@@ -124,20 +165,153 @@ describe("Claude Code importer", () => {
     })
     expect(text.parentId).toBe("u4")
     const messages = entries.filter(Entry.isMessageEntry)
+    expect(messages.map((entry) => entry.id)).toEqual(["u1", "u2", "u4", "u4:user"])
+    expect(adjacencyViolations(messages)).toEqual([])
     expect(ToolPairing.analyze(messages.map((e) => ({ entryId: e.id, message: e.message }))).problems).toEqual([])
   })
 
-  it("marks sidechain (subagent) records, keeps summary and system records as events, unknown types as reported events", () => {
-    expect(byId.get("a1")!.meta).toMatchObject({ isSidechain: true, agentId: "agent-1" })
+  it("keeps a sidechain (subagent) record as an event, not a message; summary and system records as events, unknown types as reported events", () => {
+    const a1 = byId.get("a1")!
+    expect(a1.kind).toBe("event")
+    expect(a1.kind === "event" && a1.event).toEqual({
+      name: "claude-code.sidechain",
+      data: {
+        type: "user",
+        uuid: "a1",
+        parentUuid: null,
+        sidechainRootUuid: "a1",
+        agentId: "agent-1",
+        message: { role: "user", content: "sub task" }
+      }
+    })
+    expect(a1.meta).toMatchObject({ isSidechain: true, agentId: "agent-1" })
     const events = entries.filter((entry): entry is Entry.EventEntry => entry.kind === "event")
     expect(events.map((entry) => entry.event.name)).toEqual([
       "claude-code.summary",
+      "claude-code.sidechain",
       "claude-code.system",
       "claude-code.unknown"
     ])
+    // written after the assistant message that was being assembled when it was read, before the next one
+    expect(entries.map((entry) => entry.id).indexOf("a1")).toBe(entries.map((entry) => entry.id).indexOf("u2") + 1)
     expect(result.issues).toEqual([
       { line: 8, action: "kept-as-event", reason: 'unknown Claude Code record type "file-history-snapshot"' }
     ])
+  })
+})
+
+describe("Claude Code: parallel tool calls and a subagent run inline", () => {
+  const assistant = (uuid: string, parentUuid: string, id: string, block: unknown, usage: unknown) =>
+    record({ type: "assistant", uuid, parentUuid, message: { id, role: "assistant", content: [block], usage } })
+  const result = (uuid: string, parentUuid: string, toolUseId: string, text: string) =>
+    record({
+      type: "user",
+      uuid,
+      parentUuid,
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolUseId, content: text }] }
+    })
+  const side = (fields: Record<string, unknown>) => record({ isSidechain: true, ...fields })
+  const prompt = "List the files"
+  const text = [
+    record({ type: "user", uuid: "m0", parentUuid: null, message: { role: "user", content: "go" } }),
+    assistant("m1", "m0", "msg_A", { type: "text", text: "Two things at once." }, { output_tokens: 1 }),
+    assistant(
+      "m2",
+      "m1",
+      "msg_A",
+      { type: "tool_use", id: "tA", name: "Task", input: { prompt } },
+      { output_tokens: 1 }
+    ),
+    assistant(
+      "m3",
+      "m2",
+      "msg_A",
+      { type: "tool_use", id: "tB", name: "Read", input: { path: "x" } },
+      { output_tokens: 9 }
+    ),
+    side({ type: "user", uuid: "s0", parentUuid: null, message: { role: "user", content: prompt } }),
+    side({
+      type: "assistant",
+      uuid: "s1",
+      parentUuid: "s0",
+      message: { id: "msg_S", role: "assistant", content: [{ type: "tool_use", id: "tS", name: "Bash", input: {} }] }
+    }),
+    result("m4", "m3", "tB", "x contents"),
+    side({
+      type: "user",
+      uuid: "s2",
+      parentUuid: "s1",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "tS", content: "a b" }] }
+    }),
+    result("m5", "m4", "tA", "a, b"),
+    assistant("m6", "m5", "msg_B", { type: "text", text: "Done." }, { output_tokens: 2 })
+  ].join("\n")
+  const imported = Import.importTextSync(text)
+  const entries = imported.transcript.entries
+  const messages = entries.filter(Entry.isMessageEntry)
+
+  it("one assistant message holds both calls, one tool message both results, then the next assistant message", () => {
+    expect(messages.map((entry) => [entry.id, entry.message.role])).toEqual([
+      ["m0", "user"],
+      ["m1", "assistant"],
+      ["m4", "tool"],
+      ["m6", "assistant"]
+    ])
+    const [, call, results, next] = messages
+    expect(call!.message.content).toEqual([
+      { type: "text", text: "Two things at once." },
+      { type: "tool-call", toolCallId: "tA", toolName: "Task", input: { prompt } },
+      { type: "tool-call", toolCallId: "tB", toolName: "Read", input: { path: "x" } }
+    ])
+    expect(call!.meta).toMatchObject({ messageId: "msg_A", mergedUuids: ["m2", "m3"], usage: { output_tokens: 9 } })
+    expect(
+      (results!.message.content as ReadonlyArray<{ toolCallId: string; toolName: string }>).map((part) => [
+        part.toolCallId,
+        part.toolName
+      ])
+    ).toEqual([
+      ["tB", "Read"],
+      ["tA", "Task"]
+    ])
+    expect(results!.meta).toMatchObject({ mergedUuids: ["m5"] })
+    expect(results!.parentId).toBe("m1")
+    expect(next!.parentId).toBe("m4")
+    expect(adjacencyViolations(messages)).toEqual([])
+  })
+
+  it("keeps every sidechain record as an event tied to the Task call whose prompt started it, each after its parent", () => {
+    const events = entries.filter(
+      (entry): entry is Entry.EventEntry => entry.kind === "event" && entry.event.name === "claude-code.sidechain"
+    )
+    expect(events.map((entry) => entry.id)).toEqual(["s0", "s1", "s2"])
+    for (const event of events)
+      expect(event.event.data).toMatchObject({ sidechainRootUuid: "s0", taskToolCallId: "tA" })
+    expect((events[2]!.event.data as { message: unknown }).message).toEqual({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "tS", content: "a b" }]
+    })
+    const position = new Map(entries.map((entry, index) => [entry.id, index]))
+    for (const entry of entries)
+      if (entry.parentId !== null) expect(position.get(entry.parentId)!).toBeLessThan(position.get(entry.id)!)
+    // the sidechain's calls are not in the main conversation
+    expect(ToolPairing.analyze(messages.map((e) => ({ entryId: e.id, message: e.message }))).toolCalls).toBe(2)
+  })
+
+  it("detects a violation: the same records with the sidechain kept inline would not be adjacent", () => {
+    const inline = messages.flatMap((entry) =>
+      entry.id === "m4" ? [{ ...entry, id: "s0", message: { role: "user" as const, content: prompt } }, entry] : [entry]
+    )
+    expect(adjacencyViolations(inline)).toEqual([
+      "call tA of m1 has no result before s0",
+      "call tB of m1 has no result before s0",
+      "result tB in m4 does not follow its call",
+      "result tA in m4 does not follow its call"
+    ])
+  })
+
+  it("a subagent's own file (its first record a sidechain record) imports as messages", () => {
+    const sub = Import.importTextSync(text.split("\n").slice(4, 6).join("\n"))
+    expect(sub.transcript.entries.filter(Entry.isMessageEntry).map((entry) => entry.id)).toEqual(["s0", "s1"])
   })
 })
 

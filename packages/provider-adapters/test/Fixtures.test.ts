@@ -189,44 +189,106 @@ describe.each([
 
 describe("claude-code/fe5e1c67-….jsonl", () => {
   const name = "claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+  const raw = jsonl(name)
+  // SOURCES.md: 1 summary, 175 user, 262 assistant records; 167 tool_use and 167 tool_result blocks
+  const conversation = raw.filter((r) => r.type === "user" || r.type === "assistant")
+  const main = conversation.filter((r) => r.isSidechain !== true)
+  const side = conversation.filter((r) => r.isSidechain === true)
+  const blocksOf = (records: Array<Raw>, type: string) =>
+    records
+      .flatMap((r) => (Array.isArray(r.message.content) ? r.message.content : []))
+      .filter((b: Raw) => b.type === type)
+  const isResultRecord = (r: Raw) =>
+    r.type === "user" &&
+    Array.isArray(r.message.content) &&
+    r.message.content.some((b: Raw) => b.type === "tool_result")
   let loaded: Loaded
-  it("imports 437 messages: 175 user records (8 prompts + 167 tool results) and 262 assistant records", async () => {
+  let sidechainEvents: Array<Entry.EventEntry>
+  it("imports the main thread as messages (one per API message) and the 405 sidechain records as events", async () => {
     loaded = await load(name)
-    expect(loaded.result.format).toBe("claude-code")
-    expect(loaded.result.transcript.sessionId).toBe(jsonl(name).find((r) => typeof r.sessionId === "string")!.sessionId)
-    expect(loaded.messages).toHaveLength(437)
-    expect(loaded.roles("assistant")).toBe(262)
-    expect(loaded.roles("user") + loaded.roles("tool")).toBe(175)
-    const toolResultRecords = jsonl(name).filter(
-      (r) =>
-        r.type === "user" &&
-        Array.isArray(r.message.content) &&
-        r.message.content.some((b: Raw) => b.type === "tool_result")
+    sidechainEvents = loaded.result.transcript.entries.filter(
+      (entry): entry is Entry.EventEntry => entry.kind === "event" && entry.event.name === "claude-code.sidechain"
     )
-    expect(loaded.roles("tool")).toBe(toolResultRecords.length)
+    expect(loaded.result.format).toBe("claude-code")
+    expect(loaded.result.transcript.sessionId).toBe(raw.find((r) => typeof r.sessionId === "string")!.sessionId)
+    expect(conversation).toHaveLength(175 + 262)
+    expect(side).toHaveLength(405)
+    expect(sidechainEvents).toHaveLength(side.length)
+    // one assistant message per run of main-thread records sharing message.id
+    const apiMessages = main.filter(
+      (r, i) =>
+        r.type === "assistant" && !(main[i - 1]?.type === "assistant" && main[i - 1]!.message.id === r.message.id)
+    )
+    expect(loaded.roles("assistant")).toBe(apiMessages.length)
+    // one tool message per run of main-thread tool_result records
+    const resultRuns = main.filter((r, i) => isResultRecord(r) && !(i > 0 && isResultRecord(main[i - 1]!)))
+    expect(loaded.roles("tool")).toBe(resultRuns.length)
+    expect(loaded.roles("user")).toBe(main.filter((r) => r.type === "user" && !isResultRecord(r)).length)
+    expect(loaded.roles("system")).toBe(0)
   })
-  it("pairs all 167 tool_use / tool_result blocks across records, with tool names", () => {
-    expect(loaded.pairing.toolCalls).toBe(167)
-    expect(loaded.pairing.toolResults).toBe(167)
+  it("every tool result sits right after the assistant message that made the call", () => {
+    const violations: Array<string> = []
+    let open = new Set<string>()
+    for (const entry of loaded.messages) {
+      const message = entry.message
+      if (message.role === "tool") {
+        for (const part of message.content)
+          if (part.type === "tool-result" && !open.delete(part.toolCallId))
+            violations.push(`${part.toolCallId} in ${entry.id} does not follow its call`)
+        continue
+      }
+      for (const id of open) violations.push(`${id} unanswered before ${entry.id}`)
+      open = new Set(
+        message.role === "assistant" && typeof message.content !== "string"
+          ? message.content.flatMap((part) => (part.type === "tool-call" ? [part.toolCallId] : []))
+          : []
+      )
+    }
+    for (const id of open) violations.push(`${id} unanswered at the end`)
+    expect(violations).toEqual([])
     expect(loaded.pairing.problems).toEqual([])
+  })
+  it("splits the 167 tool_use / 167 tool_result blocks between the main thread (messages) and the sidechains (events)", () => {
+    const mainCalls = blocksOf(main, "tool_use")
+    const sideCalls = blocksOf(side, "tool_use")
+    expect(mainCalls.length + sideCalls.length).toBe(167)
+    expect(blocksOf(main, "tool_result").length + blocksOf(side, "tool_result").length).toBe(167)
+    expect(loaded.pairing.toolCalls).toBe(mainCalls.length)
+    expect(loaded.pairing.toolResults).toBe(blocksOf(main, "tool_result").length)
+    const kept = sidechainEvents.map((event) => ({ message: (event.event.data as Raw).message }))
+    expect(blocksOf(kept, "tool_use")).toHaveLength(sideCalls.length)
+    expect(blocksOf(kept, "tool_result")).toHaveLength(blocksOf(side, "tool_result").length)
     const results = loaded.messages.flatMap((entry) =>
       entry.message.role === "tool" ? entry.message.content.filter((part) => part.type === "tool-result") : []
     )
     expect(results.every((part) => part.type === "tool-result" && part.toolName.length > 0)).toBe(true)
+    // each of the 5 Task calls started one sidechain, matched by its prompt
+    const tasks = mainCalls.filter((b: Raw) => b.name === "Task").map((b: Raw) => b.id)
+    expect(new Set(sidechainEvents.map((event) => (event.event.data as Raw).taskToolCallId))).toEqual(new Set(tasks))
   })
-  it("keeps uuids as ids, parentUuid chains, sidechain flags and the summary record", () => {
-    const raw = jsonl(name)
-    const records = raw.filter((r) => typeof r.uuid === "string")
-    const byId = new Map(loaded.result.transcript.entries.map((entry) => [entry.id, entry]))
-    for (const record of records) {
-      const entry = byId.get(record.uuid)!
-      expect(entry).toBeDefined()
-      if (record.parentUuid !== null) expect(entry.parentId).toBe(record.parentUuid)
-      expect(entry.meta?.isSidechain ?? false).toBe(record.isSidechain)
-    }
-    const summaries = loaded.result.transcript.entries.filter(
-      (entry) => entry.kind === "event" && entry.event.name === "claude-code.summary"
+  it("loses no record: every uuid is an entry id or merged into one, sidechain messages verbatim, the summary record", () => {
+    const entries = loaded.result.transcript.entries
+    const byId = new Map(entries.map((entry) => [entry.id, entry]))
+    const mergedInto = new Map(
+      entries.flatMap((entry) => ((entry.meta?.mergedUuids ?? []) as Array<string>).map((uuid) => [uuid, entry.id]))
     )
+    for (const record of conversation) {
+      const entry = byId.get(record.uuid) ?? byId.get(mergedInto.get(record.uuid)!)
+      expect(entry).toBeDefined()
+      if (record.isSidechain) {
+        expect(entry!.kind === "event" && (entry!.event.data as Raw).message).toEqual(record.message)
+        if (record.parentUuid !== null) expect(entry!.parentId).toBe(record.parentUuid)
+      } else {
+        expect(entry!.kind).toBe("message")
+        const parent = record.parentUuid === null ? undefined : (mergedInto.get(record.parentUuid) ?? record.parentUuid)
+        if (parent !== undefined && byId.get(record.uuid) !== undefined) expect(entry!.parentId).toBe(parent)
+      }
+    }
+    expect(mergedInto.size + loaded.messages.length + sidechainEvents.length).toBe(conversation.length)
+    const position = new Map(entries.map((entry, index) => [entry.id, index]))
+    for (const entry of entries)
+      if (entry.parentId !== null) expect(position.get(entry.parentId)!).toBeLessThan(position.get(entry.id)!)
+    const summaries = entries.filter((entry) => entry.kind === "event" && entry.event.name === "claude-code.summary")
     expect(summaries).toHaveLength(raw.filter((r) => r.type === "summary").length)
   })
   expectValidEntries(() => loaded)
