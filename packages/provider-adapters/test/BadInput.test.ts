@@ -1,7 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Errors } from "@context-engine/core"
+import { transcript } from "@context-engine/core/test-support"
 import { Import, ImportResult } from "@context-engine/provider-adapters"
 import { Effect, Exit } from "effect"
 import * as fc from "fast-check"
@@ -130,6 +131,53 @@ describe("bad input", () => {
     expect((error as Errors.TranscriptCorrupt).line).toBe(3)
   })
 
+  it("numbers the last line of a JSON document that ends too early, with or without a final newline", async () => {
+    const broken = '{"messages": [{"role": "user", "content": "hi"}'
+    for (const content of [broken, `${broken}\n`, `${broken}\n\n  \n`]) {
+      const error = await failure(Import.importFile(file(content, ".json")))
+      expect(error).toBeInstanceOf(Errors.TranscriptCorrupt)
+      expect((error as Errors.TranscriptCorrupt).line).toBe(1)
+      expect(error.message).toMatch(/line 1 is corrupt: .*ends before the JSON is complete/)
+      expect(error.message).not.toMatch(/line 2/)
+    }
+    const twoLines = await failure(Import.importFile(file('{"messages": [\n  {"role": "user",, }]}\n', ".json")))
+    expect((twoLines as Errors.TranscriptCorrupt).line).toBe(2)
+    expect(twoLines.message).toMatch(/at column 19/)
+  })
+
+  it("a missing file or a directory fails with TranscriptUnreadable saying so, not with 'corrupt'", async () => {
+    const missing = await failure(Import.importFile(join(dir, "no-such-file.jsonl")))
+    expect(missing).toBeInstanceOf(ImportResult.TranscriptUnreadable)
+    expect((missing as ImportResult.TranscriptUnreadable).problem).toBe("not-found")
+    expect(missing.message).toBe(`Transcript file ${join(dir, "no-such-file.jsonl")} not found`)
+    const directory = await failure(Import.importFile(dir))
+    expect(directory).toBeInstanceOf(ImportResult.TranscriptUnreadable)
+    expect((directory as ImportResult.TranscriptUnreadable).problem).toBe("is-a-directory")
+    expect(directory.message).toBe(`${dir} is a directory, not a transcript file`)
+    for (const error of [missing, directory]) expect(error.message).not.toMatch(/corrupt/)
+  })
+
+  it("a forced format that imports nothing from a non-empty file fails with FormatMismatch naming the format and the first skip", async () => {
+    const notPi = transcript("swe-agent/pydicom__pydicom-1458.traj")
+    const raw = readFileSync(notPi, "utf8")
+    const lines = raw.split("\n").length - (raw.endsWith("\n") ? 1 : 0)
+    const error = await failure(Import.importFile(notPi, { format: "pi" }))
+    expect(error).toBeInstanceOf(ImportResult.FormatMismatch)
+    const mismatch = error as ImportResult.FormatMismatch
+    expect(mismatch.format).toBe("pi")
+    expect(mismatch.firstIssue).toEqual({ line: 1, reason: expect.stringMatching(/^invalid JSON/) })
+    expect(error.message).toContain(
+      `does not read as pi: --format pi imported nothing from ${lines} line(s) (line 1: invalid JSON`
+    )
+    const text = await failure(Import.importText("not json\nstill not\n", { format: "claude-code" }))
+    expect(text).toBeInstanceOf(ImportResult.FormatMismatch)
+    // the same file detected by content imports; a forced format that matches imports as before
+    expect((await Import.importFilePromise(notPi)).transcript.entries.length).toBeGreaterThan(0)
+    expect((await Import.importFilePromise(file(`${piLines.slice(0, 2).join("\n")}\n`), { format: "pi" })).format).toBe(
+      "pi"
+    )
+  })
+
   it("never throws an untyped error on arbitrary bytes, and lenient imports never fail on text that detects", async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), async (bytes) => {
@@ -138,7 +186,10 @@ describe("bad input", () => {
           const reason = exit.cause.reasons.find((r) => r._tag === "Fail") as { error: unknown } | undefined
           expect(reason).toBeDefined()
           expect(
-            reason!.error instanceof Errors.TranscriptCorrupt || reason!.error instanceof ImportResult.FormatNotDetected
+            reason!.error instanceof Errors.TranscriptCorrupt ||
+              reason!.error instanceof ImportResult.FormatNotDetected ||
+              reason!.error instanceof ImportResult.FormatMismatch ||
+              reason!.error instanceof ImportResult.TranscriptUnreadable
           ).toBe(true)
         }
       }),

@@ -19,7 +19,14 @@ import { Effect } from "effect"
 import * as Detect from "./Detect.ts"
 import * as EntryBuilder from "./EntryBuilder.ts"
 import type { DocumentFormat, Format } from "./Format.ts"
-import { type FormatId, FormatNotDetected, type ImportOptions, type ImportResult } from "./ImportResult.ts"
+import {
+  type FormatId,
+  FormatMismatch,
+  FormatNotDetected,
+  type ImportOptions,
+  type ImportResult,
+  TranscriptUnreadable
+} from "./ImportResult.ts"
 import * as LineSource from "./LineSource.ts"
 
 /**
@@ -39,14 +46,43 @@ export interface FileOptions extends ImportOptions {
  *
  * @category errors
  */
-export type ImportError = Errors.TranscriptCorrupt | FormatNotDetected
+export type ImportError = Errors.TranscriptCorrupt | FormatNotDetected | FormatMismatch | TranscriptUnreadable
 
 const tried = Detect.all.map((format) => format.id)
 
-const toImportError = (source: string, error: unknown): ImportError =>
-  error instanceof Errors.TranscriptCorrupt || error instanceof FormatNotDetected
-    ? error
-    : new Errors.TranscriptCorrupt({ source, reason: error instanceof Error ? error.message : String(error) })
+const PROBLEMS: Record<string, TranscriptUnreadable["problem"]> = {
+  ENOENT: "not-found",
+  ENOTDIR: "not-found",
+  EISDIR: "is-a-directory",
+  EACCES: "permission-denied",
+  EPERM: "permission-denied"
+}
+
+const toImportError = (source: string, error: unknown): ImportError => {
+  if (
+    error instanceof Errors.TranscriptCorrupt ||
+    error instanceof FormatNotDetected ||
+    error instanceof FormatMismatch ||
+    error instanceof TranscriptUnreadable
+  )
+    return error
+  const code = (error as { code?: unknown } | null)?.code
+  const detail = error instanceof Error ? error.message : String(error)
+  if (typeof code === "string") return new TranscriptUnreadable({ source, problem: PROBLEMS[code] ?? "other", detail })
+  return new Errors.TranscriptCorrupt({ source, reason: detail })
+}
+
+/** A forced format that imported nothing from non-empty content is the wrong format: say so instead of returning nothing. */
+const checkForced = (imported: ImportResult, explicit: boolean): ImportResult => {
+  if (!explicit || imported.transcript.entries.length > 0) return imported
+  const first = imported.issues.find((issue) => issue.action === "skipped")
+  throw new FormatMismatch({
+    source: imported.source,
+    format: imported.format,
+    lines: imported.lines,
+    firstIssue: first === undefined ? null : { line: first.line, reason: first.reason }
+  })
+}
 
 const result = (
   format: Format,
@@ -69,12 +105,22 @@ const parseDocument = (source: string, text: string): unknown => {
   try {
     return JSON.parse(text)
   } catch (error) {
-    const position = /position (\d+)/.exec((error as Error).message)?.[1]
-    const line = position === undefined ? undefined : text.slice(0, Number(position)).split("\n").length
+    const message = (error as Error).message
+    const position = /position (\d+)/.exec(message)?.[1]
+    // V8 appends its own "(line L column C)", which counts a final newline as one more line: drop it, count here
+    const what = message.replace(/ at position \d+.*$/, "").replace(/ in JSON$/, "")
+    const content = text.trimEnd()
+    const atEnd = position === undefined || Number(position) >= content.length
+    const offset = atEnd ? content.length : Number(position)
+    const before = content.slice(0, offset)
+    const line = before.split("\n").length
+    const column = offset - before.lastIndexOf("\n")
     throw new Errors.TranscriptCorrupt({
       source,
-      ...(line !== undefined ? { line } : {}),
-      reason: `invalid JSON document: ${(error as Error).message}`
+      ...(content.length > 0 ? { line } : {}),
+      reason: atEnd
+        ? `invalid JSON document: it ends before the JSON is complete (truncated?): ${what}`
+        : `invalid JSON document: ${what} at column ${column}`
     })
   }
 }
@@ -124,9 +170,11 @@ const emptyResult = (format: Format, source: string, bytes: number): ImportResul
 })
 
 /**
- * Imports a file. Fails with `TranscriptCorrupt` (binary or empty file, a
- * malformed line in strict mode, an unreadable file) or
- * {@link FormatNotDetected}.
+ * Imports a file. Fails with `TranscriptUnreadable` (missing file, a
+ * directory, no permission), `TranscriptCorrupt` (binary or empty file, a
+ * malformed line in strict mode), {@link FormatNotDetected}, or
+ * `FormatMismatch` (a forced `format` that imported nothing from a
+ * non-empty file).
  *
  * @category importers
  */
@@ -135,7 +183,10 @@ export const importFile = (path: string, options: FileOptions = {}): Effect.Effe
   const strict = options.strict ?? false
   return Effect.tryPromise({
     try: async () => {
-      const size = (await stat(path)).size
+      const stats = await stat(path)
+      if (stats.isDirectory())
+        throw new TranscriptUnreadable({ source, problem: "is-a-directory", detail: `EISDIR: ${path} is a directory` })
+      const size = stats.size
       const head = LineSource.head(path)
       const explicit = options.format !== undefined && options.format !== "auto"
       checkContent(source, head, size, strict, explicit)
@@ -146,14 +197,14 @@ export const importFile = (path: string, options: FileOptions = {}): Effect.Effe
         const whole = await readFile(path, "utf8")
         options.onProgress?.(size, size)
         const document = parseDocument(source, whole)
-        return runDocument(
-          format === "document" ? undefined : format,
-          document,
-          { source, strict },
-          {
-            lines: 0,
-            bytes: size
-          }
+        return checkForced(
+          runDocument(
+            format === "document" ? undefined : format,
+            document,
+            { source, strict },
+            { lines: 0, bytes: size }
+          ),
+          explicit
         )
       }
       const builder = EntryBuilder.make({ source, strict, prefix: format.prefix })
@@ -161,7 +212,7 @@ export const importFile = (path: string, options: FileOptions = {}): Effect.Effe
         totalBytes: size,
         onProgress: options.onProgress
       })
-      return result(format, builder, counts)
+      return checkForced(result(format, builder, counts), explicit)
     },
     catch: (error) => toImportError(source, error)
   })
@@ -194,18 +245,18 @@ export const importText = (
       const format = choose(source, text.slice(0, 64 * 1024), options.format)
       if (format !== "document" && text.trim().length === 0) return emptyResult(format, source, bytes)
       if (format === "document" || format.kind === "document")
-        return runDocument(
-          format === "document" ? undefined : format,
-          parseDocument(source, text),
-          { source, strict },
-          {
-            lines: 0,
-            bytes
-          }
+        return checkForced(
+          runDocument(
+            format === "document" ? undefined : format,
+            parseDocument(source, text),
+            { source, strict },
+            { lines: 0, bytes }
+          ),
+          explicit
         )
       const builder = EntryBuilder.make({ source, strict, prefix: format.prefix })
       const lines = LineSource.fromString(text, format.start(builder))
-      return result(format, builder, { lines, bytes })
+      return checkForced(result(format, builder, { lines, bytes }), explicit)
     },
     catch: (error) => toImportError(source, error)
   })

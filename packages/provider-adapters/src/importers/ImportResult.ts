@@ -128,3 +128,51 @@ export class FormatNotDetected extends Schema.TaggedError<FormatNotDetected>()("
     return `Could not detect the transcript format of ${this.source} (${this.detail}). Tried: ${this.tried.join(", ")}. Pass --format to choose one.`
   }
 }
+
+/**
+ * The transcript file cannot be read: it does not exist, is a directory, or
+ * the process may not read it.
+ *
+ * @category errors
+ */
+export class TranscriptUnreadable extends Schema.TaggedError<TranscriptUnreadable>()("TranscriptUnreadable", {
+  source: Schema.String,
+  problem: Schema.Literals(["not-found", "is-a-directory", "permission-denied", "other"]),
+  /** The system error, e.g. `ENOENT: no such file or directory, stat 'x'`. */
+  detail: Schema.String
+}) {
+  override get message(): string {
+    switch (this.problem) {
+      case "not-found":
+        return `Transcript file ${this.source} not found`
+      case "is-a-directory":
+        return `${this.source} is a directory, not a transcript file`
+      case "permission-denied":
+        return `Transcript file ${this.source} is not readable (permission denied)`
+      default:
+        return `Cannot read transcript file ${this.source}: ${this.detail}`
+    }
+  }
+}
+
+/**
+ * A format was forced (not detected) and the content has none of its
+ * records: every line or item was skipped and nothing was imported.
+ * `firstIssue` is the first skip, with its line (0 for whole documents).
+ *
+ * @category errors
+ */
+export class FormatMismatch extends Schema.TaggedError<FormatMismatch>()("FormatMismatch", {
+  source: Schema.String,
+  format: Schema.String,
+  lines: Schema.Number,
+  firstIssue: Schema.NullOr(Schema.Struct({ line: Schema.Number, reason: Schema.String }))
+}) {
+  override get message(): string {
+    const first =
+      this.firstIssue === null
+        ? "nothing in it is a record of that format"
+        : `${this.firstIssue.line > 0 ? `line ${this.firstIssue.line}: ` : ""}${this.firstIssue.reason}`
+    return `${this.source} does not read as ${this.format}: --format ${this.format} imported nothing${this.lines > 0 ? ` from ${this.lines} line(s)` : ""} (${first}). Pass another --format, or --format auto to detect it.`
+  }
+}
