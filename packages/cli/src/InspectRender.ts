@@ -57,6 +57,10 @@ export const render = (report: InspectReport): string => {
   out.push(
     `  messages ${n(entries.messages)} (system ${entries.byRole.system}, user ${entries.byRole.user}, assistant ${entries.byRole.assistant}, tool ${entries.byRole.tool}) · tool calls ${n(entries.toolCalls)}, results ${n(entries.toolResults)} · checkpoints ${entries.checkpoints} · events ${entries.events}`
   )
+  if (entries.subAgentRecords > 0)
+    out.push(
+      `  ${n(entries.subAgentRecords)} sub-agent (sidechain) records kept as events, outside the main conversation`
+    )
   out.push(
     `  model ${model.id} (${model.source}${model.known ? "" : ", unknown: generic fallback policy"}) · window ${n(model.contextWindowTokens)} · reserve ${n(model.reserveTokens)} · input budget ${n(model.budgetTokens)}`
   )

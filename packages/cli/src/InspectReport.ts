@@ -101,7 +101,12 @@ export const InspectReport = Schema.Struct({
     sessions: Count,
     byRole: Schema.Struct({ system: Count, user: Count, assistant: Count, tool: Count }),
     toolCalls: Count,
-    toolResults: Count
+    toolResults: Count,
+    /**
+     * Sub-agent (sidechain) records kept as `<format>.sidechain` events, out
+     * of the main conversation (Claude Code Task runs); not in the counts above.
+     */
+    subAgentRecords: Count
   }),
   fullHistory: Totals,
   activeContext: Schema.NullOr(Schema.Struct({ ...Totals.fields, sinceCheckpointEntryId: Schema.String })),
@@ -344,7 +349,9 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
       sessions: result.sessions.length,
       byRole: { system: role("system"), user: role("user"), assistant: role("assistant"), tool: role("tool") },
       toolCalls: pairing.toolCalls,
-      toolResults: pairing.toolResults
+      toolResults: pairing.toolResults,
+      subAgentRecords: entries.filter((entry) => entry.kind === "event" && entry.event.name.endsWith(".sidechain"))
+        .length
     },
     fullHistory: totals(messages.map(item)),
     activeContext,

@@ -93,7 +93,7 @@ describe("context-engine inspect", { timeout: 60_000 }, () => {
       "Full history",
       "Active context after the last compaction",
       "Largest 10 entries",
-      "Tool pairing: 0 orphan result(s), 6 call(s) without result",
+      "Tool pairing: 0 orphan result(s), 0 result(s) not next to their call, 6 call(s) without result",
       "Recorded compaction points",
       "counting: estimate"
     ])
@@ -116,6 +116,55 @@ describe("context-engine inspect", { timeout: 60_000 }, () => {
     writeFileSync(empty, "")
     expect((await Inspect.run(empty, {}, quiet)).exitCode).toBe(1)
     expect((await Inspect.run(join(dir, "missing.jsonl"), {}, quiet)).exitCode).toBe(1)
+  })
+
+  it("says 'not found' / 'is a directory' for a path that is not a file, with exit code 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ce-inspect-"))
+    const missing = await Inspect.run(join(dir, "missing.jsonl"), {}, quiet)
+    expect(missing.exitCode).toBe(1)
+    expect(missing.output).toBe(`context-engine inspect: Transcript file ${join(dir, "missing.jsonl")} not found`)
+    const directory = await Inspect.run(dir, { json: true }, quiet)
+    expect(directory.exitCode).toBe(1)
+    expect(JSON.parse(directory.output).error).toEqual({
+      tag: "TranscriptUnreadable",
+      message: `${dir} is a directory, not a transcript file`
+    })
+  })
+
+  it("a forced --format that imports nothing fails, naming the format and the first skipped line", async () => {
+    const traj = transcript("swe-agent/pydicom__pydicom-1458.traj")
+    const { output, exitCode } = await Inspect.run(traj, { format: "pi" }, quiet)
+    expect(exitCode).toBe(1)
+    expect(output).toMatch(
+      /does not read as pi: --format pi imported nothing from \d+ line\(s\) \(line 1: invalid JSON/
+    )
+  })
+
+  it("numbers a one-line broken JSON file's error on line 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ce-inspect-"))
+    const file = join(dir, "broken.json")
+    writeFileSync(file, '{"messages": [{"role": "user", "content": "hi"}\n')
+    const { output, exitCode } = await Inspect.run(file, {}, quiet)
+    expect(exitCode).toBe(1)
+    expect(output).toMatch(/line 1 is corrupt/)
+    expect(output).not.toMatch(/line 2/)
+  })
+
+  it("reports a Claude Code session's sub-agent records as events, outside the main conversation", async () => {
+    const file = transcript("claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    const sidechain = readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .filter((line) => JSON.parse(line).isSidechain === true).length
+    const report = await inspectJson(file)
+    expect(report.entries.subAgentRecords).toBe(sidechain)
+    expect(report.pairing.resultsNotAdjacent).toBe(0)
+    expect(report.pairing.problems).toEqual([])
+    const { output } = await Inspect.run(file, {}, quiet)
+    expect(output).toContain(
+      `  ${sidechain} sub-agent (sidechain) records kept as events, outside the main conversation`
+    )
+    expect((await piDefault()).entries.subAgentRecords).toBe(0)
   })
 
   it("runs from the command line (bin.ts) and rejects an unknown --format", () => {

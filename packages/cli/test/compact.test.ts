@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { CheckpointValidation, Decode, Message, PolicyRegistry } from "@context-engine/core"
-import { transcript } from "@context-engine/core/test-support"
+import { repoRoot, transcript } from "@context-engine/core/test-support"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { Import } from "@context-engine/provider-adapters"
 import { describe, expect, it } from "vitest"
@@ -98,10 +99,59 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
     }
   })
 
-  it("a missing file fails with exit code 1", async () => {
+  it("a missing file fails with exit code 1, saying it is not found", async () => {
     const { exitCode, output } = await Compact.run(join(dir, "nope.jsonl"), {}, quiet)
     expect(exitCode).toBe(1)
-    expect(output).toContain("context-engine compact:")
+    expect(output).toBe(`context-engine compact: Transcript file ${join(dir, "nope.jsonl")} not found`)
+  })
+
+  it("--out without a checkpoint (sliding window) does not claim one was written", async () => {
+    const file = join(dir, "window.json")
+    const { output, exitCode, report } = await Compact.run(pi, { out: file, engine: "sliding-window" }, quiet)
+    expect(exitCode).toBe(0)
+    expect(report!.checkpoint).toBeNull()
+    expect(JSON.parse(readFileSync(file, "utf8")).checkpoint).toBeNull()
+    expect(output).toMatch(
+      /Wrote .*window\.json: [\d,]+ messages \(AI SDK ModelMessage\[\]\), no checkpoint \(none was written\),/
+    )
+    expect(output).not.toContain("the checkpoint,")
+    // with a checkpoint the summary names it
+    expect((await first).output).toMatch(/Wrote .*compacted\.json: .*, the checkpoint, /)
+  })
+
+  it("--format and --strict like inspect: skipped lines are listed, --strict fails on the first, a wrong --format fails", async () => {
+    const file = join(dir, "session.log")
+    const lines = readFileSync(pi, "utf8").split("\n").slice(0, 6)
+    lines.splice(3, 0, '{"type":"message", oops')
+    writeFileSync(file, `${lines.join("\n")}\n`)
+    const lenient = await Compact.run(file, { engine: "sliding-window" }, quiet)
+    expect(lenient.exitCode).toBe(0)
+    expect(lenient.report!.import.skipped).toBe(1)
+    expect(lenient.report!.import.issues[0]).toMatchObject({ line: 4, action: "skipped" })
+    expect(lenient.output).toContain("import: 1 line(s) skipped")
+    expect(lenient.output).toMatch(/line 4: skipped: invalid JSON/)
+    const strict = await Compact.run(file, { engine: "sliding-window", strict: true }, quiet)
+    expect(strict.exitCode).toBe(1)
+    expect(strict.output).toMatch(/line 4/)
+    const forced = await Compact.run(file, { engine: "sliding-window", format: "pi" }, quiet)
+    expect(forced.report!.format).toBe("pi")
+    const wrong = await Compact.run(transcript("swe-agent/pydicom__pydicom-1458.traj"), { format: "pi" }, quiet)
+    expect(wrong.exitCode).toBe(1)
+    expect(wrong.output).toMatch(/does not read as pi: --format pi imported nothing/)
+    const clean = await first
+    expect(clean.report!.import.issues).toEqual([])
+    expect(clean.output).not.toContain("import:")
+  })
+
+  it("the command line accepts --format and --strict on compact", () => {
+    const bin = join(repoRoot, "packages/cli/src/bin.ts")
+    const help = spawnSync(process.execPath, [bin, "compact", "--help"], { encoding: "utf8" })
+    expect(help.status).toBe(0)
+    expect(help.stdout).toMatch(/--format <format>/)
+    expect(help.stdout).toMatch(/--strict/)
+    const bad = spawnSync(process.execPath, [bin, "compact", pi, "--format", "nope"], { encoding: "utf8" })
+    expect(bad.status).not.toBe(0)
+    expect(bad.stderr).toMatch(/Allowed choices are auto, pi/)
   })
 })
 

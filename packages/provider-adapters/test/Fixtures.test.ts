@@ -246,6 +246,8 @@ describe("claude-code/fe5e1c67-….jsonl", () => {
     }
     for (const id of open) violations.push(`${id} unanswered at the end`)
     expect(violations).toEqual([])
+    // core ToolPairing checks adjacency too (result-not-adjacent)
+    expect(loaded.problems("result-not-adjacent")).toEqual([])
     expect(loaded.pairing.problems).toEqual([])
   })
   it("splits the 167 tool_use / 167 tool_result blocks between the main thread (messages) and the sidechains (events)", () => {

@@ -1,11 +1,14 @@
 /**
  * `context-engine compact <file> [--model ID] [--engine tiered|sliding-window]
- * [--summarizer extractive|MODEL] [--force] [--out FILE] [--json]`: the main
- * job. Imports a transcript (format detected by content), runs one
+ * [--summarizer extractive|MODEL] [--format F] [--strict] [--force] [--out FILE]
+ * [--json]`: the main job. Imports a transcript (format detected by content
+ * unless `--format`; lenient unless `--strict`, with skipped lines listed
+ * like `inspect` does), runs one
  * compaction with the chosen engine and prints tokens before / after per
  * category, the stages run, the cut point, the checkpoint and its validation
  * report. `--out` writes the compacted view as JSON: `messages` (AI SDK
- * `ModelMessage[]`), `checkpoint`, `entriesToAppend` and `report`.
+ * `ModelMessage[]`), `checkpoint` (null when none was written),
+ * `entriesToAppend` and `report`.
  *
  * The default summarizer is the offline extractive one (no API key). A MODEL
  * (`anthropic:<id>`, `openai:<id>` or an AI Gateway id `provider/model`)
@@ -20,7 +23,7 @@
 import { writeFileSync } from "node:fs"
 import { type Checkpoint, type ContextEngine, Measurement, PolicyRegistry } from "@context-engine/core"
 import { CheckpointRenderer, SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
-import { Import, LanguageModelSummarizer } from "@context-engine/provider-adapters"
+import { Import, ImportResult, LanguageModelSummarizer } from "@context-engine/provider-adapters"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
 import { DEFAULT_MODEL, recordedModel } from "../InspectReport.ts"
@@ -40,6 +43,10 @@ export interface CompactOptions {
   readonly force?: boolean | undefined
   readonly out?: string | undefined
   readonly json?: boolean | undefined
+  /** A format id, or `auto` (default) to detect it from the content. */
+  readonly format?: ImportResult.FormatId | "auto" | undefined
+  /** Fail on the first malformed line instead of skipping it. */
+  readonly strict?: boolean | undefined
   /** Items per checkpoint list to print (default 5; 0 prints the whole checkpoint). */
   readonly checkpointLines?: number | undefined
 }
@@ -82,6 +89,13 @@ export interface CompactReport {
   readonly failures: ReadonlyArray<{ readonly tag: string; readonly message: string }>
   readonly fits: boolean
   readonly messages: number
+  /** Lines the import skipped or kept in a degraded form (the first 50 issues listed). */
+  readonly import: {
+    readonly skipped: number
+    readonly keptAsEvent: number
+    readonly repaired: number
+    readonly issues: ReadonlyArray<ImportResult.ImportIssue>
+  }
 }
 
 const n = (value: number): string => Math.round(value).toLocaleString("en-US")
@@ -119,6 +133,15 @@ export const render = (report: CompactReport, checkpoint: Checkpoint.Checkpoint 
     `  ${report.format} transcript, ${n(report.entries)} entries · model ${report.model.id} (${report.model.source}) · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · keep-recent ${n(report.policy.keepRecentTokens)}`
   )
   out.push(`  engine ${report.engine} · summarizer ${report.summarizer}`)
+  const imported = report.import
+  if (imported.issues.length > 0) {
+    out.push(
+      `  import: ${imported.skipped} line(s) skipped, ${imported.keptAsEvent} unknown record(s) kept as events, ${imported.repaired} repaired (--strict fails on the first skipped line)`
+    )
+    for (const issue of imported.issues.slice(0, 10))
+      out.push(`    line ${issue.line}: ${issue.action}: ${issue.reason}`)
+    if (imported.issues.length > 10) out.push(`    … ${imported.issues.length - 10} more (see --json)`)
+  }
   out.push("")
   out.push(
     `Decision: ${report.decision.compact ? "compact" : "no compaction needed"}${report.decision.reasons.length > 0 ? ` (${report.decision.reasons.join(", ")})` : ""} — ${n(report.tokens.before.input)} input tokens, budget ${n(report.policy.inputBudgetTokens)}`
@@ -258,6 +281,8 @@ export const run = async (
   }
   try {
     const imported = await Import.importFilePromise(file, {
+      format: options.format ?? "auto",
+      strict: options.strict ?? false,
       onProgress: (done, total) => progress.update("importing", done, total)
     })
     const entries = imported.transcript.entries
@@ -318,7 +343,13 @@ export const run = async (
         : null,
       failures: (result.failures ?? []).map((failure) => ({ tag: failure._tag, message: failure.message })),
       fits: result.fits,
-      messages: result.view.items.length
+      messages: result.view.items.length,
+      import: {
+        skipped: imported.issues.filter((issue) => issue.action === "skipped").length,
+        keptAsEvent: imported.issues.filter((issue) => issue.action === "kept-as-event").length,
+        repaired: imported.issues.filter((issue) => issue.action === "repaired").length,
+        issues: imported.issues.slice(0, 50)
+      }
     }
     let written = ""
     if (options.out) {
@@ -327,7 +358,7 @@ export const run = async (
         options.out,
         `${JSON.stringify({ messages, checkpoint: checkpoint ?? null, entriesToAppend: result.entriesToAppend, report }, null, 2)}\n`
       )
-      written = `\nWrote ${options.out}: ${n(messages.length)} messages (AI SDK ModelMessage[]), the checkpoint, ${n(result.entriesToAppend.length)} entries to append and this report.`
+      written = `\nWrote ${options.out}: ${n(messages.length)} messages (AI SDK ModelMessage[]), ${checkpoint ? "the checkpoint" : "no checkpoint (none was written)"}, ${n(result.entriesToAppend.length)} entries to append and this report.`
     }
     return {
       output: options.json
@@ -364,6 +395,12 @@ export const register = (program: Command): void => {
       "extractive (offline, default) or a model: anthropic:<id>, openai:<id> or an AI Gateway id provider/model",
       "extractive"
     )
+    .addOption(
+      new Option("-f, --format <format>", "transcript format")
+        .choices(["auto", ...ImportResult.formats])
+        .default("auto")
+    )
+    .option("--strict", "fail on the first malformed line instead of skipping it")
     .option("--force", "summarize even if the cheap stages make the request fit (like /compact)")
     .option("-o, --out <file>", "write the compacted view (messages, checkpoint, entries to append, report) as JSON")
     .option("--json", "print the report as JSON")
