@@ -18,6 +18,7 @@ import type {
   ContextOverflow,
   FixedOverheadExceedsBudget,
   InvalidInput,
+  PolicyInvalid,
   SummarizerFailed,
   ValidationFailed
 } from "./Errors.ts"
@@ -143,10 +144,19 @@ export interface AssembledContext {
 /** @category errors */
 export type CompactionError =
   | InvalidInput
+  | PolicyInvalid
   | FixedOverheadExceedsBudget
   | BudgetExceeded
   | SummarizerFailed
   | ValidationFailed
+
+/**
+ * Bad engine input: a malformed entry, a duplicate id, an impossible policy
+ * (`EngineInput.validate`, which every engine method runs first).
+ *
+ * @category errors
+ */
+export type InputError = InvalidInput | PolicyInvalid
 
 /**
  * A context engine.
@@ -155,18 +165,18 @@ export type CompactionError =
  */
 export interface ContextEngine {
   readonly name: string
-  readonly measure: (input: EngineInput) => Effect.Effect<Measurement, InvalidInput>
-  readonly shouldCompact: (input: EngineInput) => Effect.Effect<CompactionDecision, InvalidInput>
-  readonly plan: (input: EngineInput) => Effect.Effect<CompactionPlan, InvalidInput>
+  readonly measure: (input: EngineInput) => Effect.Effect<Measurement, InputError>
+  readonly shouldCompact: (input: EngineInput) => Effect.Effect<CompactionDecision, InputError>
+  readonly plan: (input: EngineInput) => Effect.Effect<CompactionPlan, InputError>
   /**
    * Compacts. On failure the caller keeps its previous valid view: nothing
    * is appended and the error says why.
    */
   readonly compact: (input: EngineInput, plan?: CompactionPlan) => Effect.Effect<CompactionResult, CompactionError>
-  readonly validate: (input: EngineInput, result: CompactionResult) => Effect.Effect<ValidationReport>
+  readonly validate: (input: EngineInput, result: CompactionResult) => Effect.Effect<ValidationReport, InputError>
   /** The messages to send: the current view with the latest checkpoint and edits applied. */
-  readonly assembleContext: (input: EngineInput) => Effect.Effect<AssembledContext, InvalidInput>
-  readonly recordOutcome: (input: EngineInput, outcome: Outcome) => Effect.Effect<void>
+  readonly assembleContext: (input: EngineInput) => Effect.Effect<AssembledContext, InputError>
+  readonly recordOutcome: (input: EngineInput, outcome: Outcome) => Effect.Effect<void, InputError>
 }
 
 /**

@@ -36,6 +36,11 @@ export interface RejectedRequest {
   readonly providerInputTokens?: number
   /** The output size the request asked for (`max_tokens`), when the provider reports it. */
   readonly requestedOutputTokens?: number
+  /**
+   * System prompt + memory + tool schemas of the rejected request, in our
+   * tokens. {@link recover} measures it with the engine when absent.
+   */
+  readonly fixedOverheadTokens?: number
 }
 
 /**
@@ -47,16 +52,62 @@ export interface RejectedRequest {
 export const BLIND_SHRINK_RATIO = 0.6
 
 /**
+ * Largest believable ratio of the provider's input count to ours. Our exact
+ * tokenizers (o200k / cl100k) are within a few percent of the provider and
+ * the estimators within about 25 % on text (`bench/calibrate-estimator.ts`);
+ * 2× leaves room for media and provider framing. A provider count above it
+ * (e.g. "60000 > 20000" for a request we measured at 3K) contradicts the
+ * request we sent — it describes another request, or was misparsed — and is
+ * not used to scale the limit (own choice).
+ *
+ * @category constants
+ */
+export const MAX_UNDERCOUNT_RATIO = 2
+
+/**
+ * Conversation room (tokens) a learned window always keeps beyond the fixed
+ * overhead and the output reserve: the latest user turn, a checkpoint and a
+ * short tail. Below it every step would compact (own choice).
+ *
+ * @category constants
+ */
+export const MIN_CONVERSATION_TOKENS = 4_096
+
+/**
+ * The smallest window overflow recovery may learn:
+ * `fixedOverheadTokens + reserveTokens + MIN_CONVERSATION_TOKENS`, never more
+ * than the policy's window. Error numbers that would learn less are wrong
+ * for this session (a window that holds no conversation cannot be the
+ * model's real one), so the floor wins.
+ *
+ * @category recovery
+ */
+export const minimumWindow = (policy: ModelPolicy.ModelPolicy, fixedOverheadTokens = 0): number =>
+  Math.min(
+    policy.contextWindowTokens,
+    Math.max(0, Math.floor(fixedOverheadTokens)) + policy.reserveTokens + MIN_CONVERSATION_TOKENS
+  )
+
+const positive = (value: number | undefined): value is number =>
+  value !== undefined && Number.isFinite(value) && value > 0
+
+/**
  * The window, in our own token units, that the provider actually enforces:
  *
  * - limit reported (`limitTokens`): the limit, scaled down by our undercount
  *   when the provider counted more input than we measured
- *   (`limit × measured / providerInput`);
- * - only the excess reported: `measured − excess`;
- * - nothing reported: {@link BLIND_SHRINK_RATIO} of the rejected request
- *   (input + reserved output).
+ *   (`limit × measured / providerInput`). A provider input count more than
+ *   {@link MAX_UNDERCOUNT_RATIO} × ours contradicts the measured request and
+ *   is ignored (the limit is used unscaled);
+ * - only the excess reported: `measured − excess`, when that leaves a
+ *   positive window; an excess at least as large as the whole measured
+ *   request contradicts it and is ignored (blind shrink below);
+ * - nothing usable reported: {@link BLIND_SHRINK_RATIO} of the rejected
+ *   request (input + reserved output).
  *
- * Never larger than the policy's window; at least 1.
+ * Never larger than the policy's window; never smaller than
+ * {@link minimumWindow} (fixed overhead + reserve + {@link MIN_CONVERSATION_TOKENS}).
+ * Non-finite or non-positive numbers in the error are treated as absent.
  *
  * @category recovery
  */
@@ -65,18 +116,22 @@ export const effectiveWindow = (
   overflow: Errors.ContextOverflow,
   request: RejectedRequest
 ): number => {
-  const measured = Math.max(1, request.measuredInputTokens)
-  const providerInput = request.providerInputTokens ?? overflow.requestedTokens
+  const measured = Math.max(1, Number.isFinite(request.measuredInputTokens) ? request.measuredInputTokens : 1)
+  const reportedInput = request.providerInputTokens ?? overflow.requestedTokens
+  const providerInput = positive(reportedInput) ? reportedInput : undefined
+  const blind = Math.floor((measured + policy.reserveTokens) * BLIND_SHRINK_RATIO)
   let window: number
-  if (overflow.limitTokens !== undefined) {
-    const undercount = providerInput !== undefined && providerInput > measured ? measured / providerInput : 1
+  if (positive(overflow.limitTokens)) {
+    const consistent = providerInput !== undefined && providerInput <= measured * MAX_UNDERCOUNT_RATIO
+    const undercount = consistent && providerInput > measured ? measured / providerInput : 1
     window = Math.floor(overflow.limitTokens * undercount)
-  } else if (request.excessTokens !== undefined) {
+  } else if (positive(request.excessTokens) && request.excessTokens < measured) {
     window = measured - request.excessTokens
   } else {
-    window = Math.floor((measured + policy.reserveTokens) * BLIND_SHRINK_RATIO)
+    window = blind
   }
-  return Math.max(1, Math.min(policy.contextWindowTokens, window))
+  const floor = minimumWindow(policy, request.fixedOverheadTokens)
+  return Math.max(floor, Math.min(policy.contextWindowTokens, window))
 }
 
 /**
@@ -102,6 +157,8 @@ export const shrinkPolicy = (
   return {
     ...policy,
     contextWindowTokens: window,
+    // A valid policy never promises more output than its window holds (PolicyLimits.check).
+    maxOutputTokens: Math.min(policy.maxOutputTokens, window),
     reserveTokens,
     toolLoopReserveTokens,
     safetyMarginTokens,
@@ -159,7 +216,8 @@ export interface RecoverOptions {
  * the retry goes out with what the engine assembles under the shrunk policy,
  * and `compactionError` says why nothing was compacted.
  *
- * Fails only when the engine cannot assemble a context at all (`InvalidInput`).
+ * Fails only when the engine cannot assemble a context at all: its input is
+ * invalid (`InvalidInput` / `PolicyInvalid`).
  *
  * @category recovery
  */
@@ -169,9 +227,14 @@ export const recover = (
   overflow: Errors.ContextOverflow,
   request: RejectedRequest,
   options: RecoverOptions
-): Effect.Effect<Recovery, Errors.InvalidInput> =>
+): Effect.Effect<Recovery, ContextEngine.InputError> =>
   Effect.gen(function* () {
-    const policy = recoveryPolicy(input.policy, overflow, request)
+    let fixedOverheadTokens = request.fixedOverheadTokens
+    if (fixedOverheadTokens === undefined) {
+      const measured = (yield* engine.measure(input)).byCategory
+      fixedOverheadTokens = measured.system + measured.memory + measured.toolSchemas
+    }
+    const policy = recoveryPolicy(input.policy, overflow, { ...request, fixedOverheadTokens })
     const shrunk: ContextEngine.EngineInput = { ...input, policy }
     // Record first: engines that keep a pending overflow clear it when the compaction below runs.
     yield* engine.recordOutcome(shrunk, { overflow })
@@ -215,15 +278,18 @@ export const recover = (
 
 /**
  * Caps a policy's window at a learned effective window (no-op when none is
- * learned or it is not smaller), shrinking the other sizes as
- * {@link shrinkPolicy} does.
+ * learned, it is not a positive finite number, or it is not smaller),
+ * shrinking the other sizes as {@link shrinkPolicy} does. The window is never
+ * capped below {@link minimumWindow} of the policy (reserve +
+ * {@link MIN_CONVERSATION_TOKENS}), so a collapsed value persisted by an
+ * older build cannot starve the session.
  *
  * @category recovery
  */
 export const applyLearnedWindow = (
   policy: ModelPolicy.ModelPolicy,
   learnedWindowTokens: number | undefined
-): ModelPolicy.ModelPolicy =>
-  learnedWindowTokens === undefined || learnedWindowTokens >= policy.contextWindowTokens
-    ? policy
-    : shrinkPolicy(policy, learnedWindowTokens)
+): ModelPolicy.ModelPolicy => {
+  if (!positive(learnedWindowTokens) || learnedWindowTokens >= policy.contextWindowTokens) return policy
+  return shrinkPolicy(policy, Math.max(learnedWindowTokens, minimumWindow(policy)))
+}

@@ -32,7 +32,7 @@
  * @since 0.1.0
  */
 import type { ContextEngine, Entry, Message, ModelPolicy } from "@context-engine/core"
-import { Budget } from "@context-engine/core"
+import { Budget, EngineInput } from "@context-engine/core"
 import { Effect } from "effect"
 
 /**
@@ -405,7 +405,8 @@ export const make = (options: Options): ProviderNativeEngine => {
       return overHardLimit ? decision : { ...decision, compact: false, reasons: [] }
     })
 
-  return {
+  // Validate before `view(input)` reads the entries (typed InvalidInput / PolicyInvalid, never a raw TypeError).
+  return EngineInput.guard<ProviderNativeEngine>({
     name: `provider-native(${fallback.name})`,
     providerNative: true,
     providerOptions,
@@ -418,5 +419,5 @@ export const make = (options: Options): ProviderNativeEngine => {
     validate: (input, result) => fallback.validate(view(input), result),
     assembleContext: (input) => fallback.assembleContext(view(input)),
     recordOutcome: (input, outcome) => fallback.recordOutcome(view(input), outcome)
-  }
+  })
 }

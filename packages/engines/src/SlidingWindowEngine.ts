@@ -6,6 +6,11 @@
  * as the view fits. Nothing in the transcript changes: the result is a list
  * of view edits, returned as `edit` entries for the caller to append.
  *
+ * It never writes a checkpoint, but it respects one already in the
+ * transcript (ours or an imported Pi compaction): its view starts from the
+ * latest checkpoint like the tiered engine's (`CheckpointView`), the
+ * checkpoint is never edited or dropped, and covered messages stay covered.
+ *
  * Outcomes a caller acts on are typed:
  * - `FixedOverheadExceedsBudget` when system prompt + tool schemas alone
  *   leave no room (reported once, no compaction attempted; shared case C04);
@@ -31,9 +36,19 @@
  */
 
 import type { Checkpoint, Measurement, ModelPolicy, Strategy, ViewEdit } from "@context-engine/core"
-import { Budget, ContextEngine, ContextView, Entry, Errors, Measurer, Tokenizers } from "@context-engine/core"
+import {
+  Budget,
+  ContextEngine,
+  ContextView,
+  EngineInput,
+  Entry,
+  Errors,
+  Measurer,
+  Tokenizers
+} from "@context-engine/core"
 import { Invariants, Pipeline, SlidingWindow, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
+import * as CheckpointView from "./CheckpointView.ts"
 
 /**
  * Options. Shares are fractions 0..1.
@@ -87,18 +102,36 @@ interface Prepared {
   readonly budget: Budget.Budget
   readonly overhead: { readonly systemTokens: number; readonly toolSchemaTokens: number }
   readonly measurement: Measurement.Measurement
+  /** The latest checkpoint's view item and its tokens, when the transcript has one. */
+  readonly checkpoint: { readonly item: ContextView.ViewItem; readonly tokens: number } | undefined
 }
 
 /**
- * The view of an engine input: message entries with the transcript's edit
- * entries applied in order (checkpoints are not this engine's business).
+ * The view of an engine input, built like the tiered engine's
+ * (`CheckpointView.fromEntries`): system messages and memory, the latest
+ * checkpoint (ours or imported, e.g. a Pi compaction), the latest user
+ * message when the checkpoint covered it, then the messages from the
+ * checkpoint's `firstKeptEntryId` on, with the transcript's edit entries
+ * applied. Without a checkpoint: every message, edits applied. This engine
+ * never writes a checkpoint, but it keeps the one it finds, so switching
+ * engines never brings back covered messages or loses a summary.
  *
  * @category constructors
  */
-export const viewOf = (input: ContextEngine.EngineInput): ContextView.ContextView => {
-  const edits: Array<ViewEdit.ViewEdit> = []
-  for (const entry of input.entries) if (entry.kind === "edit") edits.push(entry.edit)
-  return ContextView.applyEdits(ContextView.fromEntries(input.entries, input.tools ?? []), edits)
+export const viewOf = (input: ContextEngine.EngineInput): ContextView.ContextView =>
+  CheckpointView.fromEntries(input.entries, input.tools ?? []).view
+
+const withoutItem = (view: ContextView.ContextView, entryId: string): ContextView.ContextView => ({
+  ...view,
+  items: view.items.filter((item) => item.entryId !== entryId)
+})
+
+/** Puts the checkpoint item back after the stable prefix (system and memory items), where `viewOf` has it. */
+const withCheckpoint = (view: ContextView.ContextView, item: ContextView.ViewItem): ContextView.ContextView => {
+  let at = 0
+  while (at < view.items.length && (view.items[at]!.source === "memory" || view.items[at]!.message.role === "system"))
+    at++
+  return { ...view, items: [...view.items.slice(0, at), item, ...view.items.slice(at)] }
 }
 
 /**
@@ -135,15 +168,17 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         return Effect.fail(
           new Errors.InvalidInput({ what: "engine input", path: "entries", detail: "expected an array" })
         )
-      const view = viewOf(input)
+      const checkpointView = CheckpointView.fromEntries(input.entries, input.tools ?? [])
+      const view = checkpointView.view
       const measurer = measurerFor(input.policy)
       let systemTokens = 0
-      for (const item of view.items)
-        if (item.message.role === "system") systemTokens += measurer.messageTokens(item.message, item.source)
+      for (const item of checkpointView.prefix) systemTokens += measurer.messageTokens(item.message, item.source)
       const overhead = { systemTokens, toolSchemaTokens: measurer.toolSchemaTokens(view.tools) }
       const budget = Budget.make(input.policy, overhead)
       const measurement = measurer.measure(view, { budget, ...(anchor ? { anchor } : {}) })
-      return Effect.succeed({ view, measurer, budget, overhead, measurement })
+      const item = view.items.find((candidate) => candidate.source === "checkpoint")
+      const checkpoint = item ? { item, tokens: measurer.messageTokens(item.message, item.source) } : undefined
+      return Effect.succeed({ view, measurer, budget, overhead, measurement, checkpoint })
     })
 
   const reasonsOf = (input: ContextEngine.EngineInput, prepared: Prepared): Array<ContextEngine.CompactionReason> => {
@@ -179,6 +214,54 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       ...(options.extraStrategies ?? []),
       ...(window ? [SlidingWindow.make(options.strategies?.slidingWindow)] : [])
     ]
+  }
+
+  /**
+   * The pipeline on the view. The latest checkpoint is not the strategies'
+   * to edit or drop (a rebuilt view always shows it): they run on the view
+   * without it, against a target and budget lowered by its tokens, and it is
+   * put back afterwards; stage reports and measurements count it.
+   */
+  const runPipeline = (input: ContextEngine.EngineInput, prepared: Prepared, targetTokens: number): Pipeline.Result => {
+    const common = {
+      strategies: strategiesOf(input, prepared),
+      measurer: prepared.measurer,
+      policy: input.policy,
+      protectLatestUserMessage: !clampLatestUser
+    }
+    const checkpoint = prepared.checkpoint
+    if (checkpoint === undefined)
+      return Pipeline.run({
+        ...common,
+        view: prepared.view,
+        targetTokens,
+        budget: prepared.budget,
+        measurement: prepared.measurement
+      })
+    const budget = Budget.make(input.policy, {
+      systemTokens: prepared.overhead.systemTokens + checkpoint.tokens,
+      toolSchemaTokens: prepared.overhead.toolSchemaTokens
+    })
+    const result = Pipeline.run({
+      ...common,
+      view: withoutItem(prepared.view, checkpoint.item.entryId),
+      targetTokens: targetTokens - checkpoint.tokens,
+      budget
+    })
+    const view = withCheckpoint(result.view, checkpoint.item)
+    const after = prepared.measurer.measure(view, { budget: prepared.budget })
+    return {
+      ...result,
+      view,
+      stages: result.stages.map((stage) => ({
+        ...stage,
+        tokensBefore: stage.tokensBefore + checkpoint.tokens,
+        tokensAfter: stage.tokensAfter + checkpoint.tokens
+      })),
+      before: prepared.measurement,
+      after,
+      fits: after.inputTokens <= targetTokens
+    }
   }
 
   const entriesFor = (
@@ -229,16 +312,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     Effect.gen(function* () {
       const prepared = yield* prepare(input)
       yield* Budget.checkFixedOverhead(prepared.budget, prepared.overhead)
-      const result = Pipeline.run({
-        view: prepared.view,
-        strategies: strategiesOf(input, prepared),
-        targetTokens: givenPlan?.targetTokens ?? targetOf(input, prepared),
-        budget: prepared.budget,
-        measurer: prepared.measurer,
-        policy: input.policy,
-        measurement: prepared.measurement,
-        protectLatestUserMessage: !clampLatestUser
-      })
+      const result = runPipeline(input, prepared, givenPlan?.targetTokens ?? targetOf(input, prepared))
       yield* Budget.checkConversation(
         prepared.budget,
         result.after.inputTokens - prepared.budget.fixedOverheadTokens,
@@ -323,7 +397,17 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         })
     })
 
-  return { name: NAME, measure, shouldCompact, plan, compact, validate, assembleContext, recordOutcome }
+  // Every method validates its input first (typed InvalidInput / PolicyInvalid, never a raw TypeError).
+  return EngineInput.guard({
+    name: NAME,
+    measure,
+    shouldCompact,
+    plan,
+    compact,
+    validate,
+    assembleContext,
+    recordOutcome
+  })
 }
 
 /**

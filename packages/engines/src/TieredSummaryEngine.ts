@@ -35,6 +35,7 @@ import {
   CheckpointValidation,
   ContextEngine,
   ContextView,
+  EngineInput,
   type Entry,
   Errors,
   type Measurement,
@@ -509,7 +510,8 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       })
     })
 
-  return {
+  // Every method validates its input first (typed InvalidInput / PolicyInvalid, never a raw TypeError).
+  return EngineInput.guard({
     name: NAME,
     measure: (input) => Effect.sync(() => context(input).measurement),
     shouldCompact: (input) =>
@@ -544,7 +546,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
             lastEntryId: outcome.lastEntryId
           })
       })
-  }
+  })
 }
 
 /**

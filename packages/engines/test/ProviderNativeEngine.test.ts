@@ -237,8 +237,11 @@ describe("ProviderNativeEngine views", () => {
     const fallback = passThrough()
     const engine = ProviderNativeEngine.make({ fallback })
     const entries = conversation({ role: "user", content: "y ".repeat(6_000) })
+    // Engines validate their policy: output limit and keep-recent tail must fit the small window.
     const small = anthropicPolicy({
       contextWindowTokens: 10_000,
+      maxOutputTokens: 1_000,
+      keepRecentTokens: 1_000,
       reserveTokens: 1_000,
       toolLoopReserveTokens: 0,
       safetyMarginTokens: 0

@@ -15,6 +15,7 @@
  * @since 0.1.0
  */
 import type { Entry, Message } from "@context-engine/core"
+import { OverflowRecovery } from "@context-engine/engines"
 
 /**
  * Where entries are persisted. Structurally a subset of core's
@@ -50,7 +51,11 @@ export interface Session {
   readonly nextId: () => string
   /** The effective window learned for a model after an overflow, in tokens. */
   readonly learnedWindow: (modelId: string) => number | undefined
-  /** Records a learned window (keeps the smallest). */
+  /**
+   * Records a learned window (keeps the smallest; ignores a value that is not
+   * a finite number ≥ 1). The floor of `OverflowRecovery.minimumWindow` is
+   * applied where the window is used (`OverflowRecovery.applyLearnedWindow`).
+   */
   readonly learn: (modelId: string, windowTokens: number) => void
 }
 
@@ -69,6 +74,41 @@ const replacer = (_key: string, value: unknown): unknown => {
 export const messageKey = (message: Message.Message): string => JSON.stringify(message, replacer)
 
 const isMessageEntry = (entry: Entry.Entry): entry is Entry.MessageEntry => entry.kind === "message"
+
+const isWindow = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 1
+
+interface OverflowEventData {
+  readonly model?: unknown
+  readonly learnedWindowTokens?: unknown
+  readonly limitTokens?: unknown
+  readonly requestedTokens?: unknown
+  readonly measuredInputTokens?: unknown
+}
+
+/**
+ * The window a persisted `context-overflow` event teaches, or undefined when
+ * it holds none. An event written by an older build from numbers that
+ * contradict the measured request (the provider's count above
+ * `OverflowRecovery.MAX_UNDERCOUNT_RATIO` × ours) learned a window scaled by
+ * that bogus ratio; it is re-read as the reported limit, as
+ * `OverflowRecovery.effectiveWindow` now does. The floor
+ * (`OverflowRecovery.minimumWindow`) is applied where the window is used
+ * (`OverflowRecovery.applyLearnedWindow`), since it depends on the policy.
+ *
+ * @category utils
+ */
+export const learnedFromEvent = (data: OverflowEventData): number | undefined => {
+  if (!isWindow(data.learnedWindowTokens)) return undefined
+  const { limitTokens, requestedTokens, measuredInputTokens } = data
+  if (
+    isWindow(limitTokens) &&
+    isWindow(requestedTokens) &&
+    isWindow(measuredInputTokens) &&
+    requestedTokens > measuredInputTokens * OverflowRecovery.MAX_UNDERCOUNT_RATIO
+  )
+    return Math.max(data.learnedWindowTokens, limitTokens)
+  return data.learnedWindowTokens
+}
 
 /**
  * Opens a session, loading its transcript from `store` when one is given.
@@ -108,12 +148,16 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
     return id
   }
   const learned = new Map<string, number>()
+  const learn = (modelId: string, windowTokens: number): void => {
+    if (!isWindow(windowTokens)) return
+    learned.set(modelId, Math.min(learned.get(modelId) ?? Number.POSITIVE_INFINITY, Math.floor(windowTokens)))
+  }
   // Windows learned in earlier runs, from the `context-overflow` events OverflowRecovery writes.
   for (const entry of all) {
-    if (entry.kind !== "event" || entry.event.name !== "context-overflow") continue
-    const data = entry.event.data as { model?: unknown; learnedWindowTokens?: unknown } | undefined
-    if (typeof data?.model === "string" && typeof data.learnedWindowTokens === "number") {
-      learned.set(data.model, Math.min(learned.get(data.model) ?? Number.POSITIVE_INFINITY, data.learnedWindowTokens))
+    if (entry.kind === "event" && entry.event.name === "context-overflow") {
+      const data = entry.event.data as OverflowEventData | null | undefined
+      const window = typeof data?.model === "string" ? learnedFromEvent(data) : undefined
+      if (window !== undefined) learn(data!.model as string, window)
     }
   }
 
@@ -188,9 +232,6 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
     },
     nextId,
     learnedWindow: (modelId) => learned.get(modelId),
-    learn: (modelId, windowTokens) => {
-      const previous = learned.get(modelId)
-      learned.set(modelId, previous === undefined ? windowTokens : Math.min(previous, windowTokens))
-    }
+    learn
   }
 }

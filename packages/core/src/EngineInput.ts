@@ -1,0 +1,207 @@
+/**
+ * Validation of an engine's input ({@link ContextEngine.EngineInput}) before
+ * any engine touches it: every entry decodes with the {@link Entry} schema,
+ * entry ids are unique, tools are well-formed and the policy is possible.
+ * Bad input becomes a typed error that names the path and the offending
+ * value — never a raw `TypeError` from deep inside measurement, and never a
+ * silent fallback (an unknown tokenizer, a `NaN` window).
+ *
+ * Cheap on the request path: the middleware calls the engine on every agent
+ * step with the whole transcript, so each entry object is decoded once and
+ * remembered by identity (a `WeakSet`); a later call decodes only entries it
+ * has not seen. Entries are the append-only transcript and are never mutated
+ * (DESIGN.md invariants), so identity is a sound cache key. The id
+ * uniqueness check runs on every call (one `Map` pass, no decoding).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as EngineInput from "./EngineInput.ts"
+ * import * as PolicyRegistry from "./PolicyRegistry.ts"
+ *
+ * const policy = PolicyRegistry.lookupSync("claude-sonnet-4-5")
+ * const input = Effect.runSync(EngineInput.validate({ entries: [], policy }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import type { ContextEngine, EngineInput, InputError } from "./ContextEngine.ts"
+import { decodeUnknown } from "./Decode.ts"
+import { Entry } from "./Entry.ts"
+import { InvalidInput, PolicyInvalid } from "./Errors.ts"
+import { JsonValue } from "./Message.ts"
+import { ModelPolicy } from "./ModelPolicy.ts"
+import * as PolicyLimits from "./PolicyLimits.ts"
+
+export type {
+  /** @category models */
+  EngineInput
+} from "./ContextEngine.ts"
+
+/**
+ * Why an engine input was rejected.
+ *
+ * @category errors
+ */
+export type EngineInputError = InputError
+
+const WHAT = "engine input"
+
+const ToolDefinition = Schema.Struct({
+  name: Schema.String,
+  description: Schema.optionalKey(Schema.String),
+  inputSchema: JsonValue
+})
+
+const decodeEntry = decodeUnknown(Entry, WHAT)
+const decodeTools = decodeUnknown(Schema.Array(ToolDefinition), WHAT)
+const decodePolicy = decodeUnknown(ModelPolicy, WHAT)
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const showValue = (value: unknown): string => {
+  const text = value === undefined ? "undefined" : (JSON.stringify(value) ?? String(value))
+  return text.length > 80 ? `${text.slice(0, 80)}… (${text.length} chars)` : text
+}
+
+/**
+ * The value with object keys whose value is `undefined` left out, for
+ * decoding only. The AI SDK writes absent options as present-but-undefined
+ * (`providerOptions: undefined`); the schemas use optional keys, and an
+ * undefined key means "absent" to every reader of a message.
+ */
+const withoutUndefinedKeys = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutUndefinedKeys)
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) out[key] = withoutUndefinedKeys(field)
+  return out
+}
+
+const invalid = (path: string, detail: string): InvalidInput => new InvalidInput({ what: WHAT, path, detail })
+
+/** Prefixes a decode error's path with `prefix` (`entries[3]` + `message.content`). */
+const under = (prefix: string, error: InvalidInput): InvalidInput =>
+  invalid(error.path === "" ? prefix : `${prefix}${error.path.startsWith("[") ? "" : "."}${error.path}`, error.detail)
+
+/**
+ * A validator with its own cache of validated entries and policies.
+ *
+ * @category models
+ */
+export interface Validator {
+  /** Validates an input; succeeds with the same input object. */
+  readonly validate: (input: unknown) => Effect.Effect<EngineInput, EngineInputError>
+  /** How many entries this validator has schema-decoded so far (each entry object at most once). */
+  readonly decodedEntries: () => number
+}
+
+/**
+ * Checks a policy: the numbers first with `PolicyLimits.checkNumbers`
+ * ({@link PolicyInvalid}: field, value, reason — a `NaN` or negative window
+ * is reported here), then the shape with the {@link ModelPolicy} schema
+ * ({@link InvalidInput} at `policy.<field>`, e.g. an unknown tokenizer), then
+ * the relations with `PolicyLimits.check` (reserve below the window, …).
+ *
+ * @category validation
+ */
+export const validatePolicy = (policy: unknown): Effect.Effect<ModelPolicy, EngineInputError> =>
+  Effect.suspend(() => {
+    if (!isObject(policy)) return Effect.fail(invalid("policy", `Expected a model policy, got ${showValue(policy)}`))
+    const model = typeof policy.model === "string" ? policy.model : "<unknown model>"
+    const numbers = PolicyLimits.checkNumbers(policy)
+    if (numbers) return Effect.fail(new PolicyInvalid({ model, ...numbers }))
+    return Effect.flatMap(
+      Effect.mapError(decodePolicy(policy), (error) => under("policy", error)),
+      (decoded): Effect.Effect<ModelPolicy, PolicyInvalid> => {
+        const problem = PolicyLimits.check(decoded)
+        return problem ? Effect.fail(new PolicyInvalid({ model, ...problem })) : Effect.succeed(policy as ModelPolicy)
+      }
+    )
+  })
+
+/**
+ * Builds a {@link Validator}. {@link validate} uses one shared validator;
+ * make your own to observe {@link Validator.decodedEntries} in isolation.
+ *
+ * @category constructors
+ */
+export const makeValidator = (): Validator => {
+  const validEntries = new WeakSet<object>()
+  const validPolicies = new WeakSet<object>()
+  const validTools = new WeakSet<object>()
+  let decoded = 0
+
+  const validate = (input: unknown): Effect.Effect<EngineInput, EngineInputError> =>
+    Effect.gen(function* () {
+      if (!isObject(input))
+        return yield* invalid("", `Expected an object with entries and policy, got ${showValue(input)}`)
+      const entries = input.entries
+      if (!Array.isArray(entries)) return yield* invalid("entries", `Expected an array, got ${showValue(entries)}`)
+      const firstIndex = new Map<string, number>()
+      for (let index = 0; index < entries.length; index++) {
+        const entry: unknown = entries[index]
+        if (!isObject(entry) || !validEntries.has(entry)) {
+          decoded++
+          yield* Effect.mapError(decodeEntry(withoutUndefinedKeys(entry)), (error) => under(`entries[${index}]`, error))
+          validEntries.add(entry as object)
+        }
+        const id = (entry as EngineInput["entries"][number]).id
+        const earlier = firstIndex.get(id)
+        if (earlier !== undefined)
+          return yield* invalid(
+            `entries[${index}].id`,
+            `Duplicate entry id ${JSON.stringify(id)}: entries[${earlier}] and entries[${index}] both have it`
+          )
+        firstIndex.set(id, index)
+      }
+      const tools = input.tools
+      if (tools !== undefined && !(isObject(tools) || Array.isArray(tools) ? validTools.has(tools) : false)) {
+        yield* Effect.mapError(decodeTools(withoutUndefinedKeys(tools)), (error) => under("tools", error))
+        validTools.add(tools as object)
+      }
+      if (input.manual !== undefined && typeof input.manual !== "boolean")
+        return yield* invalid("manual", `Expected boolean, got ${showValue(input.manual)}`)
+      const policy = input.policy
+      if (!(isObject(policy) && validPolicies.has(policy))) {
+        yield* validatePolicy(policy)
+        validPolicies.add(policy as object)
+      }
+      return input as unknown as EngineInput
+    })
+
+  return { validate, decodedEntries: () => decoded }
+}
+
+const shared = makeValidator()
+
+/**
+ * Validates an engine input: `InvalidInput` naming `entries[i]…` and the
+ * offending value for an entry that does not match the {@link Entry} schema
+ * (each entry object is decoded once, then remembered), `InvalidInput` naming
+ * the duplicate id and both indices for a repeated entry id, `InvalidInput`
+ * for malformed `tools` or `manual`, and the policy checks of
+ * {@link validatePolicy}. Succeeds with the input unchanged.
+ *
+ * @category validation
+ */
+export const validate = (input: unknown): Effect.Effect<EngineInput, EngineInputError> => shared.validate(input)
+
+/**
+ * Wraps an engine so that every method taking an {@link EngineInput}
+ * validates it first ({@link validate}); other members are kept as they are.
+ *
+ * @category constructors
+ */
+export const guard = <E extends ContextEngine>(engine: E): E => ({
+  ...engine,
+  measure: (input) => Effect.flatMap(validate(input), engine.measure),
+  shouldCompact: (input) => Effect.flatMap(validate(input), engine.shouldCompact),
+  plan: (input) => Effect.flatMap(validate(input), engine.plan),
+  compact: (input, plan) => Effect.flatMap(validate(input), (valid) => engine.compact(valid, plan)),
+  validate: (input, result) => Effect.flatMap(validate(input), (valid) => engine.validate(valid, result)),
+  assembleContext: (input) => Effect.flatMap(validate(input), engine.assembleContext),
+  recordOutcome: (input, outcome) => Effect.flatMap(validate(input), (valid) => engine.recordOutcome(valid, outcome))
+})

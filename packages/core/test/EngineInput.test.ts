@@ -1,0 +1,85 @@
+/**
+ * EngineInput.validate: bad engine input is a typed error naming the path
+ * and value; each entry object is decoded once.
+ */
+import { EngineInput, type Entry, Errors, PolicyRegistry } from "@context-engine/core"
+import { transcript } from "@context-engine/core/test-support"
+import { Effect, Exit } from "effect"
+import { describe, expect, it } from "vitest"
+import { piEntries } from "./support/piEntries.ts"
+
+const policy = PolicyRegistry.lookupSync("claude-sonnet-4-5")
+
+const message = (id: string, text: string, parentId: string | null = null): Entry.Entry => ({
+  id,
+  parentId,
+  timestamp: "2025-01-01T00:00:00.000Z",
+  schemaVersion: 1,
+  kind: "message",
+  message: { role: "user", content: [{ type: "text", text }] }
+})
+
+const failure = (input: unknown): Errors.InvalidInput | Errors.PolicyInvalid => {
+  const exit = Effect.runSyncExit(EngineInput.validate(input))
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const reason = exit.cause.reasons.find((r) => r._tag === "Fail")
+  if (!reason) throw new Error(String(exit.cause))
+  return reason.error
+}
+
+describe("EngineInput.validate", () => {
+  it("accepts a valid input and returns it unchanged", () => {
+    const input = { entries: [message("a", "hi")], policy }
+    expect(Effect.runSync(EngineInput.validate(input))).toBe(input)
+  })
+
+  it("names the entry, the path and the value of a bad message", () => {
+    const error = failure({
+      entries: [message("a", "hi"), { ...message("b", "x"), message: { role: "user", content: 42 } }],
+      policy
+    })
+    expect(error).toBeInstanceOf(Errors.InvalidInput)
+    expect((error as Errors.InvalidInput).path).toMatch(/^entries\[1\]\.message\.content/)
+    expect(error.message).toContain("42")
+  })
+
+  it("names a duplicate id and both indices", () => {
+    const error = failure({ entries: [message("a", "1"), message("b", "2"), message("a", "3")], policy })
+    expect(error._tag).toBe("InvalidInput")
+    expect(error.message).toContain('"a"')
+    expect(error.message).toContain("entries[0]")
+    expect(error.message).toContain("entries[2]")
+  })
+
+  it.each([
+    ["contextWindowTokens", Number.NaN],
+    ["contextWindowTokens", -5],
+    ["contextWindowTokens", 0]
+  ])("reports %s = %s as PolicyInvalid", (field, value) => {
+    const error = failure({ entries: [], policy: { ...policy, [field]: value } })
+    expect(error).toBeInstanceOf(Errors.PolicyInvalid)
+    expect((error as Errors.PolicyInvalid).field).toBe(field)
+  })
+
+  it("reports an unknown tokenizer at policy.tokenizer with its value", () => {
+    const error = failure({ entries: [], policy: { ...policy, tokenizer: "nope" } })
+    expect(error._tag).toBe("InvalidInput")
+    expect((error as Errors.InvalidInput).path).toBe("policy.tokenizer")
+    expect(error.message).toContain('"nope"')
+  })
+
+  it("decodes the 1000-entry pi transcript once, then only an appended entry", () => {
+    const entries = piEntries(transcript("pi/before-compaction.jsonl"))
+    expect(entries.length).toBe(1000)
+    const validator = EngineInput.makeValidator()
+    Effect.runSync(validator.validate({ entries, policy }))
+    expect(validator.decodedEntries()).toBe(entries.length)
+    const appended = [...entries, message("appended", "one more", entries.at(-1)!.id)]
+    Effect.runSync(validator.validate({ entries: appended, policy }))
+    expect(validator.decodedEntries()).toBe(entries.length + 1)
+    // A bad entry is not remembered as valid: it fails again.
+    const bad = { ...message("bad", "x"), message: null }
+    expect(Exit.isFailure(Effect.runSyncExit(validator.validate({ entries: [bad], policy })))).toBe(true)
+    expect(Exit.isFailure(Effect.runSyncExit(validator.validate({ entries: [bad], policy })))).toBe(true)
+  })
+})

@@ -1,0 +1,75 @@
+/**
+ * Session: learned windows from persisted `context-overflow` events.
+ */
+import type { Entry } from "@context-engine/core"
+import { describe, expect, it } from "vitest"
+import * as Session from "../src/Session.ts"
+
+const overflowEvent = (id: string, data: Record<string, unknown>, parentId: string | null = null): Entry.Entry =>
+  ({
+    id,
+    parentId,
+    timestamp: "2025-01-01T00:00:00.000Z",
+    schemaVersion: 1,
+    kind: "event",
+    event: { name: "context-overflow", data }
+  }) as Entry.Entry
+
+const storeWith = (entries: ReadonlyArray<Entry.Entry>): Session.SessionStore => ({
+  load: async () => ({ entries }),
+  append: async () => undefined
+})
+
+describe("Session learned windows", () => {
+  it("re-reads an event learned from numbers that contradict the measured request as the reported limit", async () => {
+    // An older build learned 20,000 × 3,000 / 60,000 = 1,000 from "60000 > 20000" for a 3K-token prompt.
+    const session = await Session.make(
+      "s",
+      storeWith([
+        overflowEvent("e1", {
+          model: "m",
+          limitTokens: 20_000,
+          requestedTokens: 60_000,
+          measuredInputTokens: 3_000,
+          learnedWindowTokens: 1_000
+        })
+      ])
+    )
+    expect(session.learnedWindow("m")).toBe(20_000)
+  })
+
+  it("keeps a window learned from consistent numbers, and the smallest of several", async () => {
+    const session = await Session.make(
+      "s",
+      storeWith([
+        overflowEvent("e1", {
+          model: "m",
+          limitTokens: 100_000,
+          requestedTokens: 120_000,
+          measuredInputTokens: 100_000,
+          learnedWindowTokens: 83_333
+        }),
+        overflowEvent("e2", { model: "m", learnedWindowTokens: 90_000 }, "e1")
+      ])
+    )
+    expect(session.learnedWindow("m")).toBe(83_333)
+  })
+
+  it("ignores persisted and recorded windows that are not finite numbers ≥ 1", async () => {
+    const session = await Session.make(
+      "s",
+      storeWith([
+        overflowEvent("e1", { model: "m", learnedWindowTokens: 0 }),
+        overflowEvent("e2", { model: "m", learnedWindowTokens: -5 }, "e1"),
+        overflowEvent("e3", { model: "m", learnedWindowTokens: "1000" }, "e2")
+      ])
+    )
+    expect(session.learnedWindow("m")).toBeUndefined()
+    session.learn("m", Number.NaN)
+    session.learn("m", 0)
+    expect(session.learnedWindow("m")).toBeUndefined()
+    session.learn("m", 50_000)
+    session.learn("m", 60_000)
+    expect(session.learnedWindow("m")).toBe(50_000)
+  })
+})
