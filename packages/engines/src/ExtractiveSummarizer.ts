@@ -297,59 +297,272 @@ const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(item
 const tail = <A>(items: ReadonlyArray<A>, count: number): Array<A> => items.slice(Math.max(0, items.length - count))
 
 /**
- * Shrinks content until its Markdown fits `maxTokens`: oldest list items go
- * first (critical context, done, decisions, constraints, files), then long
- * error and command identifiers; goal, pending asks and next steps stay.
+ * What {@link fitToBudget} knows of the validator's input, so shrinking stays
+ * consistent with `CheckpointValidation.validate`.
+ *
+ * @category models
+ */
+export interface FitOptions {
+  /** The newly covered messages (with a split turn's prefix): the validator's `covered`. */
+  readonly covered?: ReadonlyArray<Message.Message> | undefined
+  /** Minimum identifier retention; default `CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION`. */
+  readonly minIdentifierRetention?: number | undefined
+}
+
+type Content = Checkpoint.CheckpointContent
+type IdKey = { readonly category: IdentifierExtraction.Category; readonly value: string }
+
+/** The validator's rules a shrink must not break (a rule already broken before shrinking is not held against it). */
+const violationsOf = (options: FitOptions) => {
+  const covered = options.covered ?? []
+  const ask = CheckpointValidation.latestUserAsk(covered)
+  const wanted = IdentifierExtraction.fromMessages(covered)
+  const total = IdentifierExtraction.size(wanted)
+  const min = options.minIdentifierRetention ?? CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION
+  return {
+    wanted,
+    of: (content: Content): Set<string> => {
+      const out = new Set<string>()
+      if (content.goal.trim().length === 0) out.add("goal")
+      const progress = content.progress
+      if (progress.done.length + progress.inProgress.length + progress.blocked.length === 0) out.add("progress")
+      if (content.nextSteps.length === 0) out.add("nextSteps")
+      if (covered.length === 0) return out
+      const text = CheckpointValidation.contentText(content)
+      if (
+        ask &&
+        CheckpointValidation.askOverlap(ask.text.slice(0, 600), text) < CheckpointValidation.MIN_ASK_WORD_OVERLAP
+      )
+        out.add("ask")
+      const lost = IdentifierExtraction.size(IdentifierExtraction.missingFrom(wanted, text))
+      if (total > 0 && (total - lost) / total < min) out.add("identifiers")
+      return out
+    }
+  }
+}
+
+const withoutIds = (content: Content, keys: ReadonlyArray<IdKey>): Content => {
+  const drop = new Set(keys.map((key) => `${key.category}\u0000${key.value}`))
+  const ids = { ...content.identifiers } as { -readonly [K in IdentifierExtraction.Category]: Array<string> }
+  for (const category of IdentifierExtraction.categories)
+    ids[category] = content.identifiers[category].filter((value) => !drop.has(`${category}\u0000${value}`))
+  return { ...content, identifiers: ids }
+}
+
+/** A shrink phase: removable items in removal order, and how to remove the first few. */
+interface Phase<K> {
+  readonly name: string
+  readonly candidates: (content: Content) => ReadonlyArray<K>
+  readonly remove: (content: Content, keys: ReadonlyArray<K>) => Content
+  /** Estimated tokens one item costs. */
+  readonly cost: (key: K) => number
+  /** Removing more never helps once one removal breaks a rule (the phase ends there). */
+  readonly monotone?: boolean
+}
+
+/** A list phase: oldest items first, never below `keepLast` items; items addressed by index. */
+const listPhase = (
+  name: string,
+  get: (content: Content) => ReadonlyArray<string>,
+  set: (content: Content, keep: (index: number) => boolean) => Content,
+  keepLast = 0
+): Phase<number> => ({
+  name,
+  candidates: (content) =>
+    get(content)
+      .slice(0, Math.max(0, get(content).length - keepLast))
+      .map((_, index) => index),
+  remove: (content, indices) => {
+    const drop = new Set(indices)
+    return set(content, (index) => !drop.has(index))
+  },
+  cost: () => 0
+})
+
+/**
+ * Shrinks content until its Markdown fits `maxTokens`, without breaking a
+ * rule of the validator (`CheckpointValidation.validate`) that the content
+ * kept before shrinking: a required section (goal, progress, next steps) is
+ * never emptied, the latest user ask stays represented, and, when `covered`
+ * is given, identifier retention stays at or above the minimum.
+ *
+ * Order — what the validator does not require goes first:
+ * 1. identifiers quoted verbatim inside another identifier (lossless: they
+ *    stay retained);
+ * 2. prose, oldest items first: critical context, decisions, done items,
+ *    files read, constraints, extra in-progress / blocked / next-step items;
+ * 3. identifiers the validator does not ask for (carried from earlier
+ *    checkpoints), oldest first;
+ * 4. identifiers of the covered range, longest first (the most tokens per
+ *    identifier lost), down to the retention minimum.
+ *
+ * When the rules and the cap cannot both hold, the rules win: the result may
+ * exceed `maxTokens` (the engine's validation then decides whether the
+ * request still fits; if not, it falls back to deterministic reduction).
  *
  * @category combinators
  */
 export const fitToBudget = (
   content: Checkpoint.CheckpointContent,
   maxTokens: number,
-  countTokens: (text: string) => number
+  countTokens: (text: string) => number,
+  options: FitOptions = {}
 ): Checkpoint.CheckpointContent => {
-  let current: Checkpoint.CheckpointContent = {
+  let current: Content = {
     ...content,
     constraints: tail(content.constraints, LIST_LIMIT),
     progress: { ...content.progress, done: tail(content.progress.done, LIST_LIMIT) },
     decisions: tail(content.decisions, LIST_LIMIT / 2),
     criticalContext: tail(content.criticalContext, LIST_LIMIT)
   }
-  const shrinkers: Array<(c: Checkpoint.CheckpointContent) => Checkpoint.CheckpointContent> = [
-    (c) => ({ ...c, criticalContext: tail(c.criticalContext, Math.floor(c.criticalContext.length / 2)) }),
-    (c) => ({ ...c, progress: { ...c.progress, done: tail(c.progress.done, Math.floor(c.progress.done.length / 2)) } }),
-    (c) => ({ ...c, decisions: tail(c.decisions, Math.floor(c.decisions.length / 2)) }),
-    (c) => ({ ...c, constraints: tail(c.constraints, Math.floor(c.constraints.length / 2)) }),
-    (c) => ({ ...c, filesRead: tail(c.filesRead, Math.floor(c.filesRead.length / 2)) }),
-    (c) => ({
-      ...c,
-      identifiers: { ...c.identifiers, errors: tail(c.identifiers.errors, Math.floor(c.identifiers.errors.length / 2)) }
-    }),
-    (c) => ({
-      ...c,
-      identifiers: {
-        ...c.identifiers,
-        commands: tail(c.identifiers.commands, Math.floor(c.identifiers.commands.length / 2))
-      }
-    }),
-    (c) => ({
-      ...c,
-      identifiers: { ...c.identifiers, paths: tail(c.identifiers.paths, Math.floor(c.identifiers.paths.length / 2)) }
-    })
+  let tokens = countTokens(renderContent(current))
+  if (tokens <= maxTokens) return current
+  const rules = violationsOf(options)
+  const allowed = rules.of(content)
+  const ok = (candidate: Content): boolean => [...rules.of(candidate)].every((rule) => allowed.has(rule))
+  if (!ok(current)) current = content
+  const wanted = new Set(
+    IdentifierExtraction.flatten(options.covered === undefined ? content.identifiers : rules.wanted).map(
+      (item) => item.value
+    )
+  )
+  const idCost = (key: IdKey) => countTokens(key.value) + 2
+  const keep = <A>(items: ReadonlyArray<A>, test: (index: number) => boolean) => items.filter((_, index) => test(index))
+  const phases: Array<Phase<number> | Phase<IdKey>> = [
+    {
+      name: "identifiers inside other identifiers",
+      candidates: (c) => {
+        // Only other identifiers count: prose and file lists may be dropped later (the renderer already
+        // avoids repeating an identifier another section quotes).
+        const flat = IdentifierExtraction.flatten(c.identifiers)
+        return flat.filter((item) =>
+          flat.some((other) => other.value !== item.value && other.value.includes(item.value))
+        )
+      },
+      remove: withoutIds,
+      cost: idCost
+    },
+    listPhase(
+      "critical context",
+      (c) => c.criticalContext,
+      (c, test) => ({ ...c, criticalContext: keep(c.criticalContext, test) })
+    ),
+    listPhase(
+      "decisions",
+      (c) => c.decisions.map((item) => item.decision),
+      (c, test) => ({ ...c, decisions: keep(c.decisions, test) })
+    ),
+    listPhase(
+      "done",
+      (c) => c.progress.done,
+      (c, test) => ({ ...c, progress: { ...c.progress, done: keep(c.progress.done, test) } })
+    ),
+    listPhase(
+      "files read",
+      (c) => c.filesRead,
+      (c, test) => ({ ...c, filesRead: keep(c.filesRead, test) })
+    ),
+    listPhase(
+      "constraints",
+      (c) => c.constraints,
+      (c, test) => ({ ...c, constraints: keep(c.constraints, test) })
+    ),
+    listPhase(
+      "in progress",
+      (c) => c.progress.inProgress,
+      (c, test) => ({ ...c, progress: { ...c.progress, inProgress: keep(c.progress.inProgress, test) } }),
+      1
+    ),
+    listPhase(
+      "blocked",
+      (c) => c.progress.blocked,
+      (c, test) => ({ ...c, progress: { ...c.progress, blocked: keep(c.progress.blocked, test) } }),
+      1
+    ),
+    listPhase(
+      "next steps",
+      (c) => c.nextSteps,
+      (c, test) => ({ ...c, nextSteps: keep(c.nextSteps, test) }),
+      1
+    ),
+    {
+      name: "identifiers not in the covered range",
+      candidates: (c) => IdentifierExtraction.flatten(c.identifiers).filter((item) => !wanted.has(item.value)),
+      remove: withoutIds,
+      cost: idCost
+    },
+    {
+      name: "identifiers of the covered range",
+      candidates: (c) =>
+        IdentifierExtraction.flatten(c.identifiers)
+          .filter((item) => wanted.has(item.value))
+          .sort((a, b) => b.value.length - a.value.length),
+      remove: withoutIds,
+      cost: idCost,
+      monotone: true
+    }
   ]
-  for (let round = 0; round < 40 && countTokens(renderContent(current)) > maxTokens; round++) {
-    current = shrinkers[round % shrinkers.length]!(current)
+
+  let checks = 0
+  for (const phase of phases as Array<Phase<unknown>>) {
+    let remaining = [...phase.candidates(current)]
+    // List phases address items by index: indices after a removal shift down.
+    const byIndex = typeof remaining[0] === "number"
+    while (tokens > maxTokens && remaining.length > 0 && checks < MAX_FIT_CHECKS) {
+      const excess = tokens - maxTokens
+      let k = 0
+      let saved = 0
+      for (const key of remaining) {
+        k++
+        saved += phase.cost(key)
+        if (saved >= excess) break
+      }
+      // lists (cost 0): halve what is left, like the shrinkers before
+      if (saved === 0) k = Math.max(1, Math.ceil(remaining.length / 2))
+      let candidate = phase.remove(current, remaining.slice(0, k))
+      checks++
+      while (k > 1 && !ok(candidate) && checks < MAX_FIT_CHECKS) {
+        k = Math.floor(k / 2)
+        candidate = phase.remove(current, remaining.slice(0, k))
+        checks++
+      }
+      if (!ok(candidate)) {
+        if (phase.monotone) break
+        // this item is needed (e.g. the quote of the latest ask): keep it, go on with the rest
+        remaining = remaining.slice(1)
+        continue
+      }
+      const removed = k
+      current = candidate
+      tokens = countTokens(renderContent(current))
+      remaining = remaining.slice(removed)
+      if (byIndex) remaining = (remaining as Array<number>).map((index) => index - removed) as Array<unknown>
+    }
+    if (tokens <= maxTokens) break
   }
   return current
 }
+
+/** Most validations one {@link fitToBudget} runs (each is linear in the content). */
+const MAX_FIT_CHECKS = 400
 
 const applyRepair = (
   content: Checkpoint.CheckpointContent,
   request: SummarizeRequest
 ): Checkpoint.CheckpointContent => {
   if (!request.repair) return content
-  const identifiers = new Set(request.repair.missing.filter((m) => m.startsWith("identifier:")).map((m) => m.slice(11)))
-  const asks = request.repair.missing.filter((m) => m.startsWith("ask:")).map((m) => m.slice(4))
+  // Restore only what a failed check asked for: identifiers lost within the allowed share are not a failure,
+  // and adding them back would only make a checkpoint that failed `next-request-fits` larger.
+  const failed = new Set(request.repair.failedChecks)
+  const identifiers = new Set(
+    failed.has("identifier-retention")
+      ? request.repair.missing.filter((m) => m.startsWith("identifier:")).map((m) => m.slice(11))
+      : []
+  )
+  const asks = failed.has("latest-user-ask")
+    ? request.repair.missing.filter((m) => m.startsWith("ask:")).map((m) => m.slice(4))
+    : []
+  if (identifiers.size === 0 && asks.length === 0) return content
   const source = IdentifierExtraction.fromMessages(
     [...request.covered, ...(request.turnPrefix ?? [])].map((item) => item.message)
   )
@@ -364,17 +577,36 @@ const applyRepair = (
 }
 
 /**
+ * Options of the extractive summarizer.
+ *
+ * @category models
+ */
+export interface Options {
+  /** Identifier retention the size cap may not go below; default `CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION` (set it to the engine's). */
+  readonly minIdentifierRetention?: number | undefined
+}
+
+/**
  * Summarizes a request: extracts the covered range and the turn prefix,
  * merges onto the previous checkpoint's content, applies a repair request
  * (restores the named identifiers and asks) and fits the size cap.
  *
  * @category constructors
  */
-export const summarizeSync = (request: SummarizeRequest): Checkpoint.CheckpointContent => {
+export const summarizeSync = (request: SummarizeRequest, options: Options = {}): Checkpoint.CheckpointContent => {
   const fresh = extract(request.covered, request.turnPrefix ?? [])
   const before = previousContent(request.previous)
   const merged = before ? mergeContent(before, fresh) : fresh
-  return applyRepair(fitToBudget(merged, request.maxTokens, request.countTokens), request)
+  const covered = [...request.covered, ...(request.turnPrefix ?? [])].map((item) => item.message)
+  return applyRepair(
+    fitToBudget(merged, request.maxTokens, request.countTokens, {
+      covered,
+      ...(options.minIdentifierRetention !== undefined
+        ? { minIdentifierRetention: options.minIdentifierRetention }
+        : {})
+    }),
+    request
+  )
 }
 
 /**
@@ -397,11 +629,11 @@ export const summarizeSync = (request: SummarizeRequest): Checkpoint.CheckpointC
  *
  * @category constructors
  */
-export const make = (): Summarizer => ({
+export const make = (options: Options = {}): Summarizer => ({
   name: "extractive",
   summarize: (request) =>
     Effect.sync(() => ({
-      content: summarizeSync(request),
+      content: summarizeSync(request, options),
       summarizer: { kind: "extractive", promptVersion: PROMPT_VERSION }
     }))
 })

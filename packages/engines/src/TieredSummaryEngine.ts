@@ -5,15 +5,21 @@
  *
  * The ladder of one `compact`:
  * 1. the deterministic stages (`Tiers.deterministic`: clamp → dedupe → soft
- *    trim → hard clear → media) until the request fits;
- * 2. if it still does not fit (or compaction is manual / an overflow), a cut
+ *    trim → hard clear → media) until the request fits — for a compaction
+ *    the threshold triggered, until it reaches the low-water mark
+ *    ({@link LOW_WATER_SHARE}), so the next compaction is many steps away;
+ *    stages that stop short of that mark are not applied alone;
+ * 2. if it is still over (or compaction is manual / an overflow), a cut
  *    point ({@link CutPoint.find}) and a summary of the newly covered range
  *    onto the previous checkpoint (beforeCompact hooks may supply it or cancel);
  * 3. deterministic validation; on failure one repair retry naming what is
  *    missing, then the fallback summarizer;
  * 4. if the summarizer threw, or every attempt failed validation: keep the
- *    previous checkpoint and reduce deterministically (tool output cleared
- *    down to the last result), reporting the failure in `failures`. A
+ *    previous checkpoint and reduce deterministically ({@link
+ *    reductionStrategies}: tool output cleared down to the last result, then
+ *    the oldest whole turns after the checkpoint dropped), reporting the
+ *    failure in `failures`; only when even that cannot fit, fail with
+ *    `BudgetExceeded` and the numbers. A
  *    summarizer that throws is not replaced by another summary in the same
  *    compaction (shared case C05: nothing is committed); the next compaction
  *    retries.
@@ -40,6 +46,7 @@ import {
   Errors,
   type Measurement,
   Measurer,
+  type Message,
   type ModelPolicy,
   type Strategy,
   Tokenizers,
@@ -48,6 +55,7 @@ import {
 } from "@context-engine/core"
 import { Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
+import * as CheckpointRenderer from "./CheckpointRenderer.ts"
 import * as CheckpointView from "./CheckpointView.ts"
 import type { Hooks } from "./CompactionHooks.ts"
 import * as CutPoint from "./CutPoint.ts"
@@ -73,6 +81,23 @@ export const SUMMARY_SHARE_OF_RESERVE = 0.8
 export const MAX_SHARE_OF_AVAILABLE = { summary: 0.25, keepRecent: 0.5 } as const
 
 /**
+ * Low-water mark of a compaction triggered by the threshold, as a share of
+ * the conversation budget (`availableTokens`): compaction continues past
+ * "fits" down to `fixedOverheadTokens + 0.5 × availableTokens`, so the next
+ * one is many steps away and each prompt-cache rewrite buys headroom
+ * (hysteresis). Own choice, deliberately less aggressive than the peers,
+ * which all land far lower: Pi compacts to `keepRecentTokens` (20,000) plus
+ * a summary of at most `0.8 × reserveTokens` (~33K of a 200K window);
+ * Codex auto-compacts at 90% of the window to a summary plus at most 20,000
+ * tokens of recent user messages; Claude Code auto-compacts near the end of
+ * the window to a summary plus a few re-read files. Half the budget keeps
+ * more verbatim context than they do and still leaves half of it free.
+ *
+ * @category constants
+ */
+export const LOW_WATER_SHARE = 0.5
+
+/**
  * Options. Token counts are in tokens of the policy's tokenizer.
  *
  * @category models
@@ -91,6 +116,12 @@ export interface Options {
   readonly strategies?: (policy: ModelPolicy.ModelPolicy, budget: Budget.Budget) => ReadonlyArray<Strategy.Strategy>
   /** Turns always kept (default {@link CutPoint.DEFAULT_MIN_RECENT_TURNS}). */
   readonly minRecentTurns?: number
+  /**
+   * Low-water mark of a threshold-triggered compaction, as a share of the
+   * conversation budget (default {@link LOW_WATER_SHARE}); 1 turns the
+   * hysteresis off (compact only until the request fits).
+   */
+  readonly lowWaterShare?: number
   /** Minimum identifier retention (default `CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION`). */
   readonly minIdentifierRetention?: number
   readonly hooks?: Hooks
@@ -108,9 +139,13 @@ export const NAME = "tiered-summary"
 const sum = (values: ReadonlyArray<number>): number => values.reduce((total, value) => total + value, 0)
 
 /**
- * The reduction used when no checkpoint can be written: the deterministic
- * stages with the prompt-cache guard off and only the last tool result and
- * assistant message protected.
+ * The reduction used when no checkpoint can be written (DESIGN.md: "keep the
+ * previous checkpoint and fall back to deterministic reduction"): the whole
+ * deterministic ladder, `Tiers.withWindow` — the lossless stages with the
+ * prompt-cache guard off and only the last tool result and assistant message
+ * protected, then the sliding window, which drops the oldest whole turns
+ * after the previous checkpoint (never a system message or the turn in
+ * progress; the transcript keeps everything it drops).
  *
  * @category constructors
  */
@@ -118,9 +153,36 @@ export const reductionStrategies = (
   policy: ModelPolicy.ModelPolicy,
   budget: Budget.Budget
 ): ReadonlyArray<Strategy.Strategy> =>
-  Tiers.deterministic(policy, budget, {
-    toolTrim: { minReclaimTokens: 0, keepRecentToolResults: 1, keepLastAssistants: 1 }
-  })
+  Tiers.withWindow(policy, budget, {
+    toolTrim: { minReclaimTokens: 0, keepRecentToolResults: 1, keepLastAssistants: 1 },
+    slidingWindow: { minReclaimTokens: 0 }
+  }).map(keepingCheckpoint)
+
+/**
+ * A strategy that never drops or rewrites the previous checkpoint: it sees
+ * the checkpoint item as a system message, which the sliding window keeps in
+ * place (and does not count as freed).
+ */
+const keepingCheckpoint = (strategy: Strategy.Strategy): Strategy.Strategy => ({
+  ...strategy,
+  apply: (input) => {
+    const result = strategy.apply({
+      ...input,
+      view: {
+        ...input.view,
+        items: input.view.items.map((item) =>
+          item.source === "checkpoint"
+            ? { ...item, message: { ...item.message, role: "system" } as Message.Message }
+            : item
+        )
+      }
+    })
+    const checkpointIds = new Set(
+      input.view.items.flatMap((item) => (item.source === "checkpoint" ? [item.entryId] : []))
+    )
+    return { ...result, edits: result.edits.filter((edit) => !("entryId" in edit && checkpointIds.has(edit.entryId))) }
+  }
+})
 
 /**
  * Creates the engine. One instance per session: `recordOutcome` state
@@ -143,13 +205,18 @@ export const reductionStrategies = (
  * @category constructors
  */
 export const make = (options: Options = {}): ContextEngine.ContextEngine => {
-  const summarizer = options.summarizer ?? ExtractiveSummarizer.make()
+  // The extractive summarizer shrinks to the same identifier-retention minimum the engine validates with.
+  const extractive = () =>
+    ExtractiveSummarizer.make(
+      options.minIdentifierRetention !== undefined ? { minIdentifierRetention: options.minIdentifierRetention } : {}
+    )
+  const summarizer = options.summarizer ?? extractive()
   const fallback =
     options.fallbackSummarizer !== undefined
       ? options.fallbackSummarizer
       : summarizer.name === "extractive"
         ? null
-        : ExtractiveSummarizer.make()
+        : extractive()
   const now = options.now ?? (() => new Date())
   const measurers = new Map<string, Measurer.Measurer>()
   const measurerFor = (policy: ModelPolicy.ModelPolicy): Measurer.Measurer => {
@@ -197,12 +264,17 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
   const cutFor = (
     conversation: ReadonlyArray<ContextView.ViewItem>,
     ctx: ReturnType<typeof context>,
-    policy: ModelPolicy.ModelPolicy
+    policy: ModelPolicy.ModelPolicy,
+    keepRecentCapTokens = Number.POSITIVE_INFINITY
   ) => {
     const tokens = conversation.map((item) => ctx.measurer.messageTokens(item.message, item.source))
     const keepRecentTokens = Math.max(
       1,
-      Math.min(policy.keepRecentTokens, Math.floor(ctx.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent))
+      Math.min(
+        policy.keepRecentTokens,
+        Math.floor(ctx.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent),
+        keepRecentCapTokens
+      )
     )
     const cut = CutPoint.find({
       items: conversation,
@@ -263,11 +335,21 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const targetTokens = Math.min(budget.inputBudgetTokens, plan?.targetTokens ?? Number.POSITIVE_INFINITY)
       const reasons = [...new Set([...reasonsOf(input, ctx), ...(plan?.reasons ?? [])])]
       const force = reasons.includes("manual") || reasons.includes("overflow")
+      // Hysteresis: an automatic (threshold) compaction aims at the low-water mark, not just under the threshold.
+      // A caller's plan target, a manual compaction and overflow recovery keep their own targets.
+      const lowWaterTokens =
+        force || plan?.targetTokens !== undefined
+          ? targetTokens
+          : Math.min(
+              targetTokens,
+              budget.fixedOverheadTokens +
+                Math.floor(budget.availableTokens * (options.lowWaterShare ?? LOW_WATER_SHARE))
+            )
       const timestamp = now().toISOString()
       const cheap = Pipeline.run({
         view: checkpointView.view,
         strategies: strategiesFor(policy, budget),
-        targetTokens,
+        targetTokens: lowWaterTokens,
         budget,
         measurer,
         policy,
@@ -304,13 +386,13 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
               .filter((stage) => stage.status === "applied" && stage.stage !== Pipeline.NORMALIZE_STAGE)
               .map((stage) => ({ ...stage, stage: `reduce:${stage.stage}` }))
           ]
-          if (!reduced.fits && failures.length > 0) return yield* Effect.fail(failures[0]!)
+          // A budget problem is reported as one, with the numbers (never as a failed summary check).
           if (!reduced.fits)
             return yield* Effect.fail(
               new Errors.BudgetExceeded({
                 requestTokens: reduced.after.inputTokens,
                 budgetTokens: targetTokens,
-                reason: note
+                reason: `${note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${checkpointView.checkpointEntry ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`
               })
             )
           overflowPending = false
@@ -326,9 +408,18 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
           } satisfies ContextEngine.CompactionResult
         })
 
-      if (cheap.fits && !force) {
+      // The cheap stages alone only when they reach the low-water mark: short of it a checkpoint is needed
+      // anyway, and a cache rewrite that frees a few hundred tokens would buy a single step.
+      if (cheap.after.inputTokens <= lowWaterTokens && !force) {
         overflowPending = false
-        stages.push(checkpointStage("not-needed", "fits after the deterministic stages"))
+        stages.push(
+          checkpointStage(
+            "not-needed",
+            lowWaterTokens < targetTokens
+              ? `the deterministic stages reach the low-water mark (${lowWaterTokens} tokens)`
+              : "fits after the deterministic stages"
+          )
+        )
         return {
           view: cheap.view,
           edits: cheap.edits,
@@ -340,9 +431,24 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         }
       }
 
-      // Cut point on the view after the cheap stages.
+      // Cut point on the view after the cheap stages. Aiming at the low-water mark, the kept tail leaves room
+      // for the summary below it.
+      const summaryCapTokens = Math.max(
+        64,
+        Math.min(
+          Math.floor(policy.reserveTokens * SUMMARY_SHARE_OF_RESERVE),
+          Math.floor(budget.availableTokens * MAX_SHARE_OF_AVAILABLE.summary)
+        )
+      )
       const conversation = conversationOf(cheap.view, ctx)
-      const { cut, tokens } = cutFor(conversation, ctx, policy)
+      const { cut, tokens } = cutFor(
+        conversation,
+        ctx,
+        policy,
+        lowWaterTokens < targetTokens
+          ? Math.max(1, lowWaterTokens - budget.fixedOverheadTokens - summaryCapTokens)
+          : Number.POSITIVE_INFINITY
+      )
       if (cut.firstKeptIndex === 0) return yield* reduce("nothing older than the kept recent window to summarize")
       const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex
       const original = (item: ContextView.ViewItem): CoveredItem => ({
@@ -378,17 +484,31 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         if (outcome && "summary" in outcome) hookSummary = outcome.summary
       }
 
-      const maxTokens = Math.max(
-        64,
-        Math.min(
-          Math.floor(policy.reserveTokens * SUMMARY_SHARE_OF_RESERVE),
-          Math.floor(budget.availableTokens * MAX_SHARE_OF_AVAILABLE.summary)
-        )
-      )
       const generation = (previous?.generation ?? 0) + 1
       const firstKept = conversation[cut.firstKeptIndex]
       const pinned = cut.pinnedUserIndex >= 0 ? conversation[cut.pinnedUserIndex] : undefined
       const tail = conversation.slice(cut.firstKeptIndex)
+      // The summary cap, lowered to the room the request has left (so a summary that can shrink does not
+      // fail `next-request-fits`); the checkpoint's header and framing are counted apart from its content.
+      const withoutCheckpoint = measurer.measure(
+        { items: [...checkpointView.prefix, ...(pinned ? [pinned] : []), ...tail], tools: cheap.view.tools },
+        { budget }
+      ).inputTokens
+      const framingTokens = measurer.messageTokens(
+        CheckpointRenderer.toMessage({
+          id: `checkpoint:${generation}:${coveredItems[coveredItems.length - 1]!.entryId}`,
+          generation,
+          coveredRange: { fromEntryId: coveredItems[0]?.entryId ?? null, toEntryId: coveredItems[0]!.entryId },
+          firstKeptEntryId: firstKept?.entryId ?? null,
+          tokensBefore: 0,
+          tokensAfter: 0,
+          summarizer: { kind: "extractive", promptVersion: "" },
+          text: "",
+          createdAt: timestamp
+        }),
+        "checkpoint"
+      )
+      const maxTokens = Math.max(64, Math.min(summaryCapTokens, targetTokens - withoutCheckpoint - framingTokens))
       const coveredMessages = [...covered, ...turnPrefix].map((item) => item.message)
 
       const build = (

@@ -133,6 +133,76 @@ describe("ExtractiveSummarizer", () => {
     expect(tiny.pendingUserAsks).toEqual(content.pendingUserAsks)
   })
 
+  /** A chat without tool calls (like an aider history) naming many files: one `done` item, identifiers far over the cap. */
+  const pathHeavy = withIds(
+    Array.from({ length: 60 }, (_, index) =>
+      index % 2 === 0
+        ? user(`Please look at pkg/area_${index}/module_${index}.py and pkg/area_${index}/helper_${index}.py`)
+        : assistant(`Looked at pkg/area_${index - 1}/module_${index - 1}.py; see https://example.com/issue/${index}`)
+    )
+  )
+  const failedChecks = (summary: Checkpoint.CheckpointContent, covered = pathHeavy) =>
+    CheckpointValidation.failedChecks(
+      CheckpointValidation.validate({
+        checkpoint: checkpointOf(summary),
+        covered: covered.map((item) => item.message),
+        checkpointTokens: 1,
+        replacedTokens: 2
+      })
+    )
+
+  it("shrinking never empties a required section and keeps identifier retention at the validator's minimum", () => {
+    const full = ExtractiveSummarizer.summarizeSync({ covered: pathHeavy, maxTokens: 100_000, countTokens: count })
+    expect(full.progress.done).toHaveLength(1)
+    const tiny = ExtractiveSummarizer.summarizeSync({ covered: pathHeavy, maxTokens: 50, countTokens: count })
+    expect(tiny.progress.done).toEqual(full.progress.done)
+    expect(tiny.nextSteps.length).toBeGreaterThan(0)
+    expect(failedChecks(tiny)).toEqual([])
+    // it did shrink: the prose went, and identifiers down to (not below) the minimum
+    expect(count(CheckpointRenderer.renderContent(tiny))).toBeLessThan(count(CheckpointRenderer.renderContent(full)))
+    const wanted = IdentifierExtraction.fromMessages(pathHeavy.map((item) => item.message))
+    const total = IdentifierExtraction.size(wanted)
+    const lost = IdentifierExtraction.size(
+      IdentifierExtraction.missingFrom(wanted, CheckpointValidation.contentText(tiny))
+    )
+    expect(lost).toBeGreaterThan(0)
+    expect((total - lost) / total).toBeGreaterThanOrEqual(CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION)
+    // a stricter engine minimum is honoured
+    const strict = ExtractiveSummarizer.summarizeSync(
+      { covered: pathHeavy, maxTokens: 50, countTokens: count },
+      { minIdentifierRetention: 1 }
+    )
+    expect(
+      IdentifierExtraction.size(IdentifierExtraction.missingFrom(wanted, CheckpointValidation.contentText(strict)))
+    ).toBe(0)
+  })
+
+  it("drops prose before identifiers of the covered range", () => {
+    const full = ExtractiveSummarizer.summarizeSync({ covered: pathHeavy, maxTokens: 100_000, countTokens: count })
+    const fullTokens = count(CheckpointRenderer.renderContent(full))
+    const proseTokens = count(full.criticalContext.join("\n"))
+    const trimmed = ExtractiveSummarizer.summarizeSync({
+      covered: pathHeavy,
+      maxTokens: fullTokens - Math.floor(proseTokens / 4),
+      countTokens: count
+    })
+    expect(trimmed.criticalContext.length).toBeLessThan(full.criticalContext.length)
+    const wanted = IdentifierExtraction.fromMessages(pathHeavy.map((item) => item.message))
+    expect(IdentifierExtraction.missingFrom(wanted, CheckpointValidation.contentText(trimmed))).toEqual(
+      IdentifierExtraction.empty()
+    )
+  })
+
+  it("property: under any token cap the summary keeps every content check of the validator", () => {
+    fc.assert(
+      fc.property(conversation, fc.integer({ min: 1, max: 600 }), (items, maxTokens) => {
+        const summary = ExtractiveSummarizer.summarizeSync({ covered: items, maxTokens, countTokens: count })
+        expect(failedChecks(summary, items)).toEqual([])
+      }),
+      { numRuns: 60 }
+    )
+  })
+
   it("a repair request restores the named identifiers", async () => {
     const stripped = { ...content, identifiers: IdentifierExtraction.empty() }
     const repaired = await Effect.runPromise(

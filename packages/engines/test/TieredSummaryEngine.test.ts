@@ -319,3 +319,184 @@ describe("TieredSummaryEngine with OverflowRecovery-style plans", () => {
     expect(forced.after.inputTokens).toBeLessThanOrEqual(lower)
   })
 })
+
+/** 40 turns of an ask naming a file, a read of it and an answer. */
+const fortyTurns = (): Array<Message.Message> => {
+  const messages: Array<Message.Message> = [{ role: "system", content: "You are a coding agent." }]
+  for (let turn = 0; turn < 40; turn++) {
+    messages.push(user(`Step ${turn}: please look at src/module_${turn}.ts and fix the bug in handler${turn}`))
+    messages.push(calls({ id: `c${turn}`, name: "read", input: { path: `src/module_${turn}.ts` } }))
+    messages.push(results({ id: `c${turn}`, name: "read", text: `// module ${turn}\n${"x ".repeat(100)}` }))
+    messages.push(assistant(`Fixed handler${turn} in src/module_${turn}.ts by checking for null.`))
+  }
+  return messages
+}
+
+/** A chat without tool output (like an aider history) whose asks name more files than a small window can list. */
+const pathHeavyChat = (turns: number): Array<Message.Message> => {
+  const messages: Array<Message.Message> = []
+  for (let turn = 0; turn < turns; turn++) {
+    const paths = Array.from(
+      { length: 6 },
+      (_, k) => `services/billing/internal/ledger_${turn}_${k}/reconciliation_worker_${turn}_${k}.go`
+    )
+    messages.push(user(`Turn ${turn}: review ${paths.join(", ")}`))
+    messages.push(assistant(`Reviewed the ${paths.length} files of turn ${turn}; nothing to change.`))
+  }
+  return messages
+}
+
+const checkpointEntry = (id: string, toEntryId: string, firstKeptEntryId: string): Entry.Entry => ({
+  id,
+  parentId: firstKeptEntryId,
+  timestamp: new Date(0).toISOString(),
+  schemaVersion: 1,
+  kind: "checkpoint",
+  checkpoint: {
+    id,
+    generation: 1,
+    coveredRange: { fromEntryId: null, toEntryId },
+    firstKeptEntryId,
+    tokensBefore: 0,
+    tokensAfter: 0,
+    summarizer: { kind: "imported", promptVersion: "test" },
+    text: "## Goal\nAudit the billing services\n## Progress\n- PREVIOUS-CHECKPOINT-MARKER\n## Next Steps\n- continue",
+    createdAt: new Date(0).toISOString()
+  }
+})
+
+describe("TieredSummaryEngine falls back instead of failing", () => {
+  it("a 40-turn session under a 3,000-token window gets a validated checkpoint", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    const input = {
+      entries: toEntries(fortyTurns()),
+      policy: PolicyRegistry.fromCasePolicySync({ contextWindow: 3000, maxOutputTokens: 500 })
+    }
+    expect((await engine.shouldCompact(input)).reasons).toEqual(["threshold"])
+    const result = await engine.compact(input)
+    expect(result.checkpoint?.validation?.ok).toBe(true)
+    expect(result.checkpoint?.content?.progress.done.length).toBeGreaterThan(0)
+    expect(result.fits).toBe(true)
+    expect(await engine.validate(input, result)).toMatchObject({ ok: true })
+  })
+
+  it("when no checkpoint can keep the identifiers and fit, keeps the previous checkpoint and drops the oldest turns", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    const head = toEntries([{ role: "system", content: "You are a code reviewer." }, ...pathHeavyChat(40)])
+    // an earlier (imported) checkpoint covering the first turn; the conversation continues from m3
+    const entries = [...head.slice(0, 4), checkpointEntry("cp-old", "m2", "m3"), ...head.slice(4)]
+    const input = { entries, policy: PolicyRegistry.fromCasePolicySync({ contextWindow: 3000, maxOutputTokens: 500 }) }
+    const result = await engine.compact(input)
+    expect(result.fits).toBe(true)
+    expect(result.after.inputTokens).toBeLessThanOrEqual(result.after.budgetTokens)
+    expect(result.checkpoint).toBeUndefined()
+    expect(result.entriesToAppend.some((entry) => entry.kind === "checkpoint")).toBe(false)
+    expect(result.failures?.every((failure) => failure._tag === "ValidationFailed")).toBe(true)
+    expect(result.stages.some((stage) => stage.stage === "reduce:slidingWindow" && stage.status === "applied")).toBe(
+      true
+    )
+    // the previous checkpoint, the system prompt and the turn in progress stay; older turns went
+    const items = result.view.items
+    expect(
+      items.some((item) => item.source === "checkpoint" && textOf(item.message).includes("PREVIOUS-CHECKPOINT-MARKER"))
+    ).toBe(true)
+    expect(items[0]!.message.role).toBe("system")
+    const last = entries[entries.length - 1] as Entry.MessageEntry
+    const lastUser = entries[entries.length - 2] as Entry.MessageEntry
+    expect(items.at(-1)!.message).toBe(last.message)
+    expect(items.at(-2)!.message).toBe(lastUser.message)
+    expect(items.length).toBeLessThan(entries.length)
+    // the edits reproduce the view from the transcript
+    const assembled = await engine.assembleContext({ ...input, entries: [...entries, ...result.entriesToAppend] })
+    expect(assembled.messages.map(textOf)).toEqual(items.map((item) => textOf(item.message)))
+  })
+
+  it("fails with BudgetExceeded and the numbers, not ValidationFailed, when even the window cannot fit", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    const messages = [...pathHeavyChat(10), user(`Now read this: ${"word ".repeat(3000)}`)]
+    const input = {
+      entries: toEntries([{ role: "system", content: "sys" }, ...messages]),
+      policy: PolicyRegistry.fromCasePolicySync({ contextWindow: 3000, maxOutputTokens: 500 })
+    }
+    const error = await engine.compact(input).catch((failure: unknown) => failure)
+    expect(error).toBeInstanceOf(Errors.BudgetExceeded)
+    const exceeded = error as Errors.BudgetExceeded
+    expect(exceeded.requestTokens).toBeGreaterThan(exceeded.budgetTokens)
+    expect(exceeded.reason).toContain("turn in progress")
+    expect(exceeded.reason).toContain(String(exceeded.requestTokens))
+  })
+})
+
+describe("TieredSummaryEngine hysteresis", () => {
+  /** One small agent step: a call and a short result (about 100 tokens). */
+  const step = (index: number): Array<Message.Message> => [
+    calls({ id: `s${index}`, name: "read", input: { path: `src/step_${index}.ts` } }),
+    results({ id: `s${index}`, name: "read", text: `// step ${index}\n${"y ".repeat(150)}` })
+  ]
+
+  it("after a threshold compaction the next small steps do not trigger another one", async () => {
+    const steps = 10
+    const engine = TieredSummaryEngine.makeAsync()
+    const sessionPolicy = policy(16_000, 3_000)
+    const messages = longSession(6, 1000)
+    let index = 0
+    // grow step by step until the threshold triggers
+    let entries = toEntries(messages)
+    while (!(await engine.shouldCompact({ entries, policy: sessionPolicy })).compact)
+      entries = [...entries, ...toEntries(step(index++), `g${index}-`)]
+    const decision = await engine.shouldCompact({ entries, policy: sessionPolicy })
+    expect(decision.reasons).toEqual(["threshold"])
+    const result = await engine.compact({ entries, policy: sessionPolicy })
+    const lowWater =
+      decision.budget.fixedOverheadTokens +
+      Math.floor(decision.budget.availableTokens * TieredSummaryEngine.LOW_WATER_SHARE)
+    expect(result.after.inputTokens).toBeLessThanOrEqual(lowWater)
+    entries = [...entries, ...result.entriesToAppend]
+    const stepTokens: Array<number> = []
+    for (let next = 0; next < steps; next++) {
+      const before = (await engine.measure({ entries, policy: sessionPolicy })).inputTokens
+      entries = [...entries, ...toEntries(step(index++), `h${next}-`)]
+      const after = await engine.shouldCompact({ entries, policy: sessionPolicy })
+      stepTokens.push(after.measurement.inputTokens - before)
+      expect(after.compact).toBe(false)
+    }
+    // the steps were real growth: together more than the old "just under the threshold" margin of one step
+    expect(Math.min(...stepTokens)).toBeGreaterThan(0)
+    expect(stepTokens.reduce((a, b) => a + b, 0)).toBeGreaterThan(
+      decision.measurement.inputTokens - decision.budget.inputBudgetTokens
+    )
+  })
+
+  it("cheap stages that would stop short of the low-water mark are not applied alone: a checkpoint is written", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    const sessionPolicy = policy(16_000, 3_000)
+    // one large old tool result (clearing it gets under the threshold, far from the low-water mark), three small
+    // recent ones (protected), then chat until the threshold triggers
+    const opening: Array<Message.Message> = [
+      { role: "system", content: "sys" },
+      user("Read the big log"),
+      calls({ id: "big", name: "read", input: { path: "logs/big.log" } }),
+      results({ id: "big", name: "read", text: "z ".repeat(4000) }),
+      ...[0, 1, 2].flatMap((k) => [
+        calls({ id: `r${k}`, name: "read", input: { path: `src/r${k}.ts` } }),
+        results({ id: `r${k}`, name: "read", text: `ok ${k}` })
+      ]),
+      assistant("Read them.")
+    ]
+    let entries = toEntries(opening)
+    let turn = 0
+    while (!(await engine.shouldCompact({ entries, policy: sessionPolicy })).compact) {
+      entries = [
+        ...entries,
+        ...toEntries(
+          [user(`Question ${turn}: ${"why ".repeat(60)}`), assistant(`Answer ${turn}: ${"because ".repeat(60)}`)],
+          `t${turn}-`
+        )
+      ]
+      turn++
+    }
+    const result = await engine.compact({ entries, policy: sessionPolicy })
+    expect(result.checkpoint?.validation?.ok).toBe(true)
+    expect(result.stages.find((stage) => stage.stage === "checkpoint")?.status).toBe("applied")
+  })
+})
