@@ -18,8 +18,13 @@ describe("ai-sdk-agent example", () => {
       expect(step.pairingIntact).toBe(true)
       expect(step.promptTokens + report.maxOutputTokens).toBeLessThanOrEqual(report.windowTokens)
     }
-    // The uncompacted history would be far over the window; compaction did the work.
-    expect(report.compactions.length).toBeGreaterThan(5)
+    // The uncompacted history would be far over the window; compaction did the work, in few, large steps:
+    // each threshold compaction lands at the low-water mark instead of just under the threshold, so it
+    // buys many steps per prompt-cache rewrite (no compaction that frees a trivial amount).
+    expect(report.compactions.length).toBeGreaterThan(0)
+    expect(report.compactions.length).toBeLessThan(220 / 10)
+    for (const compaction of report.compactions)
+      expect(compaction.tokensBefore - compaction.tokensAfter).toBeGreaterThan(report.windowTokens / 8)
     expect(report.steps.at(-1)!.messages).toBeLessThan(2 + 2 * 219)
   }, 180_000)
 
