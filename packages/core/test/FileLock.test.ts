@@ -21,7 +21,8 @@ describe("FileLock.withLock", () => {
       await held
       events.push("first:end")
     })
-    await new Promise((resolve) => setImmediate(resolve))
+    // Start the second holder only once the first really holds the lock (acquiring is asynchronous I/O).
+    while (!events.includes("first:start")) await new Promise((resolve) => setTimeout(resolve, 1))
     const second = FileLock.withLock(path, async () => {
       events.push("second")
     })
