@@ -146,19 +146,24 @@ const rollbackTarget = (entry: Entry): string | undefined => {
 }
 
 /**
- * Reconstructs the active view from a session's entries (in transcript
- * order). Pure; never throws on inconsistent input: invalid checkpoints are
- * skipped and listed in `skippedCheckpoints`.
+ * The checkpoint a view is built on: the latest checkpoint entry that is not
+ * rolled back and whose `coveredRange.toEntryId` and `firstKeptEntryId` name
+ * earlier entries. Shared by the store's {@link reconstruct} and the
+ * engines' views, so a rollback appended through the store is honoured
+ * everywhere.
  *
- * @category constructors
+ * Returns the entry with its index, each entry id's first position, and the
+ * checkpoints skipped with the reason.
+ *
+ * @category getters
  */
-export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptions = {}): ActiveView => {
-  const nextGeneration = maxGeneration(allEntries) + 1
-  let entries = allEntries
-  if (options.beforeCheckpointId !== undefined) {
-    const cut = allEntries.findIndex((entry) => entry.kind === "checkpoint" && entry.id === options.beforeCheckpointId)
-    if (cut !== -1) entries = allEntries.slice(0, cut)
-  }
+export const selectCheckpoint = (
+  entries: ReadonlyArray<Entry>
+): {
+  readonly checkpoint: { readonly entry: CheckpointEntry; readonly index: number } | undefined
+  readonly position: ReadonlyMap<string, number>
+  readonly skippedCheckpoints: ReadonlyArray<{ readonly entryId: string; readonly reason: string }>
+} => {
   const position = new Map<string, number>()
   entries.forEach((entry, index) => {
     if (!position.has(entry.id)) position.set(entry.id, index)
@@ -193,6 +198,25 @@ export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptio
     if (reason === undefined) active = { entry, index }
     else skippedCheckpoints.push({ entryId: entry.id, reason })
   })
+
+  return { checkpoint: active, position, skippedCheckpoints }
+}
+
+/**
+ * Reconstructs the active view from a session's entries (in transcript
+ * order). Pure; never throws on inconsistent input: invalid checkpoints are
+ * skipped and listed in `skippedCheckpoints`.
+ *
+ * @category constructors
+ */
+export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptions = {}): ActiveView => {
+  const nextGeneration = maxGeneration(allEntries) + 1
+  let entries = allEntries
+  if (options.beforeCheckpointId !== undefined) {
+    const cut = allEntries.findIndex((entry) => entry.kind === "checkpoint" && entry.id === options.beforeCheckpointId)
+    if (cut !== -1) entries = allEntries.slice(0, cut)
+  }
+  const { checkpoint: active, position, skippedCheckpoints } = selectCheckpoint(entries)
 
   const render = options.renderCheckpoint ?? renderCheckpoint
   const memory = options.renderMemory ?? renderMemory

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { type Checkpoint, ContextView, Entry, type Message, type ViewEdit } from "@context-engine/core"
+import { ActiveView, type Checkpoint, ContextView, type Entry, type Message, type ViewEdit } from "@context-engine/core"
 import * as CheckpointRenderer from "./CheckpointRenderer.ts"
 
 /**
@@ -46,24 +46,11 @@ export const checkpointItem = (entryId: string, checkpoint: Checkpoint.Checkpoin
   editedBy: []
 })
 
-const latestCheckpoint = (entries: ReadonlyArray<Entry.Entry>): Entry.CheckpointEntry | undefined => {
-  const seen = new Set<string>()
-  let latest: Entry.CheckpointEntry | undefined
-  for (const entry of entries) {
-    if (
-      Entry.isCheckpointEntry(entry) &&
-      seen.has(entry.checkpoint.coveredRange.toEntryId) &&
-      (entry.checkpoint.firstKeptEntryId === null || seen.has(entry.checkpoint.firstKeptEntryId))
-    )
-      latest = entry
-    seen.add(entry.id)
-  }
-  return latest
-}
-
 /**
- * Builds the view from entries. A checkpoint whose `coveredRange.toEntryId`
- * or `firstKeptEntryId` does not name an earlier entry is ignored.
+ * Builds the view from entries, on the checkpoint core's
+ * `ActiveView.selectCheckpoint` picks (the same one the transcript store
+ * uses): the latest one not rolled back whose `coveredRange.toEntryId` and
+ * `firstKeptEntryId` name earlier entries.
  *
  * @category constructors
  */
@@ -71,7 +58,7 @@ export const fromEntries = (
   entries: ReadonlyArray<Entry.Entry>,
   tools: ReadonlyArray<ContextView.ToolDefinition> = []
 ): CheckpointView => {
-  const checkpointEntry = latestCheckpoint(entries)
+  const checkpointEntry = ActiveView.selectCheckpoint(entries).checkpoint?.entry
   const prefix: Array<ContextView.ViewItem> = []
   const originals = new Map<string, Message.Message>()
   const edits: Array<ViewEdit.ViewEdit> = []
@@ -81,15 +68,7 @@ export const fromEntries = (
       if (entry.message.role === "system")
         prefix.push({ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] })
     } else if (entry.kind === "memory")
-      prefix.push({
-        entryId: entry.id,
-        message: {
-          role: "system",
-          content: `Memory${entry.memory.scope ? ` (${entry.memory.scope})` : ""}: ${entry.memory.text}`
-        },
-        source: "memory",
-        editedBy: []
-      })
+      prefix.push({ entryId: entry.id, message: ActiveView.renderMemory(entry.memory), source: "memory", editedBy: [] })
     else if (entry.kind === "edit") edits.push(entry.edit)
   }
   const messages = entries.filter(
