@@ -570,7 +570,13 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
           built.extra.after
         )
       )
-      const edits = editEntries(input, cheap.edits, timestamp)
+      // Overlays on entries the new checkpoint covers would never show again:
+      // keep only those on the tail, so the transcript records what matters.
+      const hidden = new Set([...covered, ...turnPrefix].map((item) => item.entryId))
+      const tailEdits = cheap.edits.filter(
+        (edit) => !hidden.has(edit.op === "insert" ? edit.afterEntryId : edit.entryId)
+      )
+      const edits = editEntries(input, tailEdits, timestamp)
       const checkpointEntry: Entry.CheckpointEntry = {
         id: built.checkpoint.id,
         parentId: edits[edits.length - 1]?.id ?? input.entries[input.entries.length - 1]?.id ?? null,
@@ -581,7 +587,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       }
       const result: ContextEngine.CompactionResult = {
         view: built.extra.view,
-        edits: cheap.edits,
+        edits: tailEdits,
         checkpoint: built.checkpoint,
         entriesToAppend: [...edits, checkpointEntry],
         stages,
