@@ -149,7 +149,10 @@ export default async function (): Promise<void> {
 
   const windows = [
     { contextWindow: 200_000, maxOutputTokens: 32_000 },
-    { contextWindow: 128_000, maxOutputTokens: 16_384 }
+    { contextWindow: 128_000, maxOutputTokens: 16_384 },
+    // A 48K window: pruneMessages applies a fixed rule, not a budget, so this shows whether a peer still fits
+    // when the budget is tighter than its rule's output (the session's last user turn alone is ~27K tokens).
+    { contextWindow: 48_000, maxOutputTokens: 4_096 }
   ]
   const summary: Array<Record<string, string | number>> = []
   for (const window of windows) {
