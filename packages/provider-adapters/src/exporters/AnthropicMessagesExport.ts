@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import type { Message } from "@context-engine/core"
-import { dataString, type ExportInput, isUrl, messagesOf } from "./ExportInput.ts"
+import { dataString, type ExportInput, isUrl, messagesOf, outputText } from "./ExportInput.ts"
 
 type Block = Record<string, unknown>
 
@@ -61,26 +61,17 @@ const userBlock = (part: Message.UserContentPart): Block => {
   }
 }
 
-const resultContent = (output: Message.ToolResultOutput): string | Array<Block> => {
-  switch (output.type) {
-    case "text":
-    case "error-text":
-      return output.value
-    case "json":
-    case "error-json":
-      return JSON.stringify(output.value)
-    case "execution-denied":
-      return `Tool execution denied${output.reason ? `: ${output.reason}` : "."}`
-    case "content":
-      return output.value.flatMap((item): Array<Block> => {
+// Multi-part content keeps its images as blocks; everything else is the shared text form.
+const resultContent = (output: Message.ToolResultOutput): string | Array<Block> =>
+  output.type !== "content"
+    ? outputText(output)
+    : output.value.flatMap((item): Array<Block> => {
         if (item.type === "text") return [{ type: "text", text: item.text }]
         if (item.type === "image-data")
           return [{ type: "image", source: { type: "base64", media_type: item.mediaType, data: item.data } }]
         if (item.type === "image-url") return [{ type: "image", source: { type: "url", url: item.url } }]
         return []
       })
-  }
-}
 
 const assistantBlock = (part: Message.AssistantContentPart): Array<Block> => {
   switch (part.type) {
