@@ -15,7 +15,10 @@
  * Encoders are loaded lazily on first use (loading o200k_base costs ~300 ms),
  * and text is encoded as ordinary text: special-token strings such as
  * `<|endoftext|>` inside a message count as the characters they are
- * (tiktoken `encode_ordinary`), so counting never throws.
+ * (tiktoken `encode_ordinary`), so counting never throws. Text is encoded in
+ * chunks of at most 1 KiB cut at piece boundaries (`TextChunks.ts`): exact
+ * for ordinary text, linear in the length of long unbroken runs (base64,
+ * one repeated letter) with at most 1 token of error per 1 KiB of such a run.
  *
  * @since 0.1.0
  */
@@ -23,6 +26,7 @@ import { createRequire } from "node:module"
 import { Effect, Layer } from "effect"
 import * as Estimator from "./Estimator.ts"
 import type { ModelPolicy, TokenizerId } from "./ModelPolicy.ts"
+import * as TextChunks from "./TextChunks.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 
 /**
@@ -106,8 +110,8 @@ export const gptTokenizer = (encoding: Encoding): ExactTokenizer => {
     backend: "gpt-tokenizer",
     count: (text) => {
       if (text.length === 0) return 0
-      module ??= loadGptTokenizer(encoding)
-      return module.countTokens(text, ordinary)
+      const loaded = (module ??= loadGptTokenizer(encoding))
+      return TextChunks.sumOverChunks(text, (chunk) => loaded.countTokens(chunk, ordinary))
     },
     free: () => {}
   }
@@ -129,8 +133,8 @@ export const tiktoken = (encoding: Encoding): ExactTokenizer => {
     backend: "tiktoken",
     count: (text) => {
       if (text.length === 0) return 0
-      encoder ??= (require("tiktoken") as TiktokenModule).get_encoding(encoding)
-      return encoder.encode_ordinary(text).length
+      const loaded = (encoder ??= (require("tiktoken") as TiktokenModule).get_encoding(encoding))
+      return TextChunks.sumOverChunks(text, (chunk) => loaded.encode_ordinary(chunk).length)
     },
     free: () => {
       encoder?.free()
