@@ -110,7 +110,8 @@ export const gptTokenizer = (encoding: Encoding): ExactTokenizer => {
     backend: "gpt-tokenizer",
     count: (text) => {
       if (text.length === 0) return 0
-      const loaded = (module ??= loadGptTokenizer(encoding))
+      module ??= loadGptTokenizer(encoding)
+      const loaded = module
       return TextChunks.sumOverChunks(text, (chunk) => loaded.countTokens(chunk, ordinary))
     },
     free: () => {}
@@ -133,7 +134,8 @@ export const tiktoken = (encoding: Encoding): ExactTokenizer => {
     backend: "tiktoken",
     count: (text) => {
       if (text.length === 0) return 0
-      const loaded = (encoder ??= (require("tiktoken") as TiktokenModule).get_encoding(encoding))
+      encoder ??= (require("tiktoken") as TiktokenModule).get_encoding(encoding)
+      const loaded = encoder
       return TextChunks.sumOverChunks(text, (chunk) => loaded.encode_ordinary(chunk).length)
     },
     free: () => {
