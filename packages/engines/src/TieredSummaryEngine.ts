@@ -339,7 +339,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     after: ReadonlyArray<Entry.Entry> = []
   ): Array<Entry.Entry> => {
     let parentId = after.at(-1)?.id ?? input.entries[input.entries.length - 1]?.id ?? null
-    const base = parentId ?? "start"
+    const base = input.entries[input.entries.length - 1]?.id ?? "start"
     return edits.map((edit, index) => {
       const id = `edit:${base}:${index}`
       const entry: Entry.EditEntry = { id, parentId, timestamp, schemaVersion: 1, kind: "edit", edit }
