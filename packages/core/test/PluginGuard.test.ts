@@ -17,18 +17,19 @@ describe("PluginGuard.guardPromise", () => {
   })
 
   it("a synchronous throw, a rejection, a hang and a malformed result are typed failures", async () => {
-    const cases: Array<[PluginGuard.PluginFailure, () => Promise<number> | number, ((n: number) => string | undefined)?]> =
+    const cases: Array<
+      [PluginGuard.PluginFailure, () => Promise<number> | number, ((n: number) => string | undefined)?]
+    > = [
       [
-        [
-          "threw",
-          () => {
-            throw new TypeError("boom")
-          }
-        ],
-        ["threw", () => Promise.reject(new Error("rejected"))],
-        ["timeout", () => new Promise<number>(() => {})],
-        ["malformed", async () => -1, (n) => (n < 0 ? "negative" : undefined)]
-      ]
+        "threw",
+        () => {
+          throw new TypeError("boom")
+        }
+      ],
+      ["threw", () => Promise.reject(new Error("rejected"))],
+      ["timeout", () => new Promise<number>(() => {})],
+      ["malformed", async () => -1, (n) => (n < 0 ? "negative" : undefined)]
+    ]
     for (const [expected, run, validate] of cases) {
       const error = failureOf(await Effect.runPromiseExit(PluginGuard.guardPromise({ ...options, run, validate })))
       expect(error._tag).toBe("PluginFailed")

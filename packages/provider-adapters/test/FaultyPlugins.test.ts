@@ -72,7 +72,11 @@ const run = async (engine: Parameters<typeof contextEngineMiddleware>[0]["engine
   const middleware = contextEngineMiddleware({ engine, policy, onEvent: (event) => events.push(event) })
   const messages = longHistory(12) as Array<ModelMessage>
   const abortSignal = abortAfterMs === undefined ? undefined : AbortSignal.timeout(abortAfterMs)
-  const result = generateText({ model: wrapLanguageModel({ model, middleware }), messages, abortSignal })
+  const result = generateText({
+    model: wrapLanguageModel({ model, middleware }),
+    messages,
+    ...(abortSignal ? { abortSignal } : {})
+  })
   return { result, calls, events }
 }
 
