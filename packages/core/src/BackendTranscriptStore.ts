@@ -85,6 +85,22 @@ const warn = (issues: ReadonlyArray<TranscriptLog.TranscriptIssue>) =>
  *
  * @category constructors
  */
+/**
+ * Why a session id cannot be used (undefined when it can): it must be a
+ * non-empty, well-formed string (no lone UTF-16 surrogate: file and URL
+ * encodings of the id throw `URIError` on one).
+ */
+// With the `u` flag a surrogate range matches only unpaired (lone) surrogates.
+const loneSurrogate = /[\uD800-\uDFFF]/u
+const sessionIdProblem = (sessionId: unknown): string | undefined =>
+  typeof sessionId !== "string"
+    ? `must be a string, got ${typeof sessionId}`
+    : sessionId.length === 0
+      ? "must be a non-empty string"
+      : loneSurrogate.test(sessionId)
+        ? "contains a lone UTF-16 surrogate (not well-formed Unicode)"
+        : undefined
+
 export const make = (backend: Backend): Service => {
   const indexes = new Map<string, SessionIndex>()
   const mutexes = new Map<string, <A>(body: () => Promise<A>) => Promise<A>>()
@@ -137,10 +153,12 @@ export const make = (backend: Backend): Service => {
       Effect.map(({ value }) => value)
     )
 
-  const checkSession = (sessionId: string) =>
-    sessionId.length === 0
-      ? Effect.fail(new InvalidInput({ what: "session id", path: "", detail: "must be a non-empty string" }))
-      : Effect.void
+  const checkSession = (sessionId: string) => {
+    const problem = sessionIdProblem(sessionId)
+    return problem === undefined
+      ? Effect.void
+      : Effect.fail(new InvalidInput({ what: "session id", path: "", detail: problem }))
+  }
 
   const encode = (entries: ReadonlyArray<Entry>) =>
     Effect.try({
@@ -158,6 +176,10 @@ export const make = (backend: Backend): Service => {
   const append: Service["append"] = (sessionId, entries) =>
     Effect.gen(function* () {
       yield* checkSession(sessionId)
+      if (!Array.isArray(entries))
+        return yield* Effect.fail(
+          new InvalidInput({ what: "entries", path: "", detail: `Expected an array of entries, got ${typeof entries}` })
+        )
       const checkpointAt = entries.findIndex((entry) => entry.kind === "checkpoint")
       if (checkpointAt !== -1) {
         return yield* Effect.fail(
@@ -279,6 +301,17 @@ export const make = (backend: Backend): Service => {
     )
 
   const load: Service["load"] = (sessionId, options) =>
+    sessionIdProblem(sessionId) !== undefined
+      ? Effect.fail(
+          new TranscriptStoreFailed({
+            source: String(sessionId).slice(0, 80),
+            operation: "load",
+            reason: `invalid session id: ${sessionIdProblem(sessionId)}`
+          })
+        )
+      : loadValid(sessionId, options)
+
+  const loadValid: Service["load"] = (sessionId, options) =>
     Effect.tryPromise({
       try: async (): Promise<LoadedTranscript> => {
         const entries: Array<Entry> = []
