@@ -18,7 +18,6 @@
  *
  * @since 0.1.0
  */
-import { randomUUID } from "node:crypto"
 import { Effect, Stream } from "effect"
 import * as ActiveView from "./ActiveView.ts"
 import type { CheckpointEntry, Entry } from "./Entry.ts"
@@ -299,7 +298,7 @@ export const make = (backend: Backend): Service => {
           })
         }
         const event: Entry = {
-          id: `rollback-${randomUUID()}`,
+          id: `rollback-${crypto.randomUUID()}`,
           parentId: index.lastEntryId,
           timestamp: new Date().toISOString(),
           schemaVersion: CURRENT_SCHEMA_VERSION,

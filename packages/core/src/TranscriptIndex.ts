@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
+import * as ContentHash from "./ContentHash.ts"
 import type { Entry } from "./Entry.ts"
 import { CheckpointConflict, InvalidInput } from "./Errors.ts"
 import type { Cursor, RawRecord } from "./TranscriptBackend.ts"
@@ -27,7 +27,7 @@ export interface SessionIndex {
   cursor: Cursor
   readonly ids: Set<string>
   readonly decoder: TranscriptLog.Decoder
-  /** Entry id → SHA-256 of its stored text. */
+  /** Entry id → digest of its stored text ({@link digest}). */
   readonly digests: Map<string, string>
   readonly checkpointIds: Set<string>
   /** Generation → checkpoint entry id. */
@@ -56,11 +56,11 @@ export const empty = (source: string): SessionIndex => {
 }
 
 /**
- * Base64 SHA-256 of a stored text.
+ * The digest of a stored text (`ContentHash.text`).
  *
  * @category getters
  */
-export const digest = (text: string): string => createHash("sha256").update(text).digest("base64")
+export const digest = (text: string): string => ContentHash.text(text)
 
 /**
  * Records an entry stored with `text`.

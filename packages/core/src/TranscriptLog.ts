@@ -13,8 +13,8 @@
  *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
 import { Exit, Schema } from "effect"
+import * as ContentHash from "./ContentHash.ts"
 import { toInvalidInput } from "./Decode.ts"
 import { CURRENT_SCHEMA_VERSION, Entry } from "./Entry.ts"
 import { InvalidInput } from "./Errors.ts"
@@ -218,14 +218,13 @@ export const BATCH_FRAME = "context-engine.batch"
 
 const BATCH_PREFIX = `{"frame":"${BATCH_FRAME}"`
 
-const checksum = (texts: ReadonlyArray<string>): string =>
-  createHash("sha256").update(texts.join("\n")).digest("base64")
+const checksum = (texts: ReadonlyArray<string>): string => ContentHash.text(texts.join("\n"))
 
 /**
  * Frames several encoded entries ({@link encodeEntry} texts) as one record:
- * `{"frame":"context-engine.batch","schemaVersion":1,"count":N,"sha256":"…","entries":[…]}`,
- * one line. `sha256` is the base64 SHA-256 of the entry texts joined with
- * `\n`. Stores that cannot commit several records in one transaction (the
+ * `{"frame":"context-engine.batch","schemaVersion":1,"count":N,"checksum":"…","entries":[…]}`,
+ * one line. `checksum` is `ContentHash.text` (length and 64-bit hash) of the
+ * entry texts joined with `\n`. Stores that cannot commit several records in one transaction (the
  * JSONL file) write a compaction's edits, memory entries and checkpoint as
  * one batch record, so a reader sees all of them or none: a write cut short
  * leaves a torn final line (ignored, then removed by the next writer), and a
@@ -234,7 +233,7 @@ const checksum = (texts: ReadonlyArray<string>): string =>
  * @category encoding
  */
 export const encodeBatch = (texts: ReadonlyArray<string>): string =>
-  `${BATCH_PREFIX},"schemaVersion":${CURRENT_SCHEMA_VERSION},"count":${texts.length},"sha256":"${checksum(texts)}","entries":[${texts.join(",")}]}`
+  `${BATCH_PREFIX},"schemaVersion":${CURRENT_SCHEMA_VERSION},"count":${texts.length},"checksum":"${checksum(texts)}","entries":[${texts.join(",")}]}`
 
 /**
  * Unpacks a record: a batch record ({@link encodeBatch}) becomes its entry
@@ -246,7 +245,7 @@ export const expandRecord = (
   text: string
 ): { readonly texts: ReadonlyArray<string> } | { readonly invalid: string } => {
   if (!text.startsWith(BATCH_PREFIX)) return { texts: [text] }
-  let frame: { count?: unknown; sha256?: unknown; entries?: unknown }
+  let frame: { count?: unknown; checksum?: unknown; entries?: unknown }
   try {
     frame = JSON.parse(text) as typeof frame
   } catch (error) {
@@ -256,6 +255,6 @@ export const expandRecord = (
   // JSON.stringify(JSON.parse(t)) === t for every t written by JSON.stringify, so the checksum is reproducible.
   const texts = frame.entries.map((entry) => JSON.stringify(entry))
   if (frame.count !== texts.length) return { invalid: `batch count ${String(frame.count)} ≠ ${texts.length} entries` }
-  if (frame.sha256 !== checksum(texts)) return { invalid: "batch checksum does not match its entries" }
+  if (frame.checksum !== checksum(texts)) return { invalid: "batch checksum does not match its entries" }
   return { texts }
 }
