@@ -1,11 +1,13 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider"
-import { Checkpoint, type Entry, Errors, type Message, PolicyRegistry } from "@context-engine/core"
+import { Checkpoint, type Entry, Errors, type Message } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
+import { Cases } from "@context-engine/core/testing"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as LanguageModelSummarizer from "../src/LanguageModelSummarizer.ts"
+import * as ModelSpec from "../src/ModelSpec.ts"
 
 const usage = (inputTokens: number, outputTokens: number): LanguageModelV4GenerateResult["usage"] => ({
   inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
@@ -214,7 +216,7 @@ describe("LanguageModelSummarizer", () => {
   })
 
   it("C05 through the engine: a throwing model commits no checkpoint and the request still fits", async () => {
-    const testCase = loadCase<{ messages: Array<Message.Message>; policy: PolicyRegistry.CasePolicy }>("C05")
+    const testCase = loadCase<{ messages: Array<Message.Message>; policy: Cases.CasePolicy }>("C05")
     const entries: Array<Entry.Entry> = testCase.messages.map((message, index) => ({
       id: `m${index}`,
       parentId: index === 0 ? null : `m${index - 1}`,
@@ -232,7 +234,7 @@ describe("LanguageModelSummarizer", () => {
       summarizer: LanguageModelSummarizer.make({ model }),
       strategies: () => []
     })
-    const result = await engine.compact({ entries, policy: PolicyRegistry.fromCasePolicySync(testCase.policy) })
+    const result = await engine.compact({ entries, policy: Cases.policySync(testCase.policy) })
     expect(result.checkpoint).toBeUndefined()
     expect(result.entriesToAppend.filter((entry) => entry.kind === "checkpoint")).toEqual([])
     expect(result.failures?.[0]).toBeInstanceOf(Errors.SummarizerFailed)
@@ -241,7 +243,7 @@ describe("LanguageModelSummarizer", () => {
 
   it("a model spec without an API key fails fast with a typed, readable error", async () => {
     for (const spec of ["anthropic:claude-haiku-4-5", "openai:gpt-5-mini", "anthropic/claude-haiku-4.5"]) {
-      const exit = await Effect.runPromiseExit(LanguageModelSummarizer.resolveModel(spec, {}))
+      const exit = await Effect.runPromiseExit(ModelSpec.resolve(spec, {}))
       const error =
         exit._tag === "Failure" ? exit.cause.reasons.find((reason) => reason._tag === "Fail")?.error : undefined
       expect(error).toBeInstanceOf(Errors.SummarizerFailed)
@@ -249,5 +251,31 @@ describe("LanguageModelSummarizer", () => {
         /no API key: set (ANTHROPIC|OPENAI|AI_GATEWAY)_API_KEY/
       )
     }
+  })
+
+  it("a provider package that is not installed fails with an error naming the package to install", async () => {
+    const notInstalled: ModelSpec.LoadPackage = (name) =>
+      Promise.reject(Object.assign(new Error(`Cannot find package '${name}'`), { code: "ERR_MODULE_NOT_FOUND" }))
+    for (const [spec, name] of [
+      ["anthropic:claude-haiku-4-5", "@ai-sdk/anthropic"],
+      ["openai:gpt-5-mini", "@ai-sdk/openai"]
+    ] as const) {
+      const env = { ANTHROPIC_API_KEY: "key", OPENAI_API_KEY: "key" }
+      const exit = await Effect.runPromiseExit(ModelSpec.resolve(spec, env, notInstalled))
+      const error =
+        exit._tag === "Failure" ? exit.cause.reasons.find((reason) => reason._tag === "Fail")?.error : undefined
+      expect(error).toBeInstanceOf(Errors.SummarizerFailed)
+      expect((error as Errors.SummarizerFailed).message).toContain(`install it (npm install ${name})`)
+    }
+  })
+
+  it("an installed provider package resolves the spec to its model", async () => {
+    const exit = await Effect.runPromiseExit(
+      ModelSpec.resolve("anthropic:claude-haiku-4-5", { ANTHROPIC_API_KEY: "k" })
+    )
+    expect(exit._tag).toBe("Success")
+    const model = exit._tag === "Success" ? (exit.value as { modelId: string; provider: string }) : undefined
+    expect(model?.modelId).toBe("claude-haiku-4-5")
+    expect(model?.provider).toMatch(/anthropic/)
   })
 })
