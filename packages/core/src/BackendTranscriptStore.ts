@@ -113,7 +113,7 @@ export const make = (backend: Backend): Service => {
     const issues: Array<TranscriptLog.TranscriptIssue> = result.repaired ? [result.repaired] : []
     for (const raw of result.records) {
       const decoded = TranscriptIndex.decodeRecord(index.decoder, source, raw)
-      issues.push(...decoded.issues)
+      for (const issue of decoded.issues) issues.push(issue)
       for (const { entry, text } of decoded.entries) TranscriptIndex.record(index, entry, text)
     }
     index.cursor = result.cursor
@@ -256,7 +256,7 @@ export const make = (backend: Backend): Service => {
         const entries: Array<Entry> = []
         const issues: Array<TranscriptLog.TranscriptIssue> = []
         for await (const decoded of decodeRecords(sessionId, options)) {
-          issues.push(...decoded.issues)
+          for (const issue of decoded.issues) issues.push(issue)
           for (const { entry } of decoded.entries) entries.push(entry)
         }
         return { sessionId, entries, issues }

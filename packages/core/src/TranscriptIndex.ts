@@ -101,7 +101,7 @@ export const decodeRecord = (
   const issues: Array<TranscriptLog.TranscriptIssue> = []
   for (const text of expanded.texts) {
     const decoded = decoder.decode(text, raw.line, raw.torn)
-    issues.push(...decoded.issues)
+    for (const issue of decoded.issues) issues.push(issue)
     if (decoded.entry) entries.push({ entry: decoded.entry, text })
   }
   return { entries, issues }

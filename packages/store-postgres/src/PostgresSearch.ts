@@ -72,7 +72,7 @@ const termsOf = (text: string): ReadonlyArray<string> =>
 const snippet = (text: string, terms: ReadonlyArray<string>) => {
   const lower = text.toLowerCase()
   const found = terms.map((term) => lower.indexOf(term)).filter((at) => at !== -1)
-  const offset = found.length === 0 ? 0 : Math.min(...found)
+  const offset = found.reduce((first, at) => Math.min(first, at), found[0] ?? 0)
   const start = Math.max(0, offset - SNIPPET_CHARS / 3)
   const end = Math.min(text.length, start + SNIPPET_CHARS)
   return {

@@ -185,7 +185,8 @@ export const makeBackend = (pool: pg.Pool, options: Options, describePrefix: str
             [sessionId, ...rowsOf(texts)]
           )
           await query("UPDATE transcript_sessions SET updated_at = now() WHERE session_id = $1", [sessionId])
-          const seq = Math.max(cursor.offset, ...rows.map((row: { seq: string }) => Number(row.seq)))
+          // No argument spread: a batch may hold more rows than the call stack has room for.
+          const seq = rows.reduce((max: number, row: { seq: string }) => Math.max(max, Number(row.seq)), cursor.offset)
           return { offset: seq, line: seq }
         }
       })
