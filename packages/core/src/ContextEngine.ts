@@ -25,6 +25,7 @@ import type {
 import type { Measurement } from "./Measurement.ts"
 import type { Message } from "./Message.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
+import * as Telemetry from "./Telemetry.ts"
 import type { ViewEdit } from "./ViewEdit.ts"
 
 /**
@@ -39,6 +40,11 @@ export interface EngineInput {
   readonly policy: ModelPolicy
   /** Compaction was requested explicitly (e.g. `/compact`). */
   readonly manual?: boolean
+  /**
+   * Run only the deterministic tiers (no summarizer, no checkpoint): the
+   * `advisory` rollout mode. Engines without a summarizer ignore it.
+   */
+  readonly deterministicOnly?: boolean
 }
 
 /**
@@ -194,17 +200,20 @@ export type AsyncContextEngine = {
 } & { readonly name: string; readonly engine: ContextEngine }
 
 /**
- * Wraps an engine in its Promise face.
+ * Wraps an engine in its Promise face. `measure` and `compact` run inside
+ * OpenTelemetry spans (`Telemetry.ts`; no-ops until a tracer provider is
+ * registered).
  *
  * @category constructors
  */
 export const toAsync = (engine: ContextEngine): AsyncContextEngine => ({
   name: engine.name,
   engine,
-  measure: (input) => Effect.runPromise(engine.measure(input)),
+  measure: (input) => Telemetry.measureSpan(engine.name, input, () => Effect.runPromise(engine.measure(input))),
   shouldCompact: (input) => Effect.runPromise(engine.shouldCompact(input)),
   plan: (input) => Effect.runPromise(engine.plan(input)),
-  compact: (input, plan) => Effect.runPromise(engine.compact(input, plan)),
+  compact: (input, plan) =>
+    Telemetry.compactSpan(engine.name, input, () => Effect.runPromise(engine.compact(input, plan))),
   validate: (input, result) => Effect.runPromise(engine.validate(input, result)),
   assembleContext: (input) => Effect.runPromise(engine.assembleContext(input)),
   recordOutcome: (input, outcome) => Effect.runPromise(engine.recordOutcome(input, outcome))

@@ -17,12 +17,14 @@ import {
   type Errors,
   type Message,
   type ModelPolicy,
-  PolicyRegistry
+  PolicyRegistry,
+  Telemetry
 } from "@context-engine/core"
 import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
 import { Cause, Effect, Exit } from "effect"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
+import * as RolloutMode from "./RolloutMode.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -90,6 +92,10 @@ export type ContextEvent =
       readonly tokensAfter: number
       readonly stages: ReadonlyArray<ContextEngine.StageReport>
       readonly checkpointId?: string
+      /** The rollout mode; in `shadow` (and `advisory` with a checkpoint) the checkpoint was recorded, not applied. */
+      readonly mode?: RolloutMode.RolloutMode
+      /** Id of the shadow entry holding what was withheld. */
+      readonly shadowEntryId?: string
     }
   | { readonly type: "compaction-failed"; readonly sessionId: string; readonly error: ContextEngine.CompactionError }
   | {
@@ -123,6 +129,12 @@ export interface ControllerOptions {
   readonly onEvent?: (event: ContextEvent) => void
   /** Compact-and-retry once on a classified context overflow. Default `true`. */
   readonly overflowRecovery?: boolean
+  /**
+   * Rollout mode (`RolloutMode.ts`): `shadow` records what compaction would
+   * do and sends the request unchanged; `advisory` applies only the
+   * deterministic tiers; `active` (default) applies everything.
+   */
+  readonly mode?: RolloutMode.RolloutMode
 }
 
 /**
@@ -298,6 +310,52 @@ export const make = (options: ControllerOptions): ContextController => {
     }
   }
 
+  const mode = options.mode ?? "active"
+
+  /** Compacts and commits what the mode allows; a failure leaves the previous valid view in force. */
+  const compactIn = async (
+    current: Session.Session,
+    input: ContextEngine.EngineInput,
+    reasons: ReadonlyArray<ContextEngine.CompactionReason>
+  ): Promise<void> => {
+    let result: ContextEngine.CompactionResult
+    try {
+      result = await Telemetry.compactSpan(engine.name, input, () => Effect.runPromise(engine.compact(input)), mode)
+    } catch (error) {
+      emit(options, {
+        type: "compaction-failed",
+        sessionId: current.sessionId,
+        error: error as ContextEngine.CompactionError
+      })
+      return
+    }
+    const last = current.entries().at(-1)
+    const { commit, shadow } = RolloutMode.split(mode, result, reasons, {
+      id: current.nextId(),
+      parentId: last?.id ?? null,
+      timestamp: new Date().toISOString()
+    })
+    let committed = commit
+    if (mode === "advisory" && result.checkpoint !== undefined) {
+      // The checkpoint is recorded as a shadow; what is applied is the deterministic reduction.
+      const deterministic = { ...input, deterministicOnly: true }
+      const reduced = await Effect.runPromise(Effect.result(engine.compact(deterministic)))
+      committed = reduced._tag === "Success" ? reduced.success.entriesToAppend : []
+    }
+    await current.append(shadow ? [...committed, shadow] : committed)
+    emit(options, {
+      type: "compaction",
+      sessionId: current.sessionId,
+      reasons,
+      tokensBefore: result.before.inputTokens,
+      tokensAfter: result.after.inputTokens,
+      stages: result.stages,
+      ...(result.checkpoint ? { checkpointId: result.checkpoint.id } : {}),
+      mode,
+      ...(shadow ? { shadowEntryId: shadow.id } : {})
+    })
+  }
+
   const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = []) => {
     const current = await session(model)
     return exclusive(current.sessionId, () => prepareIn(current, model, messages, tools, ephemeralSystem))
@@ -323,23 +381,10 @@ export const make = (options: ControllerOptions): ContextController => {
     const entriesFor = (): ReadonlyArray<Entry.Entry> => [...ephemeral, ...current.entries()]
     const input: ContextEngine.EngineInput = { entries: entriesFor(), tools, policy }
     const decision = await asyncEngine.shouldCompact(input)
-    if (decision.compact) {
-      const exit = await Effect.runPromise(Effect.result(engine.compact(input)))
-      if (exit._tag === "Success") {
-        await current.append(exit.success.entriesToAppend)
-        emit(options, {
-          type: "compaction",
-          sessionId: current.sessionId,
-          reasons: decision.reasons,
-          tokensBefore: exit.success.before.inputTokens,
-          tokensAfter: exit.success.after.inputTokens,
-          stages: exit.success.stages,
-          ...(exit.success.checkpoint ? { checkpointId: exit.success.checkpoint.id } : {})
-        })
-      } else {
-        // The previous valid view stays in force (DESIGN.md invariants).
-        emit(options, { type: "compaction-failed", sessionId: current.sessionId, error: exit.failure })
-      }
+    if (decision.compact) await compactIn(current, input, decision.reasons)
+    if (mode === "shadow") {
+      const prepared = await assemble(current, model, { ...input, entries: entriesFor() }, messages)
+      return { ...prepared, messages, rewritten: false }
     }
     return assemble(current, model, { ...input, entries: entriesFor() }, messages)
   }
