@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ModelsDevCatalog, PolicyFile, PolicyRegistry } from "@context-engine/core"
+import { ModelsDevCatalog, PolicyRegistry } from "@context-engine/core"
+import { PolicyFile } from "@context-engine/core/node"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 
