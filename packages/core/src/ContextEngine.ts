@@ -25,6 +25,7 @@ import type {
 import type { Measurement } from "./Measurement.ts"
 import type { Message } from "./Message.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
+import type { PluginFailed } from "./PluginGuard.ts"
 import * as Telemetry from "./Telemetry.ts"
 import type { ViewEdit } from "./ViewEdit.ts"
 
@@ -45,6 +46,12 @@ export interface EngineInput {
    * `advisory` rollout mode. Engines without a summarizer ignore it.
    */
   readonly deterministicOnly?: boolean
+  /**
+   * The caller's signal (AI SDK `abortSignal`). Plug-ins (summarizer, hooks,
+   * memory extractor) receive it; when it fires they are abandoned and the
+   * previous valid context stays in force.
+   */
+  readonly signal?: AbortSignal
 }
 
 /**
@@ -116,7 +123,7 @@ export interface CompactionResult {
    * summarizer that threw, a summary that failed validation. The result then
    * holds the previous checkpoint and a deterministic reduction.
    */
-  readonly failures?: ReadonlyArray<SummarizerFailed | ValidationFailed>
+  readonly failures?: ReadonlyArray<SummarizerFailed | ValidationFailed | PluginFailed>
 }
 
 /**

@@ -158,6 +158,26 @@ export const compactSpan = <A extends CompactionResult>(
   )
 
 /**
+ * A finished `context_engine.compact` span for a result computed elsewhere
+ * (e.g. under a plug-in guard), started at `startMs` and ended now.
+ *
+ * @category tracing
+ */
+export const recordCompactionSpan = (
+  engine: string,
+  input: EngineInput,
+  result: CompactionResult,
+  options: { readonly mode?: string; readonly startMs?: number } = {}
+): void => {
+  const span = tracer().startSpan("context_engine.compact", {
+    ...(options.startMs !== undefined ? { startTime: options.startMs } : {}),
+    attributes: { ...inputAttributes(engine, input), ...(options.mode ? { "context_engine.mode": options.mode } : {}) }
+  })
+  otelContext.with(trace.setSpan(otelContext.active(), span), () => recordCompaction(span, input, result))
+  span.end()
+}
+
+/**
  * Records a compaction result on its span: attributes, one child span per
  * stage, the summarize and validate spans, and the dropped / kept /
  * checkpoint events.

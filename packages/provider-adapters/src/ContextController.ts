@@ -17,6 +17,7 @@ import {
   type Errors,
   type Message,
   type ModelPolicy,
+  PluginGuard,
   PolicyRegistry,
   Telemetry,
   Tokenizers
@@ -24,6 +25,7 @@ import {
 import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
 import { Offload } from "@context-engine/strategies"
 import { Cause, Effect, Exit } from "effect"
+import * as GuardedCompaction from "./GuardedCompaction.ts"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
 import * as RolloutMode from "./RolloutMode.ts"
@@ -100,7 +102,16 @@ export type ContextEvent =
       /** Id of the shadow entry holding what was withheld. */
       readonly shadowEntryId?: string
     }
-  | { readonly type: "compaction-failed"; readonly sessionId: string; readonly error: ContextEngine.CompactionError }
+  | {
+      readonly type: "compaction-failed"
+      readonly sessionId: string
+      readonly error: GuardedCompaction.Failure
+      /** Failures in a row on this route, this one included. */
+      readonly consecutiveFailures: number
+      /** The circuit opened: later automatic compactions on this route are skipped. */
+      readonly circuitOpen: boolean
+    }
+  | { readonly type: "compaction-skipped"; readonly sessionId: string; readonly reason: string }
   | {
       readonly type: "overflow"
       readonly sessionId: string
@@ -145,6 +156,13 @@ export interface ControllerOptions {
    * turns it off.
    */
   readonly offload?: Offload.Options | false
+  /** Deadline of one compaction in ms (default `GuardedCompaction.DEFAULT_COMPACTION_TIMEOUT_MS`). */
+  readonly compactionTimeoutMs?: number
+  /**
+   * Consecutive failed compactions after which automatic compaction stops on
+   * a route (default `PluginGuard.DEFAULT_MAX_CONSECUTIVE_FAILURES`, 3).
+   */
+  readonly maxConsecutiveCompactionFailures?: number
 }
 
 /**
@@ -197,7 +215,9 @@ export interface ContextController {
     model: ModelRef,
     messages: ReadonlyArray<Message.Message>,
     tools: ReadonlyArray<ContextView.ToolDefinition>,
-    ephemeralSystem?: ReadonlyArray<Message.Message>
+    ephemeralSystem?: ReadonlyArray<Message.Message>,
+    /** The caller's abort signal (AI SDK `abortSignal`): compaction stops when it fires. */
+    signal?: AbortSignal
   ) => Promise<Prepared>
   /** Records a successful response's usage and reads provider-native items back. */
   readonly recordSuccess: (
@@ -262,6 +282,7 @@ const offloadArrivals = async (
 export const make = (options: ControllerOptions): ContextController => {
   const engine = toEffectEngine(options.engine)
   const asyncEngine = ContextEngine.toAsync(engine)
+  const breaker = PluginGuard.makeCircuitBreaker(options.maxConsecutiveCompactionFailures)
   const native = ProviderNativeEngine.isProviderNative(engine) ? engine : undefined
   const sessions = new Map<string, Promise<Session.Session>>()
   // Requests of one session are prepared one at a time, so concurrent calls never interleave their transcript syncs.
@@ -347,23 +368,13 @@ export const make = (options: ControllerOptions): ContextController => {
 
   const mode = options.mode ?? "active"
 
-  /** Compacts and commits what the mode allows; a failure leaves the previous valid view in force. */
-  const compactIn = async (
+  /** Commits what the mode allows of a compaction and reports it. */
+  const commitIn = async (
     current: Session.Session,
     input: ContextEngine.EngineInput,
+    result: ContextEngine.CompactionResult,
     reasons: ReadonlyArray<ContextEngine.CompactionReason>
   ): Promise<void> => {
-    let result: ContextEngine.CompactionResult
-    try {
-      result = await Telemetry.compactSpan(engine.name, input, () => Effect.runPromise(engine.compact(input)), mode)
-    } catch (error) {
-      emit(options, {
-        type: "compaction-failed",
-        sessionId: current.sessionId,
-        error: error as ContextEngine.CompactionError
-      })
-      return
-    }
     const last = current.entries().at(-1)
     const { commit, shadow } = RolloutMode.split(mode, result, reasons, {
       id: current.nextId(),
@@ -391,9 +402,9 @@ export const make = (options: ControllerOptions): ContextController => {
     })
   }
 
-  const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = []) => {
+  const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = [], signal) => {
     const current = await session(model)
-    return exclusive(current.sessionId, () => prepareIn(current, model, messages, tools, ephemeralSystem))
+    return exclusive(current.sessionId, () => prepareIn(current, model, messages, tools, ephemeralSystem, signal))
   }
 
   const prepareIn = async (
@@ -401,7 +412,8 @@ export const make = (options: ControllerOptions): ContextController => {
     model: ModelRef,
     messages: ReadonlyArray<Message.Message>,
     tools: ReadonlyArray<ContextView.ToolDefinition>,
-    ephemeralSystem: ReadonlyArray<Message.Message>
+    ephemeralSystem: ReadonlyArray<Message.Message>,
+    signal: AbortSignal | undefined
   ): Promise<Prepared> => {
     const arrived = await current.sync(messages)
     const policy = await policyFor(model, current)
@@ -415,9 +427,40 @@ export const make = (options: ControllerOptions): ContextController => {
       message
     }))
     const entriesFor = (): ReadonlyArray<Entry.Entry> => [...ephemeral, ...current.entries()]
-    const input: ContextEngine.EngineInput = { entries: entriesFor(), tools, policy }
-    const decision = await asyncEngine.shouldCompact(input)
-    if (decision.compact) await compactIn(current, input, decision.reasons)
+    const input: ContextEngine.EngineInput = {
+      entries: entriesFor(),
+      tools,
+      policy,
+      ...(signal !== undefined ? { signal } : {})
+    }
+    const startMs = Date.now()
+    const outcome = await GuardedCompaction.run({
+      engine,
+      input,
+      route: `${model.provider}:${model.modelId}`,
+      breaker,
+      timeoutMs: options.compactionTimeoutMs
+    })
+    if (outcome._tag === "Compacted") {
+      const { result, decision } = outcome
+      Telemetry.recordCompactionSpan(engine.name, input, result, { mode, startMs })
+      await commitIn(current, input, result, decision.reasons)
+    } else if (outcome._tag === "Failed") {
+      // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.
+      emit(options, {
+        type: "compaction-failed",
+        sessionId: current.sessionId,
+        error: outcome.error,
+        consecutiveFailures: outcome.route.consecutiveFailures,
+        circuitOpen: outcome.route.open
+      })
+    } else if (outcome._tag === "CircuitOpen") {
+      emit(options, {
+        type: "compaction-skipped",
+        sessionId: current.sessionId,
+        reason: `automatic compaction is off for ${model.provider}:${model.modelId} after ${outcome.route.consecutiveFailures} consecutive failures (cap ${breaker.maxConsecutiveFailures}); a manual compaction or a new controller retries`
+      })
+    }
     if (mode === "shadow") {
       const prepared = await assemble(current, model, { ...input, entries: entriesFor() }, messages)
       return { ...prepared, messages, rewritten: false }
@@ -485,7 +528,14 @@ export const make = (options: ControllerOptions): ContextController => {
         ...(recovery.compaction.checkpoint ? { checkpointId: recovery.compaction.checkpoint.id } : {})
       })
     } else if (recovery.compactionError) {
-      emit(options, { type: "compaction-failed", sessionId: current.sessionId, error: recovery.compactionError })
+      const route = breaker.recordFailure(`${prepared.model.provider}:${prepared.model.modelId}`)
+      emit(options, {
+        type: "compaction-failed",
+        sessionId: current.sessionId,
+        error: recovery.compactionError,
+        consecutiveFailures: route.consecutiveFailures,
+        circuitOpen: route.open
+      })
     }
     const input: ContextEngine.EngineInput = {
       ...prepared.input,
