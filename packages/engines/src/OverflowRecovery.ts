@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import type { ContextEngine, Entry, Errors, ModelPolicy } from "@context-engine/core"
+import { type ContextEngine, type Entry, type Errors, type ModelPolicy, OverflowEvent } from "@context-engine/core"
 import { Effect } from "effect"
 
 /**
@@ -246,26 +246,19 @@ export const recover = (
     const compacted = yield* Effect.result(engine.compact(shrunk, overflowPlan))
     const compactionEntries = compacted._tag === "Success" ? compacted.success.entriesToAppend : []
     const last = compactionEntries.at(-1) ?? input.entries.at(-1)
-    const event: Entry.Entry = {
-      id: options.eventId,
-      parentId: last?.id ?? null,
-      timestamp: options.timestamp,
-      schemaVersion: 1,
-      kind: "event",
-      event: {
-        name: "context-overflow",
-        data: {
-          provider: overflow.provider,
-          model: input.policy.model,
-          providerMessage: overflow.providerMessage,
-          limitTokens: overflow.limitTokens ?? null,
-          requestedTokens: overflow.requestedTokens ?? null,
-          measuredInputTokens: request.measuredInputTokens,
-          learnedWindowTokens: policy.contextWindowTokens,
-          compacted: compacted._tag === "Success"
-        }
+    const event = OverflowEvent.make(
+      { id: options.eventId, parentId: last?.id ?? null, timestamp: options.timestamp },
+      {
+        provider: overflow.provider,
+        model: input.policy.model,
+        providerMessage: overflow.providerMessage,
+        limitTokens: overflow.limitTokens ?? null,
+        requestedTokens: overflow.requestedTokens ?? null,
+        measuredInputTokens: request.measuredInputTokens,
+        learnedWindowTokens: policy.contextWindowTokens,
+        compacted: compacted._tag === "Success"
       }
-    }
+    )
     const entriesToAppend = [...compactionEntries, event]
     const assembled = yield* engine.assembleContext({ ...shrunk, entries: [...input.entries, ...entriesToAppend] })
     return {

@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import type { Entry, Message } from "@context-engine/core"
+import { type Entry, type Message, OverflowEvent } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 
 /**
@@ -79,14 +79,6 @@ const isMessageEntry = (entry: Entry.Entry): entry is Entry.MessageEntry => entr
 
 const isWindow = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 1
 
-interface OverflowEventData {
-  readonly model?: unknown
-  readonly learnedWindowTokens?: unknown
-  readonly limitTokens?: unknown
-  readonly requestedTokens?: unknown
-  readonly measuredInputTokens?: unknown
-}
-
 /**
  * The window a persisted `context-overflow` event teaches, or undefined when
  * it holds none. An event written by an older build from numbers that
@@ -99,7 +91,7 @@ interface OverflowEventData {
  *
  * @category utils
  */
-export const learnedFromEvent = (data: OverflowEventData): number | undefined => {
+export const learnedFromEvent = (data: OverflowEvent.Data): number | undefined => {
   if (!isWindow(data.learnedWindowTokens)) return undefined
   const { limitTokens, requestedTokens, measuredInputTokens } = data
   if (
@@ -156,11 +148,9 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
   }
   // Windows learned in earlier runs, from the `context-overflow` events OverflowRecovery writes.
   for (const entry of all) {
-    if (entry.kind === "event" && entry.event.name === "context-overflow") {
-      const data = entry.event.data as OverflowEventData | null | undefined
-      const window = typeof data?.model === "string" ? learnedFromEvent(data) : undefined
-      if (window !== undefined) learn(data!.model as string, window)
-    }
+    const data = OverflowEvent.decode(entry)
+    const window = data === undefined ? undefined : learnedFromEvent(data)
+    if (window !== undefined) learn(data!.model, window)
   }
 
   const persist = async (entries: ReadonlyArray<Entry.Entry>): Promise<void> => {
