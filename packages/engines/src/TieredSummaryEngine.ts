@@ -521,6 +521,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0)
       const hookPlan = plan ?? planOf(input, ctx)
 
+      if (input.deterministicOnly === true) return yield* reduce("deterministic tiers only (advisory mode)")
       // beforeCompact hooks (chained).
       let hookSummary: Checkpoint.CheckpointContent | undefined
       for (const [index, hook] of (options.hooks?.beforeCompact ?? []).entries()) {
@@ -732,6 +733,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
 
   // Every method validates its input first (typed InvalidInput / PolicyInvalid, never a raw TypeError).
   return EngineInput.guard({
+    specificationVersion: ContextEngine.SPECIFICATION_VERSION,
     name: NAME,
     measure: (input) => Effect.sync(() => context(input).measurement),
     shouldCompact: (input) =>

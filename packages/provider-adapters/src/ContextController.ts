@@ -14,11 +14,12 @@ import {
   ContextEngine,
   type ContextView,
   type Entry,
-  type Errors,
+  Errors,
   type Message,
   type ModelPolicy,
   PluginGuard,
   PolicyRegistry,
+  Telemetry,
   Tokenizers
 } from "@context-engine/core"
 import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
@@ -27,6 +28,7 @@ import { Cause, Effect, Exit } from "effect"
 import * as GuardedCompaction from "./GuardedCompaction.ts"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
+import * as RolloutMode from "./RolloutMode.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -95,6 +97,10 @@ export type ContextEvent =
       readonly tokensAfter: number
       readonly stages: ReadonlyArray<ContextEngine.StageReport>
       readonly checkpointId?: string
+      /** The rollout mode; in `shadow` (and `advisory` with a checkpoint) the checkpoint was recorded, not applied. */
+      readonly mode?: RolloutMode.RolloutMode
+      /** Id of the shadow entry holding what was withheld. */
+      readonly shadowEntryId?: string
     }
   | {
       readonly type: "compaction-failed"
@@ -137,6 +143,12 @@ export interface ControllerOptions {
   readonly onEvent?: (event: ContextEvent) => void
   /** Compact-and-retry once on a classified context overflow. Default `true`. */
   readonly overflowRecovery?: boolean
+  /**
+   * Rollout mode (`RolloutMode.ts`): `shadow` records what compaction would
+   * do and sends the request unchanged; `advisory` applies only the
+   * deterministic tiers; `active` (default) applies everything.
+   */
+  readonly mode?: RolloutMode.RolloutMode
   /**
    * Offload large tool results as they arrive (`Offload`: head + tail + a
    * pointer in the view, original in the transcript). Default on with
@@ -224,8 +236,18 @@ export interface ContextController {
 
 const toEffectEngine = (
   engine: ContextEngine.ContextEngine | ContextEngine.AsyncContextEngine
-): ContextEngine.ContextEngine =>
-  "engine" in engine && typeof engine.engine === "object" ? engine.engine : (engine as ContextEngine.ContextEngine)
+): ContextEngine.ContextEngine => {
+  const effectEngine =
+    "engine" in engine && typeof engine.engine === "object" ? engine.engine : (engine as ContextEngine.ContextEngine)
+  const version: unknown = effectEngine.specificationVersion
+  if (version !== ContextEngine.SPECIFICATION_VERSION)
+    throw new Errors.InvalidInput({
+      what: "context engine",
+      path: "engine.specificationVersion",
+      detail: `engine "${effectEngine.name}" implements specificationVersion ${JSON.stringify(version)}; this middleware runs ${ContextEngine.SPECIFICATION_VERSION}`
+    })
+  return effectEngine
+}
 
 const emit = (options: ControllerOptions, event: ContextEvent): void => {
   try {
@@ -354,6 +376,42 @@ export const make = (options: ControllerOptions): ContextController => {
     }
   }
 
+  const mode = options.mode ?? "active"
+
+  /** Commits what the mode allows of a compaction and reports it. */
+  const commitIn = async (
+    current: Session.Session,
+    input: ContextEngine.EngineInput,
+    result: ContextEngine.CompactionResult,
+    reasons: ReadonlyArray<ContextEngine.CompactionReason>
+  ): Promise<void> => {
+    const last = current.entries().at(-1)
+    const { commit, shadow } = RolloutMode.split(mode, result, reasons, {
+      id: current.nextId(),
+      parentId: last?.id ?? null,
+      timestamp: new Date().toISOString()
+    })
+    let committed = commit
+    if (mode === "advisory" && result.checkpoint !== undefined) {
+      // The checkpoint is recorded as a shadow; what is applied is the deterministic reduction.
+      const deterministic = { ...input, deterministicOnly: true }
+      const reduced = await Effect.runPromise(Effect.result(engine.compact(deterministic)))
+      committed = reduced._tag === "Success" ? reduced.success.entriesToAppend : []
+    }
+    await current.append(shadow ? [...committed, shadow] : committed)
+    emit(options, {
+      type: "compaction",
+      sessionId: current.sessionId,
+      reasons,
+      tokensBefore: result.before.inputTokens,
+      tokensAfter: result.after.inputTokens,
+      stages: result.stages,
+      ...(result.checkpoint ? { checkpointId: result.checkpoint.id } : {}),
+      mode,
+      ...(shadow ? { shadowEntryId: shadow.id } : {})
+    })
+  }
+
   const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = [], signal) => {
     const current = await session(model)
     return exclusive(current.sessionId, () => prepareIn(current, model, messages, tools, ephemeralSystem, signal))
@@ -385,6 +443,7 @@ export const make = (options: ControllerOptions): ContextController => {
       policy,
       ...(signal !== undefined ? { signal } : {})
     }
+    const startMs = Date.now()
     const outcome = await GuardedCompaction.run({
       engine,
       input,
@@ -394,16 +453,8 @@ export const make = (options: ControllerOptions): ContextController => {
     })
     if (outcome._tag === "Compacted") {
       const { result, decision } = outcome
-      await current.append(result.entriesToAppend)
-      emit(options, {
-        type: "compaction",
-        sessionId: current.sessionId,
-        reasons: decision.reasons,
-        tokensBefore: result.before.inputTokens,
-        tokensAfter: result.after.inputTokens,
-        stages: result.stages,
-        ...(result.checkpoint ? { checkpointId: result.checkpoint.id } : {})
-      })
+      Telemetry.recordCompactionSpan(engine.name, input, result, { mode, startMs })
+      await commitIn(current, input, result, decision.reasons)
     } else if (outcome._tag === "Failed") {
       // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.
       emit(options, {
@@ -419,6 +470,10 @@ export const make = (options: ControllerOptions): ContextController => {
         sessionId: current.sessionId,
         reason: `automatic compaction is off for ${model.provider}:${model.modelId} after ${outcome.route.consecutiveFailures} consecutive failures (cap ${breaker.maxConsecutiveFailures}); a manual compaction or a new controller retries`
       })
+    }
+    if (mode === "shadow") {
+      const prepared = await assemble(current, model, { ...input, entries: entriesFor() }, messages)
+      return { ...prepared, messages, rewritten: false }
     }
     return assemble(current, model, { ...input, entries: entriesFor() }, messages)
   }
