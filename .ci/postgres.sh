@@ -38,7 +38,7 @@ install_postgres() {
   fi
   local attempt
   for attempt in 1 2 3; do
-    if timeout 600 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq postgresql >/dev/null; then
+    if timeout 600 apt-get update -qq </dev/null && DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq postgresql </dev/null >/dev/null; then
       return 0
     fi
     echo "ci: apt-get install postgresql failed or timed out (attempt $attempt of 3)" >&2
