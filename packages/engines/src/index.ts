@@ -1,3 +1,4 @@
+export * as AgentEdits from "./AgentEdits.ts"
 export * as CheckpointRenderer from "./CheckpointRenderer.ts"
 export * as CheckpointView from "./CheckpointView.ts"
 export * as CompactionHooks from "./CompactionHooks.ts"
