@@ -40,7 +40,8 @@ export interface ModelRef {
 /**
  * How the policy for a model is found:
  *
- * - a `PolicyRegistry` (e.g. from `PolicyFile.loadPolicyFilePromise`): its
+ * - a `PolicyRegistry` (e.g. from `PolicyFile.loadPolicyFilePromise` of
+ *   `@context-engine/core/node`): its
  *   lookup of the model id;
  * - a partial policy, or a function of the model returning one: resolved
  *   with core's built-in registry (`PolicyRegistry.resolve`: catalog facts,

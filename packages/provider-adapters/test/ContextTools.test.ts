@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Entry, InMemoryTranscriptStore, PolicyRegistry, SqliteTranscriptStore } from "@context-engine/core"
+import { type Entry, InMemoryTranscriptStore, PolicyRegistry } from "@context-engine/core"
+import { SqliteTranscriptStore } from "@context-engine/core/node"
 import { transcript } from "@context-engine/core/test-support"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import type { ToolExecutionOptions } from "ai"
@@ -19,7 +20,7 @@ import * as Session from "../src/Session.ts"
 const directory = mkdtempSync(join(tmpdir(), "context-tools-"))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
 
-const call = { toolCallId: "t", messages: [] } as unknown as ToolExecutionOptions
+const call = { toolCallId: "t", messages: [] } as unknown as ToolExecutionOptions<never>
 // biome-ignore lint/suspicious/noExplicitAny: tool outputs are plain JSON records
 const run = async (
   tools: ReturnType<typeof contextTools>,
