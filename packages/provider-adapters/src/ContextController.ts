@@ -23,6 +23,7 @@ import {
 import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
 import { Offload } from "@context-engine/strategies"
 import { Cause, Effect, Exit } from "effect"
+import * as IdleReturn from "./IdleReturn.ts"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
 import * as Session from "./Session.ts"
@@ -133,6 +134,15 @@ export interface ControllerOptions {
    * turns it off.
    */
   readonly offload?: Offload.Options | false
+  /**
+   * Idle return (`IdleReturn`): after the provider's prompt cache expired, a
+   * request of at least `thresholdTokens` (default 100,000) is compacted
+   * (as a manual compaction) before it is sent, once per cache window.
+   * Default on; `false` turns it off.
+   */
+  readonly idleReturn?: IdleReturn.Options | false
+  /** Clock (default `() => new Date()`), for the idle-return check. */
+  readonly now?: () => Date
 }
 
 /**
@@ -345,6 +355,7 @@ export const make = (options: ControllerOptions): ContextController => {
     tools: ReadonlyArray<ContextView.ToolDefinition>,
     ephemeralSystem: ReadonlyArray<Message.Message>
   ): Promise<Prepared> => {
+    const lastMs = IdleReturn.lastRequestMs(current.entries())
     const arrived = await current.sync(messages)
     const policy = await policyFor(model, current)
     if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
@@ -359,14 +370,40 @@ export const make = (options: ControllerOptions): ContextController => {
     const entriesFor = (): ReadonlyArray<Entry.Entry> => [...ephemeral, ...current.entries()]
     const input: ContextEngine.EngineInput = { entries: entriesFor(), tools, policy }
     const decision = await asyncEngine.shouldCompact(input)
-    if (decision.compact) {
-      const exit = await Effect.runPromise(Effect.result(engine.compact(input)))
+    const nowMs = (options.now?.() ?? new Date()).getTime()
+    const idle =
+      !decision.compact &&
+      options.idleReturn !== false &&
+      IdleReturn.isDue({
+        entries: current.entries(),
+        lastMs,
+        nowMs,
+        ttlMs: ProviderProfile.forProvider(model.provider).promptCache.ttlMs,
+        inputTokens: decision.measurement.inputTokens,
+        ...(options.idleReturn?.thresholdTokens !== undefined
+          ? { thresholdTokens: options.idleReturn.thresholdTokens }
+          : {})
+      })
+    if (decision.compact || idle) {
+      const exit = await Effect.runPromise(Effect.result(engine.compact(idle ? { ...input, manual: true } : input)))
       if (exit._tag === "Success") {
-        await current.append(exit.success.entriesToAppend)
+        // The idle event follows the compaction's entries (the path stays one chain).
+        const idleEvent = idle
+          ? [
+              IdleReturn.event({
+                id: current.nextId(),
+                parentId: exit.success.entriesToAppend.at(-1)?.id ?? current.entries().at(-1)?.id ?? null,
+                lastMs: lastMs!,
+                nowMs,
+                inputTokens: decision.measurement.inputTokens
+              })
+            ]
+          : []
+        await current.append([...exit.success.entriesToAppend, ...idleEvent])
         emit(options, {
           type: "compaction",
           sessionId: current.sessionId,
-          reasons: decision.reasons,
+          reasons: idle ? ["manual"] : decision.reasons,
           tokensBefore: exit.success.before.inputTokens,
           tokensAfter: exit.success.after.inputTokens,
           stages: exit.success.stages,

@@ -8,6 +8,7 @@ export * as AnthropicMessagesExport from "./exporters/AnthropicMessagesExport.ts
 export * as ExportInput from "./exporters/ExportInput.ts"
 export * as ModelMessagesExport from "./exporters/ModelMessagesExport.ts"
 export * as OpenAIChatExport from "./exporters/OpenAIChatExport.ts"
+export * as IdleReturn from "./IdleReturn.ts"
 export * as AiderHistory from "./importers/AiderHistory.ts"
 export * as AnthropicMessages from "./importers/AnthropicMessages.ts"
 export * as ClaudeCode from "./importers/ClaudeCode.ts"
