@@ -11,10 +11,10 @@ import { type Entry, InMemoryTranscriptStore, PolicyRegistry } from "@context-en
 import { SqliteTranscriptStore } from "@context-engine/core/node"
 import { transcript } from "@context-engine/core/test-support"
 import { TieredSummaryEngine } from "@context-engine/engines"
+import { Import } from "@context-engine/transcripts"
 import type { ToolExecutionOptions } from "ai"
 import { afterAll, describe, expect, it } from "vitest"
 import { contextTools } from "../src/ContextTools.ts"
-import * as Import from "../src/importers/Import.ts"
 import * as Session from "../src/Session.ts"
 
 const directory = mkdtempSync(join(tmpdir(), "context-tools-"))
