@@ -115,7 +115,7 @@ export const make = (backend: Backend): Service => {
     const issues: Array<TranscriptLog.TranscriptIssue> = result.repaired ? [result.repaired] : []
     for (const raw of result.records) {
       const decoded = index.decoder.decode(raw.text, raw.line, raw.torn)
-      issues.push(...decoded.issues)
+      for (const issue of decoded.issues) issues.push(issue)
       if (decoded.entry) record(index, decoded.entry, raw.text)
     }
     index.cursor = result.cursor
@@ -284,7 +284,7 @@ export const make = (backend: Backend): Service => {
         const entries: Array<Entry> = []
         const issues: Array<TranscriptLog.TranscriptIssue> = []
         for await (const decoded of decodeRecords(sessionId, options)) {
-          issues.push(...decoded.issues)
+          for (const issue of decoded.issues) issues.push(issue)
           if (decoded.entry) entries.push(decoded.entry)
         }
         return { sessionId, entries, issues }

@@ -48,7 +48,7 @@ export const makeBackend = (records: Records = new Map()): Backend => ({
       },
       write: async (cursor, texts) => {
         const session = records.get(sessionId) ?? { texts: [], updatedAt: "" }
-        session.texts.push(...texts)
+        for (const text of texts) session.texts.push(text)
         session.updatedAt = new Date().toISOString()
         records.set(sessionId, session)
         return { offset: cursor.offset + texts.length, line: cursor.line + texts.length }

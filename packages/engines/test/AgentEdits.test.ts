@@ -35,7 +35,8 @@ const withEdits = (base: ReadonlyArray<Entry.Entry>, edits: ReadonlyArray<ViewEd
   ...edits.map(
     (edit, index): Entry.Entry => ({
       id: `edit${index}`,
-      parentId: null,
+      // Each edit follows the previous entry, so the path is one chain.
+      parentId: index === 0 ? (base.at(-1)?.id ?? null) : `edit${index - 1}`,
       timestamp: new Date(0).toISOString(),
       schemaVersion: 1,
       kind: "edit",

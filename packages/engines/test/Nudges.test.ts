@@ -1,9 +1,10 @@
-import { ContextEngine, type Entry, type Message, PolicyRegistry } from "@context-engine/core"
+import { ContextEngine, type Entry, type Message } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import * as Nudges from "../src/Nudges.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
 
-const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 40_000, maxOutputTokens: 2_000 }, "test")
+const policy = Cases.policySync({ contextWindow: 40_000, maxOutputTokens: 2_000 }, "test")
 const toEntries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
   messages.map((message, index) => ({
     id: `e${index}`,

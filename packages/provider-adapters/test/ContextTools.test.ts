@@ -7,9 +7,10 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Entry, InMemoryTranscriptStore, PolicyRegistry } from "@context-engine/core"
+import { type Entry, InMemoryTranscriptStore } from "@context-engine/core"
 import { SqliteTranscriptStore } from "@context-engine/core/node"
 import { transcript } from "@context-engine/core/test-support"
+import { Cases } from "@context-engine/core/testing"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { Import } from "@context-engine/transcripts"
 import type { ToolExecutionOptions } from "ai"
@@ -75,7 +76,7 @@ describe("context tools on the shared transcripts", () => {
       try {
         await store.append("s", entries)
         const session = await Session.make("s", store)
-        const policy = PolicyRegistry.fromCasePolicySync(
+        const policy = Cases.policySync(
           { contextWindow: 32_000, maxOutputTokens: 2_000, keepRecentTokens: 1_500 },
           "test"
         )

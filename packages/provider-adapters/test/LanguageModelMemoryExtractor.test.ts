@@ -1,4 +1,5 @@
-import { type Entry, type Message, PolicyRegistry } from "@context-engine/core"
+import type { Entry, Message } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { MockLanguageModelV4 } from "ai/test"
 import { describe, expect, it } from "vitest"
@@ -51,7 +52,7 @@ describe("LanguageModelMemoryExtractor", () => {
     const engine = TieredSummaryEngine.makeAsync({
       memory: { extractor: LanguageModelMemoryExtractor.make({ model }) }
     })
-    const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 16_000, maxOutputTokens: 2_000 }, "test")
+    const policy = Cases.policySync({ contextWindow: 16_000, maxOutputTokens: 2_000 }, "test")
     const result = await engine.compact({ entries: toEntries(session()), policy })
     expect(result.checkpoint).toBeDefined()
     const memories = result.entriesToAppend.filter((entry): entry is Entry.MemoryEntry => entry.kind === "memory")
@@ -72,7 +73,7 @@ describe("LanguageModelMemoryExtractor", () => {
     const engine = TieredSummaryEngine.makeAsync({
       memory: { extractor: LanguageModelMemoryExtractor.make({ model }) }
     })
-    const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 16_000, maxOutputTokens: 2_000 }, "test")
+    const policy = Cases.policySync({ contextWindow: 16_000, maxOutputTokens: 2_000 }, "test")
     const result = await engine.compact({ entries: toEntries(session()), policy })
     expect(result.checkpoint).toBeDefined()
     expect(result.entriesToAppend.some((entry) => entry.kind === "memory")).toBe(false)
