@@ -26,6 +26,7 @@ export type Records = Map<string, { texts: Array<string>; updatedAt: string }>
  */
 export const makeBackend = (records: Records = new Map()): Backend => ({
   kind: "memory",
+  atomicWrites: true,
   describe: (sessionId) => `memory:${sessionId}`,
   records: async function* (sessionId) {
     const texts = (records.get(sessionId)?.texts ?? []).slice()

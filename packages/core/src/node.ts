@@ -18,6 +18,7 @@
 export * as FileLock from "./FileLock.ts"
 export * as JsonlTranscriptStore from "./JsonlTranscriptStore.ts"
 export * as PolicyFile from "./PolicyFile.ts"
+export * as PrivateFiles from "./PrivateFiles.ts"
 export * as SqliteSearchIndex from "./SqliteSearchIndex.ts"
 export * as SqliteTranscriptStore from "./SqliteTranscriptStore.ts"
 export * as Tiktoken from "./Tiktoken.ts"
