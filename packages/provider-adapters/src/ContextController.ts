@@ -239,7 +239,32 @@ export const make = (options: ControllerOptions): ContextController => {
     return opened
   }
 
+  // Policies per model (before the learned window) and per learned window, when the option is not a
+  // function (a function may answer differently each call). The same policy object each step also keeps
+  // the engine's caches (validated input, measurement) warm.
+  const basePolicies = new Map<string, ModelPolicy.ModelPolicy>()
+  const learnedPolicies = new Map<string, ModelPolicy.ModelPolicy>()
   const policyFor = async (model: ModelRef, current?: Session.Session): Promise<ModelPolicy.ModelPolicy> => {
+    const cacheable = typeof options.policy !== "function"
+    const baseKey = `${model.provider}\u0000${model.modelId}`
+    let base = cacheable ? basePolicies.get(baseKey) : undefined
+    if (base === undefined) {
+      base = await resolvePolicy(model)
+      if (cacheable) basePolicies.set(baseKey, base)
+    }
+    const learned = (current ?? (await session(model))).learnedWindow(base.model)
+    if (learned === undefined) return base
+    const key = `${baseKey}\u0000${learned}`
+    let policy = cacheable ? learnedPolicies.get(key) : undefined
+    if (policy === undefined) {
+      policy = OverflowRecovery.applyLearnedWindow(base, learned)
+      if (cacheable) learnedPolicies.set(key, policy)
+    }
+    return policy
+  }
+
+  /** The policy for a model from the option, the registry and the provider profile (no learned window). */
+  const resolvePolicy = async (model: ModelRef): Promise<ModelPolicy.ModelPolicy> => {
     const profile = ProviderProfile.forProvider(model.provider)
     const option = options.policy
     const registry = isRegistry(option) ? option : PolicyRegistry.builtin
@@ -252,15 +277,10 @@ export const make = (options: ControllerOptions): ContextController => {
     const resolved = await Effect.runPromiseExit(
       registry.resolve({ ...fields, model: modelId } as PolicyRegistry.PolicyOverride)
     )
-    let policy: ModelPolicy.ModelPolicy
-    if (Exit.isSuccess(resolved)) policy = resolved.value
-    else {
-      const error = Cause.squash(resolved.cause)
-      if ((error as { _tag?: string })._tag !== "UnknownModel") throw error
-      policy = ProviderProfile.fallbackPolicy(profile, modelId, fields)
-    }
-    const learned = (current ?? (await session(model))).learnedWindow(policy.model)
-    return OverflowRecovery.applyLearnedWindow(policy, learned)
+    if (Exit.isSuccess(resolved)) return resolved.value
+    const error = Cause.squash(resolved.cause)
+    if ((error as { _tag?: string })._tag !== "UnknownModel") throw error
+    return ProviderProfile.fallbackPolicy(profile, modelId, fields)
   }
 
   const assemble = async (
@@ -272,8 +292,11 @@ export const make = (options: ControllerOptions): ContextController => {
     const assembled = await asyncEngine.assembleContext(input)
     const items = assembled.view.items.filter((item) => !item.entryId.startsWith(EPHEMERAL_PREFIX))
     const messages = items.map((item) => item.message)
+    // What was synced is the session's message entries (the AI SDK's new objects were matched to them).
+    const synced = current.messageEntries()
     const rewritten =
-      messages.length !== original.length || messages.some((message, index) => message !== original[index])
+      messages.length !== original.length ||
+      messages.some((message, index) => message !== original[index] && message !== synced[index]?.message)
     const providerOptions = native?.providerOptions(input)
     emit(options, {
       type: "request",
@@ -283,7 +306,7 @@ export const make = (options: ControllerOptions): ContextController => {
       budgetTokens: assembled.measurement.budgetTokens,
       contextWindowTokens: input.policy.contextWindowTokens,
       messagesSent: messages.length,
-      messagesInTranscript: current.entries().filter((entry) => entry.kind === "message").length,
+      messagesInTranscript: synced.length,
       rewritten
     })
     return {
@@ -320,13 +343,16 @@ export const make = (options: ControllerOptions): ContextController => {
       kind: "message",
       message
     }))
-    const entriesFor = (): ReadonlyArray<Entry.Entry> => [...ephemeral, ...current.entries()]
+    const entriesFor = (): ReadonlyArray<Entry.Entry> =>
+      ephemeral.length === 0 ? [...current.entries()] : [...ephemeral, ...current.entries()]
     const input: ContextEngine.EngineInput = { entries: entriesFor(), tools, policy }
+    let assembleInput = input
     const decision = await asyncEngine.shouldCompact(input)
     if (decision.compact) {
       const exit = await Effect.runPromise(Effect.result(engine.compact(input)))
       if (exit._tag === "Success") {
         await current.append(exit.success.entriesToAppend)
+        assembleInput = { ...input, entries: entriesFor() }
         emit(options, {
           type: "compaction",
           sessionId: current.sessionId,
@@ -341,7 +367,8 @@ export const make = (options: ControllerOptions): ContextController => {
         emit(options, { type: "compaction-failed", sessionId: current.sessionId, error: exit.failure })
       }
     }
-    return assemble(current, model, { ...input, entries: entriesFor() }, messages)
+    // Same input object when nothing was appended, so the engine reuses what it derived for shouldCompact.
+    return assemble(current, model, assembleInput, messages)
   }
 
   const recordSuccess: ContextController["recordSuccess"] = async (prepared, usage, response) => {
