@@ -14,16 +14,23 @@ import type { MediaFamily } from "./MediaTokens.ts"
 import type { Message } from "./Message.ts"
 import * as MessageTokens from "./MessageTokens.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
+import * as ReasoningTokens from "./ReasoningTokens.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 import * as Tokenizers from "./Tokenizers.ts"
 
 /**
  * Counts one message, by category. `source` decides whether text counts as
- * `checkpoint` / `memory` rather than user or assistant text.
+ * `checkpoint` / `memory` rather than user or assistant text; `position`
+ * (default `current`) whether its reasoning is in the current tool loop or a
+ * prior turn (`ReasoningTokens`).
  *
  * @category models
  */
-export type MessageCounter = (message: Message, source?: ItemSource) => Partial<Record<Category, number>>
+export type MessageCounter = (
+  message: Message,
+  source?: ItemSource,
+  position?: ReasoningTokens.Position
+) => Partial<Record<Category, number>>
 
 /**
  * A measurer bound to one tokenizer.
@@ -34,8 +41,8 @@ export interface Measurer {
   readonly tokenizer: Tokenizer
   /** Tokens of one message (including per-message framing), by category. */
   readonly countMessage: MessageCounter
-  /** Total tokens of one message. */
-  readonly messageTokens: (message: Message, source?: ItemSource) => number
+  /** Total tokens of one message (`position` as in {@link MessageCounter}). */
+  readonly messageTokens: (message: Message, source?: ItemSource, position?: ReasoningTokens.Position) => number
   /** Tokens of the tool schemas (name + description + JSON schema of each tool). */
   readonly toolSchemaTokens: (tools: ReadonlyArray<ToolDefinition>) => number
   /**
@@ -103,6 +110,13 @@ export interface Options {
    * auto or none), 0 otherwise.
    */
   readonly toolUseSystemPromptTokens?: number
+  /**
+   * How prior-turn reasoning counts; default `ReasoningTokens.ruleFor(mediaFamily)`
+   * (Anthropic and OpenAI: only the current tool loop's reasoning counts;
+   * see `ReasoningTokens` for the sources). `measure` applies it by position;
+   * `countMessage` / `messageTokens` count a message as if in the current loop.
+   */
+  readonly reasoningRule?: ReasoningTokens.Rule
   /** Cache per-message counts (default true). The cache never changes a result. */
   readonly cache?: boolean
   /** Content-hash cache capacity in entries (default 100,000); oldest entries are evicted first. */
@@ -233,11 +247,14 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     options.toolUseSystemPromptTokens ?? (mediaFamily === "anthropic" ? anthropicToolUseSystemPromptTokens : 0)
   const useCache = options.cache ?? true
   const maxEntries = options.maxCacheEntries ?? 100_000
+  const reasoningRule = options.reasoningRule ?? ReasoningTokens.ruleFor(mediaFamily)
   const countOptions: MessageTokens.Options = {
     tokenizer,
     mediaFamily,
+    reasoningRule,
     ...(options.messageFramingTokens !== undefined ? { messageFramingTokens: options.messageFramingTokens } : {})
   }
+  const priorOptions: MessageTokens.Options = { ...countOptions, reasoningPosition: "prior" }
 
   let byIdentity = new WeakMap<object, Map<string, { count: MessageTokens.MessageCount; shape: Shape }>>()
   const byContent = new Map<string, MessageTokens.MessageCount>()
@@ -254,22 +271,30 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     byContent.set(key, value)
   }
 
-  const countItem = (message: Message, source: ItemSource = "transcript"): MessageTokens.MessageCount => {
-    if (!useCache) return MessageTokens.count(message, source, countOptions)
+  /** `prior`: the message sits before the current tool loop (its reasoning may be stripped, see `ReasoningTokens`). */
+  const countItem = (
+    message: Message,
+    source: ItemSource = "transcript",
+    position: ReasoningTokens.Position = "current"
+  ): MessageTokens.MessageCount => {
+    const prior = position === "prior" && reasoningRule === "current-tool-loop" && ReasoningTokens.hasReasoning(message)
+    const counting = prior ? priorOptions : countOptions
+    if (!useCache) return MessageTokens.count(message, source, counting)
+    const slot = prior ? `${source}|prior` : source
     let perSource = byIdentity.get(message)
-    const hit = perSource?.get(source)
+    const hit = perSource?.get(slot)
     if (hit !== undefined && sameShape(hit.shape, message)) return hit.count
-    const key = `${source}|${ContentHash.hash(message)}`
+    const key = `${slot}|${ContentHash.hash(message)}`
     let result = byContent.get(key)
     if (result === undefined) {
-      result = MessageTokens.count(message, source, countOptions)
+      result = MessageTokens.count(message, source, counting)
       remember(key, result)
     }
     if (perSource === undefined) {
       perSource = new Map()
       byIdentity.set(message, perSource)
     }
-    perSource.set(source, { count: result, shape: shapeOf(message) })
+    perSource.set(slot, { count: result, shape: shapeOf(message) })
     return result
   }
 
@@ -330,9 +355,11 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     let estimatedFiles = 0
     prefix.toolSchemas = toolSchemaTokens(view.tools)
     prefix.assistantText = replyPriming
+    const loopStart =
+      reasoningRule === "current-tool-loop" ? ReasoningTokens.currentLoopStart(view.items, (item) => item.message) : 0
     for (let index = 0; index < view.items.length; index++) {
       const item = view.items[index]!
-      const result = countItem(item.message, item.source)
+      const result = countItem(item.message, item.source, index < loopStart ? "prior" : "current")
       const target = index <= anchorIndex ? prefix : suffix
       for (const category in result.byCategory) {
         target[category as Category] += result.byCategory[category as Category]!
@@ -385,8 +412,8 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   return {
     tokenizer,
-    countMessage: (message, source) => ({ ...countItem(message, source).byCategory }),
-    messageTokens: (message, source) => countItem(message, source).totalTokens,
+    countMessage: (message, source, position) => ({ ...countItem(message, source, position).byCategory }),
+    messageTokens: (message, source, position) => countItem(message, source, position).totalTokens,
     toolSchemaTokens,
     measure,
     cacheSize: () => byContent.size,
