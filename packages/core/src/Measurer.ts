@@ -17,6 +17,7 @@ import type { ModelPolicy } from "./ModelPolicy.ts"
 import * as ReasoningTokens from "./ReasoningTokens.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 import * as Tokenizers from "./Tokenizers.ts"
+import * as ViewPrefix from "./ViewPrefix.ts"
 
 /**
  * Counts one message, by category. `source` decides whether text counts as
@@ -263,6 +264,10 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     { tokens: number; name: string; description: string | undefined; inputSchema: unknown }
   >()
 
+  // Cumulative counts of the last views measured (the derived view and the repaired one sent).
+  const stamps: ViewPrefix.Stamps<Shape> = { stampOf: shapeOf, stillSame: sameShape }
+  const memo = ViewPrefix.makeSums(2, stamps)
+
   const remember = (key: string, value: MessageTokens.MessageCount): void => {
     if (byContent.size >= maxEntries) {
       const oldest = byContent.keys().next()
@@ -344,29 +349,31 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     if (
       anchorIndex >= 0 &&
       anchor?.prefixFingerprint !== undefined &&
-      fingerprintThrough(view.items, anchorIndex) !== anchor.prefixFingerprint
+      ViewPrefix.fingerprintThrough(view.items, anchorIndex) !== anchor.prefixFingerprint
     ) {
       anchorIndex = -1
       anchorStale = true
     }
-    const prefix = zeroCounts()
-    const suffix = zeroCounts()
-    let unknownImages = 0
-    let estimatedFiles = 0
-    prefix.toolSchemas = toolSchemaTokens(view.tools)
-    prefix.assistantText = replyPriming
     const loopStart =
       reasoningRule === "current-tool-loop" ? ReasoningTokens.currentLoopStart(view.items, (item) => item.message) : 0
-    for (let index = 0; index < view.items.length; index++) {
-      const item = view.items[index]!
-      const result = countItem(item.message, item.source, index < loopStart ? "prior" : "current")
-      const target = index <= anchorIndex ? prefix : suffix
-      for (const category in result.byCategory) {
-        target[category as Category] += result.byCategory[category as Category]!
-      }
-      unknownImages += result.unknownImages
-      estimatedFiles += result.estimatedFiles
-    }
+    const sums = (useCache ? memo : ViewPrefix.makeSums(1, stamps))(
+      view.items,
+      (index) => index < loopStart,
+      (item, prior) => countItem(item.message, item.source, prior ? "prior" : "current")
+    )
+    const end = view.items.length
+    const prefixVector = sums.categories(anchorIndex + 1)
+    const totalVector = sums.categories(end)
+    const prefix = zeroCounts()
+    const suffix = zeroCounts()
+    categories.forEach((category, index) => {
+      prefix[category] = prefixVector[index]!
+      suffix[category] = totalVector[index]! - prefixVector[index]!
+    })
+    const unknownImages = sums.unknownImages(end)
+    const estimatedFiles = sums.estimatedFiles(end)
+    prefix.toolSchemas += toolSchemaTokens(view.tools)
+    prefix.assistantText += replyPriming
     const inputCategories = categories.filter((category) => category !== "reservedOutput")
     const byCategory = zeroCounts()
     if (anchorIndex >= 0) {
@@ -467,28 +474,6 @@ export const layer = (options?: Options): Layer.Layer<MeasurerService, never, To
 // Anchors
 // ---------------------------------------------------------------------------
 
-// Content hashes by message identity. Messages are immutable in this library
-// (views and edits build new objects), so identity is a safe key.
-const hashByIdentity = new WeakMap<object, string>()
-
-const messageHash = (message: Message): string => {
-  let hash = hashByIdentity.get(message)
-  if (hash === undefined) {
-    hash = ContentHash.hash(message)
-    hashByIdentity.set(message, hash)
-  }
-  return hash
-}
-
-const fingerprintThrough = (items: ContextView["items"], lastIndex: number): string => {
-  const keys: Array<string> = []
-  for (let index = 0; index <= lastIndex; index++) {
-    const item = items[index]!
-    keys.push(`${item.entryId}\u0000${item.source}\u0000${messageHash(item.message)}`)
-  }
-  return ContentHash.hash(keys.join("\u0001"))
-}
-
 /**
  * Fingerprint (entry ids, sources and content hashes) of the view's items up
  * to and including `lastEntryId`; `undefined` when that entry is not in the
@@ -498,7 +483,7 @@ const fingerprintThrough = (items: ContextView["items"], lastIndex: number): str
  */
 export const prefixFingerprint = (view: ContextView, lastEntryId: string): string | undefined => {
   const index = view.items.findIndex((item) => item.entryId === lastEntryId)
-  return index < 0 ? undefined : fingerprintThrough(view.items, index)
+  return index < 0 ? undefined : ViewPrefix.fingerprintThrough(view.items, index)
 }
 
 /**

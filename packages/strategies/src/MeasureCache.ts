@@ -36,8 +36,8 @@ const sumCounts = (counts: Counts): number => {
 export const wrap = (measurer: Measurer.Measurer): CachedMeasurer => {
   if ("underlying" in measurer) return measurer as CachedMeasurer
   const bySource = new Map<string, WeakMap<Message.Message, Counts>>()
-  const countMessage = (message: Message.Message, source?: ContextView.ItemSource): Counts => {
-    const key = source ?? ""
+  const countMessage: Measurer.MessageCounter = (message, source, position) => {
+    const key = `${source ?? ""}|${position ?? "current"}`
     let cache = bySource.get(key)
     if (cache === undefined) {
       cache = new WeakMap()
@@ -45,7 +45,7 @@ export const wrap = (measurer: Measurer.Measurer): CachedMeasurer => {
     }
     let counts = cache.get(message)
     if (counts === undefined) {
-      counts = measurer.countMessage(message, source)
+      counts = measurer.countMessage(message, source, position)
       cache.set(message, counts)
     }
     return counts
@@ -54,7 +54,7 @@ export const wrap = (measurer: Measurer.Measurer): CachedMeasurer => {
     underlying: measurer,
     tokenizer: measurer.tokenizer,
     countMessage,
-    messageTokens: (message, source) => sumCounts(countMessage(message, source)),
+    messageTokens: (message, source, position) => sumCounts(countMessage(message, source, position)),
     toolSchemaTokens: (tools) => measurer.toolSchemaTokens(tools),
     measure: (view, options) => measurer.measure(view, options)
   }

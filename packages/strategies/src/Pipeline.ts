@@ -26,7 +26,7 @@ import type {
   Strategy,
   ViewEdit
 } from "@context-engine/core"
-import { Measurement } from "@context-engine/core"
+import { Measurement, ReasoningTokens } from "@context-engine/core"
 import { Effect } from "effect"
 import * as Invariants from "./Invariants.ts"
 import * as MeasureCache from "./MeasureCache.ts"
@@ -93,10 +93,13 @@ const makeTracker = (
   view: ContextView.ContextView,
   first: Measurement.Measurement
 ) => {
+  // Counted as the measurer counts a view: reasoning before the current tool loop by its provider rule.
   const itemCounts = (items: ReadonlyArray<ContextView.ViewItem>): Counts => {
     const sum: Counts = Measurement.zeroCounts()
-    for (const item of items) {
-      const counts = measurer.countMessage(item.message, item.source)
+    const loopStart = ReasoningTokens.currentLoopStart(items, (item) => item.message)
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]!
+      const counts = measurer.countMessage(item.message, item.source, index < loopStart ? "prior" : "current")
       for (const key in counts) sum[key as Measurement.Category] += counts[key as Measurement.Category] ?? 0
     }
     return sum
