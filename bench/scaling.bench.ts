@@ -25,7 +25,9 @@ const k = (tokens: number): string => `${(tokens / 1000).toFixed(0)}K`
 const relabel = (message: Message, round: number): Message => {
   if (round === 0 || typeof message.content === "string") return message
   const content = message.content.map((part) =>
-    part.type === "tool-call" || part.type === "tool-result" ? { ...part, toolCallId: `${part.toolCallId}~${round}` } : part
+    part.type === "tool-call" || part.type === "tool-result"
+      ? { ...part, toolCallId: `${part.toolCallId}~${round}` }
+      : part
   )
   return { ...message, content } as Message
 }
@@ -98,10 +100,8 @@ export default async function (): Promise<void> {
     let outcome: string
     try {
       const result = await engine.compact({ entries: session.entries, policy })
-      const failed = result.stages.filter((stage) => stage.name.includes("fallback") || stage.name.includes("reduce"))
-      outcome = result.checkpoint
-        ? `checkpoint, after ${k(result.after.inputTokens)}`
-        : `no checkpoint (${failed.map((stage) => stage.name).join(", ") || "cheap tiers"}), after ${k(result.after.inputTokens)}`
+      const applied = result.stages.filter((stage) => stage.status === "applied").map((stage) => stage.stage)
+      outcome = `${result.checkpoint ? "checkpoint" : "no checkpoint"} (${applied.join(", ")}), after ${k(result.after.inputTokens)}${result.fits ? "" : ", does not fit"}`
     } catch (error) {
       outcome = `failed: ${(error as { _tag?: string })._tag ?? String(error)}`
     }
