@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { ContextView, Measurement, Measurer, Message } from "@context-engine/core"
+import { type ContextView, type Measurement, type Measurer, type Message, ReasoningTokens } from "@context-engine/core"
 
 type Counts = Partial<Record<Measurement.Category, number>>
 
@@ -37,7 +37,9 @@ export const wrap = (measurer: Measurer.Measurer): CachedMeasurer => {
   if ("underlying" in measurer) return measurer as CachedMeasurer
   const bySource = new Map<string, WeakMap<Message.Message, Counts>>()
   const countMessage: Measurer.MessageCounter = (message, source, position) => {
-    const key = `${source ?? ""}|${position ?? "current"}`
+    // Only reasoning counts differently by position (core's ReasoningTokens); other messages share one count.
+    const prior = position === "prior" && ReasoningTokens.hasReasoning(message)
+    const key = `${source ?? ""}|${prior ? "prior" : "current"}`
     let cache = bySource.get(key)
     if (cache === undefined) {
       cache = new WeakMap()
@@ -45,7 +47,7 @@ export const wrap = (measurer: Measurer.Measurer): CachedMeasurer => {
     }
     let counts = cache.get(message)
     if (counts === undefined) {
-      counts = measurer.countMessage(message, source, position)
+      counts = measurer.countMessage(message, source, prior ? "prior" : "current")
       cache.set(message, counts)
     }
     return counts
