@@ -14,7 +14,7 @@ import type * as Entry from "../packages/core/src/Entry.ts"
 import * as PolicyRegistry from "../packages/core/src/PolicyRegistry.ts"
 import { transcript } from "../packages/core/test/support/shared.ts"
 import { TieredSummaryEngine } from "../packages/engines/src/index.ts"
-import { Import } from "../packages/provider-adapters/src/index.ts"
+import { Import } from "../packages/transcripts/src/index.ts"
 
 const k = (tokens: number): string => `${(tokens / 1000).toFixed(1)}K`
 

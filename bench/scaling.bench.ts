@@ -18,7 +18,7 @@ import * as PolicyRegistry from "../packages/core/src/PolicyRegistry.ts"
 import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
 import { sharedDir, transcript } from "../packages/core/test/support/shared.ts"
 import { TieredSummaryEngine } from "../packages/engines/src/index.ts"
-import { Import } from "../packages/provider-adapters/src/index.ts"
+import { Import } from "../packages/transcripts/src/index.ts"
 
 const k = (tokens: number): string => `${(tokens / 1000).toFixed(0)}K`
 
