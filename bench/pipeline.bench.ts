@@ -3,7 +3,10 @@
  * (`../shared/transcripts/pi/before-compaction.jsonl`) for a 200K and a 128K
  * context window, next to the AI SDK's `pruneMessages` and LangChain's
  * `trimMessages` (with its chars/4 counter and with our exact counter, cold and
- * warm) on the same messages in the same process. Every result is
+ * warm), Mastra's `TokenLimiterProcessor` and pi's `findCutPoint`
+ * (`bench/peers.ts`; a peer that cannot be loaded is reported with the reason)
+ * on the same messages in the same process. Ratios are cold against cold and
+ * warm against warm. Every result is
  * measured exactly (o200k_base) and checked for tool pairing.
  * `node bench/run.ts pipeline`. Prints; never asserts times.
  */
@@ -20,13 +23,16 @@ import * as ContextView from "../packages/core/src/ContextView.ts"
 import type * as Entry from "../packages/core/src/Entry.ts"
 import * as Measurer from "../packages/core/src/Measurer.ts"
 import type { Message } from "../packages/core/src/Message.ts"
+import * as MessageTokens from "../packages/core/src/MessageTokens.ts"
 import type { ModelPolicy } from "../packages/core/src/ModelPolicy.ts"
+import * as ReasoningTokens from "../packages/core/src/ReasoningTokens.ts"
 import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
 import * as ToolPairing from "../packages/core/src/ToolPairing.ts"
 import * as Cases from "../packages/core/src/testing/Cases.ts"
 import { transcript } from "../packages/core/test/support/shared.ts"
 import * as SlidingWindowEngine from "../packages/engines/src/SlidingWindowEngine.ts"
 import * as Import from "../packages/transcripts/src/importers/Import.ts"
+import * as Peers from "./peers.ts"
 
 const time = async <A>(run: () => A | Promise<A>): Promise<[A, number]> => {
   const start = performance.now()
@@ -140,7 +146,14 @@ const approximateCounter = (messages: ReadonlyArray<BaseMessage>): number => {
 // -----------------------------------------------------------------------------
 
 export default async function (): Promise<void> {
-  const [imported, importMs] = await time(() => Import.importFilePromise(transcript("pi/before-compaction.jsonl")))
+  const piFile = transcript("pi/before-compaction.jsonl")
+  const [imported, importMs] = await time(() => Import.importFilePromise(piFile))
+  const [mastra, pi] = await Promise.all([Peers.mastra(), Peers.piCut()])
+  for (const [name, peer] of [
+    ["@mastra/core TokenLimiterProcessor", mastra],
+    ["@mariozechner/pi-coding-agent findCutPoint", pi]
+  ] as const)
+    if ("unavailable" in peer) console.log(`peer not run: ${name} could not be loaded — ${peer.unavailable}`)
   const entries: ReadonlyArray<Entry.Entry> = imported.transcript.entries.filter((entry) => entry.kind === "message")
   const messages = entries.flatMap((entry) => (entry.kind === "message" ? [entry.message] : []))
   const inputTokens = measureExactly(messages)
@@ -167,7 +180,15 @@ export default async function (): Promise<void> {
     // Cold: a fresh measurer counts all 2.3 MB once (what the first request of a session pays).
     const coldMeasurer = Measurer.make(exact)
     const cold = SlidingWindowEngine.makeAsync({ measurer: () => coldMeasurer })
-    const [coldResult, coldMs] = await time(() => cold.compact(input))
+    let coldOutcome: [Awaited<ReturnType<typeof cold.compact>>, number]
+    try {
+      coldOutcome = await time(() => cold.compact(input))
+    } catch (error) {
+      // e.g. BudgetExceeded: the turn in progress alone does not fit this window; reported, not hidden.
+      console.log(`\n--- ${k(window.contextWindow)} window: our engine cannot fit it: ${String(error)}`)
+      continue
+    }
+    const [coldResult, coldMs] = coldOutcome
     // Warm: the request path has already measured (shouldCompact); compaction re-measures only what it changed.
     // The machine may be shared: report the median and the minimum wall time and the process CPU time.
     const warmRuns: Array<number> = []
@@ -242,12 +263,43 @@ export default async function (): Promise<void> {
     // Exact, on our definition (the same o200k measurer and reasoning rule we are judged by): the kept
     // LangChain messages mapped back to the same content we measure. Cold: a fresh measurer; warm: its cache
     // filled by the cold run — as our cold / warm rows.
-    const exactCounter = (measurer: Measurer.Measurer) => (list: Array<BaseMessage>) =>
-      measurer.measure(ContextView.fromMessages(fromLangChain(list, messages))).inputTokens
+    // Σ per-message counts (identity-cached) at each message's position + reply priming = measure().inputTokens
+    // (the measurer's additivity property), without building a view per call.
+    const exactCounter = (measurer: Measurer.Measurer) => (list: Array<BaseMessage>) => {
+      const kept = fromLangChain(list, messages)
+      const loopStart = ReasoningTokens.currentLoopStart(kept, (message) => message)
+      let tokens = MessageTokens.replyPrimingTokens
+      kept.forEach((message, index) => {
+        tokens += measurer.messageTokens(message, "transcript", index < loopStart ? "prior" : "current")
+      })
+      return tokens
+    }
     const trimMeasurer = Measurer.make(exact)
     const [trimmedExact, trimExactColdMs] = await time(() => trimWith(exactCounter(trimMeasurer)))
     const [, trimExactWarmMs] = await time(() => trimWith(exactCounter(trimMeasurer)))
     const trimmedExactMessages = fromLangChain(trimmedExact, messages)
+    // Mastra's TokenLimiter (its own o200k counter) and pi's cut (chars/4), when they load; cold (first call).
+    const peerRows: Array<{ name: string; ms: number; messages: number; tokens: number; problems: number }> = []
+    if ("run" in mastra) {
+      const [kept, ms] = await time(() => mastra.run(messages, budget))
+      peerRows.push({
+        name: "@mastra/core TokenLimiterProcessor (processLLMRequest, own o200k counter, cold)",
+        ms,
+        messages: kept.length,
+        tokens: measureExactly(kept),
+        problems: pairingProblems(kept)
+      })
+    }
+    if ("run" in pi) {
+      const [kept, ms] = await time(() => pi.run(piFile, imported.transcript.entries, budget))
+      peerRows.push({
+        name: "@mariozechner/pi-coding-agent findCutPoint (keep = budget by chars/4; pi then calls an LLM, not run)",
+        ms,
+        messages: kept.length,
+        tokens: measureExactly(kept),
+        problems: pairingProblems(kept)
+      })
+    }
 
     const rows = [
       {
@@ -291,7 +343,8 @@ export default async function (): Promise<void> {
         messages: trimmedExactMessages.length,
         tokens: measureExactly(trimmedExactMessages),
         problems: pairingProblems(trimmedExactMessages)
-      }
+      },
+      ...peerRows
     ]
     // Ratios cold against cold and warm against warm; pruneMessages counts nothing (a fixed rule), so it is
     // set against our warm run.
