@@ -25,7 +25,6 @@ import * as Measurer from "../packages/core/src/Measurer.ts"
 import type { Message } from "../packages/core/src/Message.ts"
 import * as MessageTokens from "../packages/core/src/MessageTokens.ts"
 import type { ModelPolicy } from "../packages/core/src/ModelPolicy.ts"
-import * as ReasoningTokens from "../packages/core/src/ReasoningTokens.ts"
 import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
 import * as ToolPairing from "../packages/core/src/ToolPairing.ts"
 import * as Cases from "../packages/core/src/testing/Cases.ts"
@@ -263,16 +262,38 @@ export default async function (): Promise<void> {
     // Exact, on our definition (the same o200k measurer and reasoning rule we are judged by): the kept
     // LangChain messages mapped back to the same content we measure. Cold: a fresh measurer; warm: its cache
     // filled by the cold run — as our cold / warm rows.
-    // Σ per-message counts (identity-cached) at each message's position + reply priming = measure().inputTokens
-    // (the measurer's additivity property), without building a view per call.
-    const exactCounter = (measurer: Measurer.Measurer) => (list: Array<BaseMessage>) => {
-      const kept = fromLangChain(list, messages)
-      const loopStart = ReasoningTokens.currentLoopStart(kept, (message) => message)
-      let tokens = MessageTokens.replyPrimingTokens
-      kept.forEach((message, index) => {
-        tokens += measurer.messageTokens(message, "transcript", index < loopStart ? "prior" : "current")
-      })
-      return tokens
+    // Exact, on our definition (the same o200k measurer and reasoning rule we are judged by): Σ per-message
+    // counts at each message's position (before / in the current tool loop) + reply priming, which equals
+    // measure().inputTokens (the measurer's additivity property). Each LangChain message is counted once per
+    // position through the measurer's cache, so a counter call costs O(messages in the list), as a
+    // per-message counter in LangChain would.
+    const exactCounter = (measurer: Measurer.Measurer) => {
+      const counted = new WeakMap<BaseMessage, { current: number; prior: number }>()
+      const countOf = (message: BaseMessage) => {
+        let known = counted.get(message)
+        if (known === undefined) {
+          const ours = fromLangChain([message], messages)
+          const tokens = (position: "current" | "prior") =>
+            ours.reduce((sum, item) => sum + measurer.messageTokens(item, "transcript", position), 0)
+          known = { current: tokens("current"), prior: tokens("prior") }
+          counted.set(message, known)
+        }
+        return known
+      }
+      return (list: Array<BaseMessage>) => {
+        let loopStart = 0
+        for (let index = list.length - 1; index >= 0; index--)
+          if (list[index] instanceof HumanMessage) {
+            loopStart = index
+            break
+          }
+        let tokens = MessageTokens.replyPrimingTokens
+        list.forEach((message, index) => {
+          const known = countOf(message)
+          tokens += index < loopStart ? known.prior : known.current
+        })
+        return tokens
+      }
     }
     const trimMeasurer = Measurer.make(exact)
     const [trimmedExact, trimExactColdMs] = await time(() => trimWith(exactCounter(trimMeasurer)))
