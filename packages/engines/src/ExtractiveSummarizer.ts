@@ -11,7 +11,13 @@
  *
  * @since 0.1.0
  */
-import { Checkpoint, CheckpointValidation, IdentifierExtraction, type Message } from "@context-engine/core"
+import {
+  Checkpoint,
+  CheckpointValidation,
+  IdentifierExtraction,
+  type Message,
+  MessageParts
+} from "@context-engine/core"
 import { Effect, Layer } from "effect"
 import { renderContent } from "./CheckpointRenderer.ts"
 import {
@@ -99,10 +105,7 @@ const outcomes = (items: ReadonlyArray<CoveredItem>): Map<string, Outcome> => {
     for (const part of item.message.content) {
       if (part.type !== "tool-result") continue
       const errors = IdentifierExtraction.fromToolResult(part).errors
-      const isError =
-        part.output.type === "error-text" ||
-        part.output.type === "error-json" ||
-        part.output.type === "execution-denied"
+      const isError = MessageParts.outputIsError(part.output)
       map.set(part.toolCallId, { isError, firstError: errors[0] })
     }
   }
