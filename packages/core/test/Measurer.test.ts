@@ -209,7 +209,7 @@ describe("Measurer", () => {
       }),
       { numRuns: 150 }
     )
-  })
+  }, 60_000)
 
   it("property: the cache never changes a result (cached, uncached, re-measured, structurally cloned)", () => {
     const cached = Measurer.make(o200k)
@@ -225,7 +225,7 @@ describe("Measurer", () => {
       }),
       { numRuns: 100 }
     )
-  })
+  }, 60_000)
 
   it("the cache notices a message edited in place (text replaced, part appended)", () => {
     const measurer = Measurer.make(o200k)
