@@ -19,6 +19,7 @@ import {
   type ModelPolicy,
   PluginGuard,
   PolicyRegistry,
+  Telemetry,
   Tokenizers
 } from "@context-engine/core"
 import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
@@ -27,6 +28,7 @@ import { Cause, Effect, Exit } from "effect"
 import * as GuardedCompaction from "./GuardedCompaction.ts"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
+import * as RolloutMode from "./RolloutMode.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -95,6 +97,10 @@ export type ContextEvent =
       readonly tokensAfter: number
       readonly stages: ReadonlyArray<ContextEngine.StageReport>
       readonly checkpointId?: string
+      /** The rollout mode; in `shadow` (and `advisory` with a checkpoint) the checkpoint was recorded, not applied. */
+      readonly mode?: RolloutMode.RolloutMode
+      /** Id of the shadow entry holding what was withheld. */
+      readonly shadowEntryId?: string
     }
   | {
       readonly type: "compaction-failed"
@@ -137,6 +143,12 @@ export interface ControllerOptions {
   readonly onEvent?: (event: ContextEvent) => void
   /** Compact-and-retry once on a classified context overflow. Default `true`. */
   readonly overflowRecovery?: boolean
+  /**
+   * Rollout mode (`RolloutMode.ts`): `shadow` records what compaction would
+   * do and sends the request unchanged; `advisory` applies only the
+   * deterministic tiers; `active` (default) applies everything.
+   */
+  readonly mode?: RolloutMode.RolloutMode
   /**
    * Offload large tool results as they arrive (`Offload`: head + tail + a
    * pointer in the view, original in the transcript). Default on with
@@ -387,6 +399,42 @@ export const make = (options: ControllerOptions): ContextController => {
     }
   }
 
+  const mode = options.mode ?? "active"
+
+  /** Commits what the mode allows of a compaction and reports it. */
+  const commitIn = async (
+    current: Session.Session,
+    input: ContextEngine.EngineInput,
+    result: ContextEngine.CompactionResult,
+    reasons: ReadonlyArray<ContextEngine.CompactionReason>
+  ): Promise<void> => {
+    const last = current.entries().at(-1)
+    const { commit, shadow } = RolloutMode.split(mode, result, reasons, {
+      id: current.nextId(),
+      parentId: last?.id ?? null,
+      timestamp: new Date().toISOString()
+    })
+    let committed = commit
+    if (mode === "advisory" && result.checkpoint !== undefined) {
+      // The checkpoint is recorded as a shadow; what is applied is the deterministic reduction.
+      const deterministic = { ...input, deterministicOnly: true }
+      const reduced = await Effect.runPromise(Effect.result(engine.compact(deterministic)))
+      committed = reduced._tag === "Success" ? reduced.success.entriesToAppend : []
+    }
+    await current.append(shadow ? [...committed, shadow] : committed)
+    emit(options, {
+      type: "compaction",
+      sessionId: current.sessionId,
+      reasons,
+      tokensBefore: result.before.inputTokens,
+      tokensAfter: result.after.inputTokens,
+      stages: result.stages,
+      ...(result.checkpoint ? { checkpointId: result.checkpoint.id } : {}),
+      mode,
+      ...(shadow ? { shadowEntryId: shadow.id } : {})
+    })
+  }
+
   const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = [], signal) => {
     const current = await session(model)
     return exclusive(current.sessionId, () => prepareIn(current, model, messages, tools, ephemeralSystem, signal))
@@ -420,6 +468,7 @@ export const make = (options: ControllerOptions): ContextController => {
       ...(signal !== undefined ? { signal } : {})
     }
     let assembleInput = input
+    const startMs = Date.now()
     const outcome = await GuardedCompaction.run({
       engine,
       input,
@@ -429,17 +478,9 @@ export const make = (options: ControllerOptions): ContextController => {
     })
     if (outcome._tag === "Compacted") {
       const { result, decision } = outcome
-      await current.append(result.entriesToAppend)
+      Telemetry.recordCompactionSpan(engine.name, input, result, { mode, startMs })
+      await commitIn(current, input, result, decision.reasons)
       assembleInput = { ...input, entries: entriesFor() }
-      emit(options, {
-        type: "compaction",
-        sessionId: current.sessionId,
-        reasons: decision.reasons,
-        tokensBefore: result.before.inputTokens,
-        tokensAfter: result.after.inputTokens,
-        stages: result.stages,
-        ...(result.checkpoint ? { checkpointId: result.checkpoint.id } : {})
-      })
     } else if (outcome._tag === "Failed") {
       // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.
       emit(options, {
@@ -457,6 +498,10 @@ export const make = (options: ControllerOptions): ContextController => {
       })
     }
     // Same input object when nothing was appended, so the engine reuses what it derived for shouldCompact.
+    if (mode === "shadow") {
+      const prepared = await assemble(current, model, assembleInput, messages)
+      return { ...prepared, messages, rewritten: false }
+    }
     return assemble(current, model, assembleInput, messages)
   }
 
