@@ -283,9 +283,49 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     })
   let overflowPending = false
 
-  const context = (input: ContextEngine.EngineInput) => {
+  // The view derived from the last input's entries and tools: shouldCompact, assembleContext and
+  // recordOutcome of one step get the same arrays, so the O(n) derivation runs once per step.
+  let lastView:
+    | {
+        readonly entries: ContextEngine.EngineInput["entries"]
+        readonly tools: ContextEngine.EngineInput["tools"]
+        readonly policy: ContextEngine.EngineInput["policy"]
+        readonly view: CheckpointView.CheckpointView
+      }
+    | undefined
+  const checkpointViewOf = (input: ContextEngine.EngineInput): CheckpointView.CheckpointView => {
+    if (lastView?.entries !== input.entries || lastView.tools !== input.tools || lastView.policy !== input.policy)
+      lastView = {
+        entries: input.entries,
+        tools: input.tools,
+        policy: input.policy,
+        view: viewOf(input.entries, input)
+      }
+    return lastView.view
+  }
+
+  // The last context, reused while the input's entries, tools, policy and the anchor are the same.
+  let lastContext:
+    | { readonly input: ContextEngine.EngineInput; readonly anchor: typeof anchor; readonly ctx: Ctx }
+    | undefined
+  const context = (input: ContextEngine.EngineInput): Ctx => {
+    const last = lastContext
+    if (
+      last !== undefined &&
+      last.anchor === anchor &&
+      last.input.entries === input.entries &&
+      last.input.tools === input.tools &&
+      last.input.policy === input.policy
+    )
+      return last.ctx
+    const ctx = freshContext(input)
+    lastContext = { input, anchor, ctx }
+    return ctx
+  }
+
+  const freshContext = (input: ContextEngine.EngineInput) => {
     const measurer = measurerFor(input.policy)
-    const checkpointView = viewOf(input.entries, input)
+    const checkpointView = checkpointViewOf(input)
     const overhead = {
       systemTokens: sum(checkpointView.prefix.map((item) => measurer.messageTokens(item.message, item.source))),
       toolSchemaTokens: measurer.toolSchemaTokens(input.tools ?? [])
@@ -294,6 +334,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     const measurement = measurer.measure(checkpointView.view, { budget, ...(anchor ? { anchor } : {}) })
     return { measurer, checkpointView, overhead, budget, measurement }
   }
+  type Ctx = ReturnType<typeof freshContext>
 
   const reasonsOf = (
     input: ContextEngine.EngineInput,
@@ -763,7 +804,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       Effect.sync(() => {
         if (outcome.overflow) overflowPending = true
         if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-          anchor = Measurer.anchorFor(viewOf(input.entries, input).view, {
+          anchor = Measurer.anchorFor(checkpointViewOf(input).view, {
             inputTokens: outcome.inputTokens,
             lastEntryId: outcome.lastEntryId
           })

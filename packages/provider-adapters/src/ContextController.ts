@@ -26,6 +26,7 @@ import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
 import { Offload } from "@context-engine/strategies"
 import { Cause, Effect, Exit } from "effect"
 import * as GuardedCompaction from "./GuardedCompaction.ts"
+import * as IdleReturn from "./IdleReturn.ts"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
 import * as RolloutMode from "./RolloutMode.ts"
@@ -156,6 +157,15 @@ export interface ControllerOptions {
    * turns it off.
    */
   readonly offload?: Offload.Options | false
+  /**
+   * Idle return (`IdleReturn`): after the provider's prompt cache expired, a
+   * request of at least `thresholdTokens` (default 100,000) is compacted
+   * (as a manual compaction) before it is sent, once per cache window.
+   * Default on; `false` turns it off.
+   */
+  readonly idleReturn?: IdleReturn.Options | false
+  /** Clock (default `() => new Date()`), for the idle-return check. */
+  readonly now?: () => Date
   /** Deadline of one compaction in ms (default `GuardedCompaction.DEFAULT_COMPACTION_TIMEOUT_MS`). */
   readonly compactionTimeoutMs?: number
   /**
@@ -317,7 +327,32 @@ export const make = (options: ControllerOptions): ContextController => {
     return opened
   }
 
+  // Policies per model (before the learned window) and per learned window, when the option is not a
+  // function (a function may answer differently each call). The same policy object each step also keeps
+  // the engine's caches (validated input, measurement) warm.
+  const basePolicies = new Map<string, ModelPolicy.ModelPolicy>()
+  const learnedPolicies = new Map<string, ModelPolicy.ModelPolicy>()
   const policyFor = async (model: ModelRef, current?: Session.Session): Promise<ModelPolicy.ModelPolicy> => {
+    const cacheable = typeof options.policy !== "function"
+    const baseKey = `${model.provider}\u0000${model.modelId}`
+    let base = cacheable ? basePolicies.get(baseKey) : undefined
+    if (base === undefined) {
+      base = await resolvePolicy(model)
+      if (cacheable) basePolicies.set(baseKey, base)
+    }
+    const learned = (current ?? (await session(model))).learnedWindow(base.model)
+    if (learned === undefined) return base
+    const key = `${baseKey}\u0000${learned}`
+    let policy = cacheable ? learnedPolicies.get(key) : undefined
+    if (policy === undefined) {
+      policy = OverflowRecovery.applyLearnedWindow(base, learned)
+      if (cacheable) learnedPolicies.set(key, policy)
+    }
+    return policy
+  }
+
+  /** The policy for a model from the option, the registry and the provider profile (no learned window). */
+  const resolvePolicy = async (model: ModelRef): Promise<ModelPolicy.ModelPolicy> => {
     const profile = ProviderProfile.forProvider(model.provider)
     const option = options.policy
     const registry = isRegistry(option) ? option : PolicyRegistry.builtin
@@ -330,15 +365,10 @@ export const make = (options: ControllerOptions): ContextController => {
     const resolved = await Effect.runPromiseExit(
       registry.resolve({ ...fields, model: modelId } as PolicyRegistry.PolicyOverride)
     )
-    let policy: ModelPolicy.ModelPolicy
-    if (Exit.isSuccess(resolved)) policy = resolved.value
-    else {
-      const error = Cause.squash(resolved.cause)
-      if ((error as { _tag?: string })._tag !== "UnknownModel") throw error
-      policy = ProviderProfile.fallbackPolicy(profile, modelId, fields)
-    }
-    const learned = (current ?? (await session(model))).learnedWindow(policy.model)
-    return OverflowRecovery.applyLearnedWindow(policy, learned)
+    if (Exit.isSuccess(resolved)) return resolved.value
+    const error = Cause.squash(resolved.cause)
+    if ((error as { _tag?: string })._tag !== "UnknownModel") throw error
+    return ProviderProfile.fallbackPolicy(profile, modelId, fields)
   }
 
   const assemble = async (
@@ -350,8 +380,11 @@ export const make = (options: ControllerOptions): ContextController => {
     const assembled = await asyncEngine.assembleContext(input)
     const items = assembled.view.items.filter((item) => !item.entryId.startsWith(EPHEMERAL_PREFIX))
     const messages = items.map((item) => item.message)
+    // What was synced is the session's message entries (the AI SDK's new objects were matched to them).
+    const synced = current.messageEntries()
     const rewritten =
-      messages.length !== original.length || messages.some((message, index) => message !== original[index])
+      messages.length !== original.length ||
+      messages.some((message, index) => message !== original[index] && message !== synced[index]?.message)
     const providerOptions = native?.providerOptions(input)
     emit(options, {
       type: "request",
@@ -361,7 +394,7 @@ export const make = (options: ControllerOptions): ContextController => {
       budgetTokens: assembled.measurement.budgetTokens,
       contextWindowTokens: input.policy.contextWindowTokens,
       messagesSent: messages.length,
-      messagesInTranscript: current.entries().filter((entry) => entry.kind === "message").length,
+      messagesInTranscript: synced.length,
       rewritten
     })
     return {
@@ -425,6 +458,7 @@ export const make = (options: ControllerOptions): ContextController => {
     ephemeralSystem: ReadonlyArray<Message.Message>,
     signal: AbortSignal | undefined
   ): Promise<Prepared> => {
+    const lastMs = IdleReturn.lastRequestMs(current.entries())
     const arrived = await current.sync(messages)
     const policy = await policyFor(model, current)
     if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
@@ -436,25 +470,58 @@ export const make = (options: ControllerOptions): ContextController => {
       kind: "message",
       message
     }))
-    const entriesFor = (): ReadonlyArray<Entry.Entry> => [...ephemeral, ...current.entries()]
+    const entriesFor = (): ReadonlyArray<Entry.Entry> =>
+      ephemeral.length === 0 ? [...current.entries()] : [...ephemeral, ...current.entries()]
     const input: ContextEngine.EngineInput = {
       entries: entriesFor(),
       tools,
       policy,
       ...(signal !== undefined ? { signal } : {})
     }
+    let assembleInput = input
     const startMs = Date.now()
-    const outcome = await GuardedCompaction.run({
-      engine,
-      input,
-      route: `${model.provider}:${model.modelId}`,
-      breaker,
-      timeoutMs: options.compactionTimeoutMs
-    })
+    const guard = (compactInput: ContextEngine.EngineInput) =>
+      GuardedCompaction.run({
+        engine,
+        input: compactInput,
+        route: `${model.provider}:${model.modelId}`,
+        breaker,
+        timeoutMs: options.compactionTimeoutMs
+      })
+    let outcome = await guard(input)
+    // Idle return: the cache expired and the request is large — compact (as a manual compaction) before sending.
+    const nowMs = (options.now?.() ?? new Date()).getTime()
+    const idle =
+      outcome._tag === "NotNeeded" &&
+      outcome.decision !== undefined &&
+      options.idleReturn !== false &&
+      IdleReturn.isDue({
+        entries: current.entries(),
+        lastMs,
+        nowMs,
+        ttlMs: ProviderProfile.forProvider(model.provider).promptCache.ttlMs,
+        inputTokens: outcome.decision.measurement.inputTokens,
+        ...(options.idleReturn?.thresholdTokens !== undefined
+          ? { thresholdTokens: options.idleReturn.thresholdTokens }
+          : {})
+      })
+    if (idle) outcome = await guard({ ...input, manual: true })
     if (outcome._tag === "Compacted") {
       const { result, decision } = outcome
       Telemetry.recordCompactionSpan(engine.name, input, result, { mode, startMs })
       await commitIn(current, input, result, decision.reasons)
+      // The idle event follows the compaction's entries (the path stays one chain).
+      if (idle)
+        await current.append([
+          IdleReturn.event({
+            id: current.nextId(),
+            parentId: current.entries().at(-1)?.id ?? null,
+            lastMs: lastMs!,
+            nowMs,
+            inputTokens: decision.measurement.inputTokens
+          })
+        ])
+      assembleInput = { ...input, entries: entriesFor() }
     } else if (outcome._tag === "Failed") {
       // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.
       emit(options, {
@@ -471,11 +538,12 @@ export const make = (options: ControllerOptions): ContextController => {
         reason: `automatic compaction is off for ${model.provider}:${model.modelId} after ${outcome.route.consecutiveFailures} consecutive failures (cap ${breaker.maxConsecutiveFailures}); a manual compaction or a new controller retries`
       })
     }
+    // Same input object when nothing was appended, so the engine reuses what it derived for shouldCompact.
     if (mode === "shadow") {
-      const prepared = await assemble(current, model, { ...input, entries: entriesFor() }, messages)
+      const prepared = await assemble(current, model, assembleInput, messages)
       return { ...prepared, messages, rewritten: false }
     }
-    return assemble(current, model, { ...input, entries: entriesFor() }, messages)
+    return assemble(current, model, assembleInput, messages)
   }
 
   const recordSuccess: ContextController["recordSuccess"] = async (prepared, usage, response) => {
