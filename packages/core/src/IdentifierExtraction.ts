@@ -198,7 +198,14 @@ export const fromToolInput = (input: unknown): Identifiers => {
   return normalize(found)
 }
 
-const toolOutputText = (part: Extract<ContentPart, { type: "tool-result" }>): { text: string; isError: boolean } => {
+/**
+ * Text of a tool result and whether it reports an error.
+ *
+ * @category getters
+ */
+export const toolOutputText = (
+  part: Extract<ContentPart, { type: "tool-result" }>
+): { text: string; isError: boolean } => {
   const output = part.output
   switch (output.type) {
     case "text":

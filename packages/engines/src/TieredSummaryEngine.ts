@@ -31,7 +31,8 @@
  * Defaults (Pi's `DEFAULT_COMPACTION_SETTINGS`): `keepRecentTokens` and
  * `reserveTokens` come from the {@link ModelPolicy} (Pi: 20,000 / 16,384);
  * the summary cap is `0.8 × reserveTokens` (Pi's `generateSummary`
- * `maxTokens`), and at most a quarter of the conversation budget.
+ * `maxTokens`), at most a quarter of the conversation budget and at most
+ * `maxCheckpointTokens` (default 2,000: a handoff, not an index — issue #11).
  *
  * @since 0.1.0
  */
@@ -124,6 +125,11 @@ export interface Options {
   readonly lowWaterShare?: number
   /** Minimum identifier retention (default `CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION`). */
   readonly minIdentifierRetention?: number
+  /**
+   * Largest checkpoint in tokens (default `ExtractiveSummarizer.DEFAULT_CHECKPOINT_TOKENS`, 2,000), filled by
+   * priority; the engine lowers it further to the room the request has left.
+   */
+  readonly maxCheckpointTokens?: number
   readonly hooks?: Hooks
   /** Clock for `createdAt` and entry timestamps. */
   readonly now?: () => Date
@@ -205,11 +211,7 @@ const keepingCheckpoint = (strategy: Strategy.Strategy): Strategy.Strategy => ({
  * @category constructors
  */
 export const make = (options: Options = {}): ContextEngine.ContextEngine => {
-  // The extractive summarizer shrinks to the same identifier-retention minimum the engine validates with.
-  const extractive = () =>
-    ExtractiveSummarizer.make(
-      options.minIdentifierRetention !== undefined ? { minIdentifierRetention: options.minIdentifierRetention } : {}
-    )
+  const extractive = () => ExtractiveSummarizer.make()
   const summarizer = options.summarizer ?? extractive()
   const fallback =
     options.fallbackSummarizer !== undefined
@@ -437,7 +439,8 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         64,
         Math.min(
           Math.floor(policy.reserveTokens * SUMMARY_SHARE_OF_RESERVE),
-          Math.floor(budget.availableTokens * MAX_SHARE_OF_AVAILABLE.summary)
+          Math.floor(budget.availableTokens * MAX_SHARE_OF_AVAILABLE.summary),
+          options.maxCheckpointTokens ?? ExtractiveSummarizer.DEFAULT_CHECKPOINT_TOKENS
         )
       )
       const conversation = conversationOf(cheap.view, ctx)
