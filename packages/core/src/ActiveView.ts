@@ -2,8 +2,9 @@
  * Active view reconstruction: the context view a session resumes with,
  * derived from its transcript entries alone (DESIGN.md "Context view").
  *
- * The view is, in order: every system message (the stable prefix), every
- * durable memory record, the latest valid checkpoint rendered as a user-role
+ * The view is, in order: every system message (the stable prefix), the
+ * durable memory records in force that fit the memory budget
+ * ({@link Memory.select}), the latest valid checkpoint rendered as a user-role
  * message (`source: "checkpoint"`), then the message entries from the
  * checkpoint's `firstKeptEntryId` onward, with the transcript's edit entries
  * applied as overlays ({@link ContextView.applyEdits}). Messages appended
@@ -20,6 +21,7 @@
 import type { CheckpointContent } from "./Checkpoint.ts"
 import * as ContextView from "./ContextView.ts"
 import type { CheckpointEntry, Entry, MemoryEntry } from "./Entry.ts"
+import * as Memory from "./Memory.ts"
 import type { Message } from "./Message.ts"
 import type { ViewEdit } from "./ViewEdit.ts"
 
@@ -65,6 +67,8 @@ export interface ViewOptions {
   readonly tools?: ReadonlyArray<ContextView.ToolDefinition>
   readonly renderCheckpoint?: CheckpointRenderer
   readonly renderMemory?: MemoryRenderer
+  /** Memory selection: the records in force that fit this budget (`Memory.select`). */
+  readonly memory?: Memory.SelectOptions
   /**
    * Navigation: reconstruct the view as it was just before this checkpoint
    * entry was written (the transcript up to, not including, that entry).
@@ -226,10 +230,8 @@ export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptio
       prefix.push({ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] })
     }
   }
-  for (const entry of entries) {
-    if (entry.kind === "memory") {
-      prefix.push({ entryId: entry.id, message: memory(entry.memory), source: "memory", editedBy: [] })
-    }
+  for (const entry of Memory.select(entries, options.memory)) {
+    prefix.push({ entryId: entry.id, message: memory(entry.memory), source: "memory", editedBy: [] })
   }
   let tailStart = 0
   if (active !== undefined) {

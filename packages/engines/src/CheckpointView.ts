@@ -13,7 +13,15 @@
  *
  * @since 0.1.0
  */
-import { ActiveView, type Checkpoint, ContextView, type Entry, type Message, type ViewEdit } from "@context-engine/core"
+import {
+  ActiveView,
+  type Checkpoint,
+  ContextView,
+  type Entry,
+  Memory,
+  type Message,
+  type ViewEdit
+} from "@context-engine/core"
 import * as CheckpointRenderer from "./CheckpointRenderer.ts"
 
 /**
@@ -50,13 +58,15 @@ export const checkpointItem = (entryId: string, checkpoint: Checkpoint.Checkpoin
  * Builds the view from entries, on the checkpoint core's
  * `ActiveView.selectCheckpoint` picks (the same one the transcript store
  * uses): the latest one not rolled back whose `coveredRange.toEntryId` and
- * `firstKeptEntryId` name earlier entries.
+ * `firstKeptEntryId` name earlier entries. Memory records are the ones in
+ * force that fit the memory budget (`Memory.select` with `memory`).
  *
  * @category constructors
  */
 export const fromEntries = (
   entries: ReadonlyArray<Entry.Entry>,
-  tools: ReadonlyArray<ContextView.ToolDefinition> = []
+  tools: ReadonlyArray<ContextView.ToolDefinition> = [],
+  memory: Memory.SelectOptions = {}
 ): CheckpointView => {
   const checkpointEntry = ActiveView.selectCheckpoint(entries).checkpoint?.entry
   const prefix: Array<ContextView.ViewItem> = []
@@ -67,10 +77,10 @@ export const fromEntries = (
       originals.set(entry.id, entry.message)
       if (entry.message.role === "system")
         prefix.push({ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] })
-    } else if (entry.kind === "memory")
-      prefix.push({ entryId: entry.id, message: ActiveView.renderMemory(entry.memory), source: "memory", editedBy: [] })
-    else if (entry.kind === "edit") edits.push(entry.edit)
+    } else if (entry.kind === "edit") edits.push(entry.edit)
   }
+  for (const entry of Memory.select(entries, memory))
+    prefix.push({ entryId: entry.id, message: ActiveView.renderMemory(entry.memory), source: "memory", editedBy: [] })
   const messages = entries.filter(
     (entry): entry is Entry.MessageEntry => entry.kind === "message" && entry.message.role !== "system"
   )

@@ -61,6 +61,8 @@ import * as CheckpointView from "./CheckpointView.ts"
 import type { Hooks } from "./CompactionHooks.ts"
 import * as CutPoint from "./CutPoint.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
+import * as MemoryExtractor from "./MemoryExtractor.ts"
+import * as MemoryFlush from "./MemoryFlush.ts"
 import type { CoveredItem, SummarizeResult, Summarizer } from "./Summarizer.ts"
 import * as SummaryLadder from "./SummaryLadder.ts"
 
@@ -131,6 +133,16 @@ export interface Options {
    */
   readonly maxCheckpointTokens?: number
   readonly hooks?: Hooks
+  /**
+   * Durable memory: the extractor the once-per-cycle flush runs before each
+   * checkpoint (default the offline {@link MemoryExtractor.make}; `null`
+   * turns the flush off) and the memory budget of the view in tokens
+   * (default `Memory.DEFAULT_MEMORY_BUDGET_TOKENS`). See {@link MemoryFlush}.
+   */
+  readonly memory?: {
+    readonly extractor?: MemoryExtractor.MemoryExtractor | null
+    readonly budgetTokens?: number
+  }
   /** Clock for `createdAt` and entry timestamps. */
   readonly now?: () => Date
 }
@@ -141,6 +153,13 @@ export interface Options {
  * @category constants
  */
 export const NAME = "tiered-summary"
+
+const memoryNote = (flush: MemoryFlush.FlushResult): string =>
+  flush.skipped !== undefined
+    ? `; memory flush ${flush.skipped}`
+    : flush.entries.length > 0
+      ? `; memory flush: ${flush.entries.length - 1} records`
+      : ""
 
 const sum = (values: ReadonlyArray<number>): number => values.reduce((total, value) => total + value, 0)
 
@@ -232,11 +251,18 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
   }
   const strategiesFor = options.strategies ?? Tiers.deterministic
   let anchor: Measurer.Anchor | undefined
+  const extractor =
+    options.memory?.extractor === null ? undefined : (options.memory?.extractor ?? MemoryExtractor.make())
+  const viewOf = (entries: ReadonlyArray<Entry.Entry>, input: ContextEngine.EngineInput) =>
+    CheckpointView.fromEntries(entries, input.tools ?? [], {
+      countTokens: measurerFor(input.policy).tokenizer.count,
+      ...(options.memory?.budgetTokens !== undefined ? { budgetTokens: options.memory.budgetTokens } : {})
+    })
   let overflowPending = false
 
   const context = (input: ContextEngine.EngineInput) => {
     const measurer = measurerFor(input.policy)
-    const checkpointView = CheckpointView.fromEntries(input.entries, input.tools ?? [])
+    const checkpointView = viewOf(input.entries, input)
     const overhead = {
       systemTokens: sum(checkpointView.prefix.map((item) => measurer.messageTokens(item.message, item.source))),
       toolSchemaTokens: measurer.toolSchemaTokens(input.tools ?? [])
@@ -311,10 +337,11 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
   const editEntries = (
     input: ContextEngine.EngineInput,
     edits: ReadonlyArray<ViewEdit.ViewEdit>,
-    timestamp: string
+    timestamp: string,
+    after: ReadonlyArray<Entry.Entry> = []
   ): Array<Entry.Entry> => {
-    let parentId = input.entries[input.entries.length - 1]?.id ?? null
-    const base = parentId ?? "start"
+    let parentId = after.at(-1)?.id ?? input.entries[input.entries.length - 1]?.id ?? null
+    const base = input.entries[input.entries.length - 1]?.id ?? "start"
     return edits.map((edit, index) => {
       const id = `edit:${base}:${index}`
       const entry: Entry.EditEntry = { id, parentId, timestamp, schemaVersion: 1, kind: "edit", edit }
@@ -488,13 +515,27 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       }
 
       const generation = (previous?.generation ?? 0) + 1
+      // The memory flush of this cycle runs before the checkpoint is built, on the covered originals; its
+      // records join the prefix the summary is sized against, and are committed with the checkpoint or not at all.
+      const flush = extractor
+        ? yield* MemoryFlush.run({
+            entries: input.entries,
+            cycle: generation,
+            covered: [...covered, ...turnPrefix],
+            extractor,
+            timestamp,
+            parentId: input.entries.at(-1)?.id ?? null
+          })
+        : ({ entries: [] } satisfies MemoryFlush.FlushResult)
+      const prefix =
+        flush.entries.length > 0 ? viewOf([...input.entries, ...flush.entries], input).prefix : checkpointView.prefix
       const firstKept = conversation[cut.firstKeptIndex]
       const pinned = cut.pinnedUserIndex >= 0 ? conversation[cut.pinnedUserIndex] : undefined
       const tail = conversation.slice(cut.firstKeptIndex)
       // The summary cap, lowered to the room the request has left (so a summary that can shrink does not
       // fail `next-request-fits`); the checkpoint's header and framing are counted apart from its content.
       const withoutCheckpoint = measurer.measure(
-        { items: [...checkpointView.prefix, ...(pinned ? [pinned] : []), ...tail], tools: cheap.view.tools },
+        { items: [...prefix, ...(pinned ? [pinned] : []), ...tail], tools: cheap.view.tools },
         { budget }
       ).inputTokens
       const framingTokens = measurer.messageTokens(
@@ -534,7 +575,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         }
         const item = CheckpointView.checkpointItem(checkpoint.id, checkpoint)
         const view: ContextView.ContextView = {
-          items: [...checkpointView.prefix, item, ...(pinned ? [pinned] : []), ...tail],
+          items: [...prefix, item, ...(pinned ? [pinned] : []), ...tail],
           tools: cheap.view.tools
         }
         const after = measurer.measure(view, { budget })
@@ -569,7 +610,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       stages.push(
         checkpointStage(
           "applied",
-          `${ladder.tried.join(" → ")}; covered ${coveredItems.length} messages${cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%`,
+          `${ladder.tried.join(" → ")}; covered ${coveredItems.length} messages${cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%${memoryNote(flush)}`,
           built.extra.after
         )
       )
@@ -579,10 +620,10 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const tailEdits = cheap.edits.filter(
         (edit) => !hidden.has(edit.op === "insert" ? edit.afterEntryId : edit.entryId)
       )
-      const edits = editEntries(input, tailEdits, timestamp)
+      const edits = editEntries(input, tailEdits, timestamp, flush.entries)
       const checkpointEntry: Entry.CheckpointEntry = {
         id: built.checkpoint.id,
-        parentId: edits[edits.length - 1]?.id ?? input.entries[input.entries.length - 1]?.id ?? null,
+        parentId: [...flush.entries, ...edits].at(-1)?.id ?? input.entries[input.entries.length - 1]?.id ?? null,
         timestamp,
         schemaVersion: 1,
         kind: "checkpoint",
@@ -592,7 +633,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         view: built.extra.view,
         edits: tailEdits,
         checkpoint: built.checkpoint,
-        entriesToAppend: [...edits, checkpointEntry],
+        entriesToAppend: [...flush.entries, ...edits, checkpointEntry],
         stages,
         before,
         after: built.extra.after,
@@ -670,7 +711,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       Effect.sync(() => {
         if (outcome.overflow) overflowPending = true
         if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-          anchor = Measurer.anchorFor(CheckpointView.fromEntries(input.entries, input.tools ?? []).view, {
+          anchor = Measurer.anchorFor(viewOf(input.entries, input).view, {
             inputTokens: outcome.inputTokens,
             lastEntryId: outcome.lastEntryId
           })

@@ -23,7 +23,8 @@
 import { writeFileSync } from "node:fs"
 import { type Checkpoint, type ContextEngine, Measurement, PolicyRegistry } from "@context-engine/core"
 import { CheckpointRenderer, SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
-import { Import, ImportResult, LanguageModelSummarizer } from "@context-engine/provider-adapters"
+import { LanguageModelSummarizer, ModelSpec } from "@context-engine/provider-adapters"
+import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
 import { DEFAULT_MODEL, recordedModel } from "../InspectReport.ts"
@@ -240,7 +241,7 @@ const preview = (checkpoint: Checkpoint.Checkpoint, max: number): Array<string> 
 const summarizerFor = (spec: string | undefined) =>
   spec === undefined || spec === "extractive"
     ? Effect.succeed(undefined)
-    : Effect.map(LanguageModelSummarizer.resolveModel(spec), (model) =>
+    : Effect.map(ModelSpec.resolve(spec), (model) =>
         LanguageModelSummarizer.make({
           model,
           name: spec,
