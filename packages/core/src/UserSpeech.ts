@@ -64,7 +64,11 @@ const prose = (line: string): boolean => {
  * @category guards
  */
 export const isPastedLog = (text: string): boolean => {
-  const lines = text.split("\n").filter((line) => line.trim().length > 0)
+  // The first lines decide (a pasted log does not turn into prose further down); bounded work on huge pastes.
+  const lines = text
+    .slice(0, 20_000)
+    .split("\n", 400)
+    .filter((line) => line.trim().length > 0)
   if (lines.length < 6) return false
   const proseLines = lines.filter(prose).length
   return proseLines / lines.length < 1 / 3
@@ -107,6 +111,17 @@ export const userText = (message: Message): string =>
  * @category getters
  */
 export const spokenText = (message: Message): string => {
+  const known = spoken.get(message)
+  if (known !== undefined) return known
+  const text = spokenTextOf(message)
+  spoken.set(message, text)
+  return text
+}
+
+/** Messages are immutable values: their spoken text is computed once. */
+const spoken = new WeakMap<Message, string>()
+
+const spokenTextOf = (message: Message): string => {
   const text = userText(message)
   const kind = classify(text)
   if (kind === "speech") return text

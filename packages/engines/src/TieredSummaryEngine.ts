@@ -293,15 +293,16 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     conversation: ReadonlyArray<ContextView.ViewItem>,
     ctx: ReturnType<typeof context>,
     policy: ModelPolicy.ModelPolicy,
-    keepRecentCapTokens = Number.POSITIVE_INFINITY
+    landAtTokens?: number
   ) => {
     const tokens = conversation.map((item) => ctx.measurer.messageTokens(item.message, item.source))
+    // A threshold compaction lands at the low-water mark: the kept tail fills the room the mark leaves beside
+    // the summary (more than keepRecentTokens when there is room), so it neither stops short nor overshoots.
     const keepRecentTokens = Math.max(
       1,
       Math.min(
-        policy.keepRecentTokens,
-        Math.floor(ctx.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent),
-        keepRecentCapTokens
+        landAtTokens ?? policy.keepRecentTokens,
+        Math.floor(ctx.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent)
       )
     )
     const cut = CutPoint.find({
@@ -364,16 +365,15 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const targetTokens = Math.min(budget.inputBudgetTokens, plan?.targetTokens ?? Number.POSITIVE_INFINITY)
       const reasons = [...new Set([...reasonsOf(input, ctx), ...(plan?.reasons ?? [])])]
       const force = reasons.includes("manual") || reasons.includes("overflow")
-      // Hysteresis: an automatic (threshold) compaction aims at the low-water mark, not just under the threshold.
-      // A caller's plan target, a manual compaction and overflow recovery keep their own targets.
-      const lowWaterTokens =
-        force || plan?.targetTokens !== undefined
-          ? targetTokens
-          : Math.min(
-              targetTokens,
-              budget.fixedOverheadTokens +
-                Math.floor(budget.availableTokens * (options.lowWaterShare ?? LOW_WATER_SHARE))
-            )
+      // Hysteresis: an automatic (threshold) compaction aims at the low-water mark, not just under the threshold,
+      // also when the caller passes the engine's own plan (its target is the input budget); a lower plan target
+      // (overflow recovery) wins. A manual compaction and an overflow keep their own targets.
+      const lowWaterTokens = force
+        ? targetTokens
+        : Math.min(
+            targetTokens,
+            budget.fixedOverheadTokens + Math.floor(budget.availableTokens * (options.lowWaterShare ?? LOW_WATER_SHARE))
+          )
       const timestamp = now().toISOString()
       const cheap = Pipeline.run({
         view: checkpointView.view,
@@ -477,7 +477,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         policy,
         lowWaterTokens < targetTokens
           ? Math.max(1, lowWaterTokens - budget.fixedOverheadTokens - summaryCapTokens)
-          : Number.POSITIVE_INFINITY
+          : undefined
       )
       if (cut.firstKeptIndex === 0) return yield* reduce("nothing older than the kept recent window to summarize")
       const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex

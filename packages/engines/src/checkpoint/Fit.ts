@@ -137,11 +137,18 @@ export const fitToBudget = (content: Content, maxTokens: number, countTokens: (t
     tokens += cost
   }
   let result = render(droppedNote(content, kept, maxTokens))
-  // The per-item estimate misses section headings: drop the lowest-priority items until it fits.
-  for (let index = slots.length - 1; index >= 0 && countTokens(renderContent(result)) > maxTokens; index--) {
-    const slot = slots[index]!
-    if (requiredKeys.has(`${slot.section}:${slot.index}`) || !kept.delete(`${slot.section}:${slot.index}`)) continue
+  // The per-item estimate misses section headings: drop the lowest-priority items until it fits, a batch
+  // worth the excess at a time (one rendering per batch, not per item).
+  let index = slots.length - 1
+  for (let excess = countTokens(renderContent(result)) - maxTokens; excess > 0 && index >= 0; ) {
+    let freed = 0
+    for (; index >= 0 && freed < excess; index--) {
+      const slot = slots[index]!
+      const key = `${slot.section}:${slot.index}`
+      if (!requiredKeys.has(key) && kept.delete(key)) freed += countTokens(slot.text) + 2
+    }
     result = render(droppedNote(content, kept, maxTokens))
+    excess = countTokens(renderContent(result)) - maxTokens
   }
   return result
 }
