@@ -16,6 +16,7 @@
  */
 import type { Identifiers } from "./Checkpoint.ts"
 import type { ContentPart, Message } from "./Message.ts"
+import * as MessageParts from "./MessageParts.ts"
 
 /** @category models */
 export type Category = keyof Identifiers
@@ -181,8 +182,8 @@ export const fromToolInput = (input: unknown): Identifiers => {
         const firstLine = value.trim().split("\n")[0] ?? ""
         if (firstLine.length > 0) found.commands.push(clip(firstLine))
         const inner = fromText(value, { maxErrors: 0 })
-        found.paths.push(...inner.paths)
-        found.urls.push(...inner.urls)
+        for (const path of inner.paths) found.paths.push(path)
+        for (const url of inner.urls) found.urls.push(url)
       } else if (key === "url" || key === "uri") found.urls.push(value)
       return
     }
@@ -199,32 +200,6 @@ export const fromToolInput = (input: unknown): Identifiers => {
 }
 
 /**
- * Text of a tool result and whether it reports an error.
- *
- * @category getters
- */
-export const toolOutputText = (
-  part: Extract<ContentPart, { type: "tool-result" }>
-): { text: string; isError: boolean } => {
-  const output = part.output
-  switch (output.type) {
-    case "text":
-    case "error-text":
-      return { text: output.value, isError: output.type === "error-text" }
-    case "json":
-    case "error-json":
-      return { text: JSON.stringify(output.value), isError: output.type === "error-json" }
-    case "execution-denied":
-      return { text: `execution denied${output.reason ? `: ${output.reason}` : ""}`, isError: true }
-    case "content":
-      return {
-        text: output.value.map((item) => (item.type === "text" ? item.text : "")).join("\n"),
-        isError: false
-      }
-  }
-}
-
-/**
  * Error strings of a tool result: the first line of an `error-text` /
  * `error-json` output, plus up to {@link MAX_ERRORS_PER_MESSAGE} error lines
  * of its body. The body of a successful file read (`read`, `view`, `cat`,
@@ -233,7 +208,8 @@ export const toolOutputText = (
  * @category extraction
  */
 export const fromToolResult = (part: Extract<ContentPart, { type: "tool-result" }>): Identifiers => {
-  const { text, isError } = toolOutputText(part)
+  const text = MessageParts.outputText(part.output)
+  const isError = MessageParts.outputIsError(part.output)
   const errors = isError || !READ_TOOL_RE.test(part.toolName) ? errorLines(text, MAX_ERRORS_PER_MESSAGE) : []
   if (isError && errors.length === 0) {
     const first = text.trim().split("\n")[0]?.trim()
@@ -256,7 +232,7 @@ export const fromMessage = (message: Message): Identifiers => {
     else if (part.type === "tool-call") sets.push(fromToolInput(part.input))
     else if (part.type === "tool-result") sets.push(fromToolResult(part))
   }
-  const merged = merge(...sets)
+  const merged = mergeAll(sets)
   return { ...merged, errors: merged.errors.slice(0, MAX_ERRORS_PER_MESSAGE * 4) }
 }
 
@@ -266,7 +242,7 @@ export const fromMessage = (message: Message): Identifiers => {
  *
  * @category extraction
  */
-export const fromMessages = (messages: ReadonlyArray<Message>): Identifiers => merge(...messages.map(fromMessage))
+export const fromMessages = (messages: ReadonlyArray<Message>): Identifiers => mergeAll(messages.map(fromMessage))
 
 const normalize = (ids: Identifiers): Identifiers => {
   const out = empty() as { -readonly [K in Category]: Array<string> }
@@ -287,9 +263,18 @@ const normalize = (ids: Identifiers): Identifiers => {
  *
  * @category combinators
  */
-export const merge = (...sets: ReadonlyArray<Identifiers>): Identifiers => {
+export const merge = (...sets: ReadonlyArray<Identifiers>): Identifiers => mergeAll(sets)
+
+/**
+ * {@link merge} over an array of any length (no argument spread, so 200K
+ * messages do not overflow the call stack).
+ *
+ * @category combinators
+ */
+export const mergeAll = (sets: ReadonlyArray<Identifiers>): Identifiers => {
   const out = empty() as { -readonly [K in Category]: Array<string> }
-  for (const set of sets) for (const category of categories) out[category].push(...set[category])
+  for (const set of sets)
+    for (const category of categories) for (const value of set[category]) out[category].push(value)
   return normalize(out)
 }
 

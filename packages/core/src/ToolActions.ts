@@ -15,6 +15,7 @@
  */
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { Message } from "./Message.ts"
+import * as MessageParts from "./MessageParts.ts"
 
 /**
  * One message with the transcript entry it came from.
@@ -155,7 +156,8 @@ const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
     if (typeof item.message.content === "string") continue
     for (const part of item.message.content) {
       if (part.type !== "tool-result") continue
-      const { text, isError } = IdentifierExtraction.toolOutputText(part)
+      const text = MessageParts.outputText(part.output)
+      const isError = MessageParts.outputIsError(part.output)
       const failed = isError || (!READ_TOOL_RE.test(part.toolName) && FAILED_EXIT_RE.test(text.slice(-2000)))
       if (INTERRUPTED_RE.test(text)) continue
       if (!failed) map.set(part.toolCallId, { _tag: "ok", text })

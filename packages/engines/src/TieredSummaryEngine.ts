@@ -49,6 +49,7 @@ import {
   Measurer,
   type Message,
   type ModelPolicy,
+  PluginGuard,
   type Strategy,
   Tokenizers,
   ToolPairing,
@@ -58,7 +59,7 @@ import { Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
 import * as CheckpointRenderer from "./CheckpointRenderer.ts"
 import * as CheckpointView from "./CheckpointView.ts"
-import type { Hooks } from "./CompactionHooks.ts"
+import { type Hooks, malformedBeforeCompactResult } from "./CompactionHooks.ts"
 import * as CutPoint from "./CutPoint.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
 import * as MemoryExtractor from "./MemoryExtractor.ts"
@@ -133,6 +134,13 @@ export interface Options {
    */
   readonly maxCheckpointTokens?: number
   readonly hooks?: Hooks
+  /**
+   * Deadline of each plug-in call (summarizer, hook, memory extractor) in ms;
+   * default `PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`. A plug-in that throws,
+   * hangs, is aborted by `input.signal` or returns a malformed result leaves
+   * the previous checkpoint in place (reported in `failures`).
+   */
+  readonly pluginTimeoutMs?: number
   /**
    * Durable memory: the extractor the once-per-cycle flush runs before each
    * checkpoint (default the offline {@link MemoryExtractor.make}; `null`
@@ -385,7 +393,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         measurement: before
       })
       const stages: Array<ContextEngine.StageReport> = [...cheap.stages]
-      const failures: Array<Errors.SummarizerFailed | Errors.ValidationFailed> = []
+      const failures: Array<Errors.SummarizerFailed | Errors.ValidationFailed | PluginGuard.PluginFailed> = []
       const checkpointStage = (status: ContextEngine.StageReport["status"], note: string, after = cheap.after) => ({
         stage: "checkpoint",
         tokensBefore: cheap.after.inputTokens,
@@ -499,16 +507,29 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
 
       // beforeCompact hooks (chained).
       let hookSummary: Checkpoint.CheckpointContent | undefined
-      for (const hook of options.hooks?.beforeCompact ?? []) {
-        const outcome = yield* Effect.promise(async () =>
-          hook({
-            input,
-            plan: hookPlan,
-            previous,
-            coveredEntryIds: coveredItems.map((item) => item.entryId),
-            summary: hookSummary
+      for (const [index, hook] of (options.hooks?.beforeCompact ?? []).entries()) {
+        const guarded = yield* Effect.result(
+          PluginGuard.guardPromise({
+            plugin: `beforeCompact[${index}]`,
+            kind: "hook",
+            timeoutMs: options.pluginTimeoutMs,
+            signal: input.signal,
+            validate: malformedBeforeCompactResult,
+            run: () =>
+              hook({
+                input,
+                plan: hookPlan,
+                previous,
+                coveredEntryIds: coveredItems.map((item) => item.entryId),
+                summary: hookSummary
+              })
           })
         )
+        if (guarded._tag === "Failure") {
+          failures.push(guarded.failure)
+          return yield* reduce(`${guarded.failure.message}; kept the previous checkpoint`)
+        }
+        const outcome = guarded.success
         if (outcome && "cancel" in outcome)
           return yield* reduce(`cancelled by a beforeCompact hook${outcome.reason ? `: ${outcome.reason}` : ""}`)
         if (outcome && "summary" in outcome) hookSummary = outcome.summary
@@ -524,7 +545,9 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
             covered: [...covered, ...turnPrefix],
             extractor,
             timestamp,
-            parentId: input.entries.at(-1)?.id ?? null
+            parentId: input.entries.at(-1)?.id ?? null,
+            signal: input.signal,
+            timeoutMs: options.pluginTimeoutMs
           })
         : ({ entries: [] } satisfies MemoryFlush.FlushResult)
       const prefix =
@@ -600,8 +623,16 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         summarizer,
         fallback,
         hookSummary,
-        request: { previous, covered, turnPrefix, maxTokens, countTokens: measurer.tokenizer.count },
-        build
+        request: {
+          previous,
+          covered,
+          turnPrefix,
+          maxTokens,
+          countTokens: measurer.tokenizer.count,
+          signal: input.signal
+        },
+        build,
+        timeoutMs: options.pluginTimeoutMs
       })
       failures.push(...ladder.failures)
       if (ladder._tag === "Failed") return yield* reduce(ladder.reason)
@@ -640,14 +671,17 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         fits: built.extra.after.inputTokens <= targetTokens,
         ...(failures.length > 0 ? { failures } : {})
       }
-      for (const hook of options.hooks?.afterCompact ?? [])
-        yield* Effect.promise(async () => {
-          try {
-            await hook({ input, result })
-          } catch {
-            // afterCompact observers cannot undo an atomic commit
-          }
-        })
+      // afterCompact observers cannot undo an atomic commit: their failures are ignored.
+      for (const [index, hook] of (options.hooks?.afterCompact ?? []).entries())
+        yield* Effect.ignore(
+          PluginGuard.guardPromise({
+            plugin: `afterCompact[${index}]`,
+            kind: "hook",
+            timeoutMs: options.pluginTimeoutMs,
+            signal: input.signal,
+            run: () => hook({ input, result })
+          })
+        )
       return result
     })
 

@@ -1,4 +1,5 @@
-import { ActiveView, type Checkpoint, type Entry, PolicyRegistry } from "@context-engine/core"
+import { ActiveView, type Checkpoint, type Entry } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as CheckpointView from "../src/CheckpointView.ts"
@@ -66,7 +67,7 @@ describe("CheckpointView", () => {
 
   it("the tiered engine assembles the rolled-back session on the earlier checkpoint", async () => {
     const engine = TieredSummaryEngine.make()
-    const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
+    const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
     const assembled = await Effect.runPromise(engine.assembleContext({ entries, policy }))
     const checkpointItems = assembled.view.items.filter((item) => item.source === "checkpoint")
     expect(checkpointItems.map((item) => item.entryId)).toEqual(["cp1"])
