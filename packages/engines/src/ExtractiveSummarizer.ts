@@ -94,7 +94,12 @@ export const summarizeSync = (request: SummarizeRequest, options: Options = {}):
   const fresh = extract(request.covered, request.turnPrefix ?? [])
   const before = previousContent(request.previous)
   const merged = withGoal(before ? mergeContent(before, fresh) : fresh, request)
-  const maxTokens = Math.min(request.maxTokens, options.maxCheckpointTokens ?? DEFAULT_CHECKPOINT_TOKENS)
+  // The budget covers the whole checkpoint message: the header, the meta line and tokenizer differences take
+  // up to a tenth of it, so the sections get the rest.
+  const maxTokens = Math.min(
+    request.maxTokens,
+    Math.floor((options.maxCheckpointTokens ?? DEFAULT_CHECKPOINT_TOKENS) * 0.9)
+  )
   return applyRepair(fitToBudget(merged, maxTokens, request.countTokens), request)
 }
 

@@ -165,7 +165,7 @@ describe("ExtractiveSummarizer", () => {
     )
     expect(summary.constraints.join("\n")).toContain("release 198")
     expect(summary.constraints.join("\n")).not.toContain("release 0 ")
-    expect(summary.dropped?.join("\n")).toMatch(/left out to fit 2000 tokens: \d+ constraints/)
+    expect(summary.dropped?.join("\n")).toMatch(/left out to fit 1800 tokens: \d+ constraints/)
   })
 
   it("property: under any token cap the summary keeps every content check of the validator", () => {

@@ -111,7 +111,12 @@ const decisionsOf = (items: ReadonlyArray<CoveredItem>): Array<{ decision: strin
   return out
 }
 
-const code = (text: string): string => `\`${clip(text, 140).replace(/`/g, "'")}\``
+/** A command or path in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still occurs in the transcript. */
+const code = (text: string): string => {
+  const flat = text.trim()
+  const head = flat.length <= 140 ? flat : flat.slice(0, 139)
+  return head.includes("`") ? `"${head}"${head === flat ? "" : "…"}` : `\`${head}\`${head === flat ? "" : "…"}`
+}
 
 const doneOf = (
   actions: ReadonlyArray<ToolActions.Action>,
