@@ -39,6 +39,7 @@ import * as CriticalIdentifiers from "./CriticalIdentifiers.ts"
 import * as DegenerateSummary from "./DegenerateSummary.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { ContentPart, Message } from "./Message.ts"
+import * as SubstringIndex from "./SubstringIndex.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 
 /**
@@ -341,7 +342,7 @@ export const validate = (input: ValidationInput): ValidationReport => {
   // no-invented-files / no-invented-actions
   const source = [...input.covered.map(messageText), input.previous ? checkpointText(input.previous) : ""].join("\n")
   const inventedFiles = content
-    ? [...new Set([...content.filesRead, ...content.filesModified])].filter((file) => !source.includes(file))
+    ? SubstringIndex.absentFrom([...new Set([...content.filesRead, ...content.filesModified])], source)
     : []
   missing.push(...inventedFiles.map((file) => `file:${file}`))
   checks.push(
@@ -357,7 +358,7 @@ export const validate = (input: ValidationInput): ValidationReport => {
     ? IdentifierExtraction.fromText(content.progress.done.join("\n"), { maxErrors: 0 })
     : undefined
   const inventedActions = doneIds
-    ? [...doneIds.paths, ...doneIds.hashes, ...doneIds.commands].filter((value) => !source.includes(value))
+    ? SubstringIndex.absentFrom([...doneIds.paths, ...doneIds.hashes, ...doneIds.commands], source)
     : []
   missing.push(...inventedActions.map((value) => `action:${value}`))
   checks.push(

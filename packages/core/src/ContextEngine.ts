@@ -26,6 +26,7 @@ import type { Measurement } from "./Measurement.ts"
 import type { Message } from "./Message.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
 import type { PluginFailed } from "./PluginGuard.ts"
+import * as Telemetry from "./Telemetry.ts"
 import type { ViewEdit } from "./ViewEdit.ts"
 
 /**
@@ -40,6 +41,11 @@ export interface EngineInput {
   readonly policy: ModelPolicy
   /** Compaction was requested explicitly (e.g. `/compact`). */
   readonly manual?: boolean
+  /**
+   * Run only the deterministic tiers (no summarizer, no checkpoint): the
+   * `advisory` rollout mode. Engines without a summarizer ignore it.
+   */
+  readonly deterministicOnly?: boolean
   /**
    * The caller's signal (AI SDK `abortSignal`). Plug-ins (summarizer, hooks,
    * memory extractor) receive it; when it fires they are abandoned and the
@@ -166,11 +172,25 @@ export type CompactionError =
 export type InputError = InvalidInput | PolicyInvalid
 
 /**
+ * The version of the {@link ContextEngine} contract (and of the
+ * `Strategy` contract, `Strategy.SPECIFICATION_VERSION`) this release
+ * defines. Like the AI SDK's `specificationVersion: "v4"` on
+ * `LanguageModelV4`, it is a literal that changes only when the contract
+ * breaks, so a caller can tell an engine written against another contract
+ * from a bug (the middleware rejects one with `InvalidInput`).
+ *
+ * @category constants
+ */
+export const SPECIFICATION_VERSION = "v1" as const
+
+/**
  * A context engine.
  *
  * @category models
  */
 export interface ContextEngine {
+  /** The contract version this engine implements: {@link SPECIFICATION_VERSION}. */
+  readonly specificationVersion: typeof SPECIFICATION_VERSION
   readonly name: string
   readonly measure: (input: EngineInput) => Effect.Effect<Measurement, InputError>
   readonly shouldCompact: (input: EngineInput) => Effect.Effect<CompactionDecision, InputError>
@@ -193,25 +213,33 @@ export interface ContextEngine {
  * @category models
  */
 export type AsyncContextEngine = {
-  readonly [K in Exclude<keyof ContextEngine, "name">]: ContextEngine[K] extends (
+  readonly [K in Exclude<keyof ContextEngine, "name" | "specificationVersion">]: ContextEngine[K] extends (
     ...args: infer A
   ) => Effect.Effect<infer R, infer _E>
     ? (...args: A) => Promise<R>
     : never
-} & { readonly name: string; readonly engine: ContextEngine }
+} & {
+  readonly specificationVersion: typeof SPECIFICATION_VERSION
+  readonly name: string
+  readonly engine: ContextEngine
+}
 
 /**
- * Wraps an engine in its Promise face.
+ * Wraps an engine in its Promise face. `measure` and `compact` run inside
+ * OpenTelemetry spans (`Telemetry.ts`; no-ops until a tracer provider is
+ * registered).
  *
  * @category constructors
  */
 export const toAsync = (engine: ContextEngine): AsyncContextEngine => ({
+  specificationVersion: engine.specificationVersion,
   name: engine.name,
   engine,
-  measure: (input) => Effect.runPromise(engine.measure(input)),
+  measure: (input) => Telemetry.measureSpan(engine.name, input, () => Effect.runPromise(engine.measure(input))),
   shouldCompact: (input) => Effect.runPromise(engine.shouldCompact(input)),
   plan: (input) => Effect.runPromise(engine.plan(input)),
-  compact: (input, plan) => Effect.runPromise(engine.compact(input, plan)),
+  compact: (input, plan) =>
+    Telemetry.compactSpan(engine.name, input, () => Effect.runPromise(engine.compact(input, plan))),
   validate: (input, result) => Effect.runPromise(engine.validate(input, result)),
   assembleContext: (input) => Effect.runPromise(engine.assembleContext(input)),
   recordOutcome: (input, outcome) => Effect.runPromise(engine.recordOutcome(input, outcome))

@@ -399,6 +399,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
 
   // Every method validates its input first (typed InvalidInput / PolicyInvalid, never a raw TypeError).
   return EngineInput.guard({
+    specificationVersion: ContextEngine.SPECIFICATION_VERSION,
     name: NAME,
     measure,
     shouldCompact,

@@ -237,6 +237,23 @@ const keepingCheckpoint = (strategy: Strategy.Strategy): Strategy.Strategy => ({
  *
  * @category constructors
  */
+/**
+ * Id of the last of `items` that is a transcript entry. View items can be
+ * synthesized (an "interrupted" result for a call without one, id
+ * `ToolPairing.interruptedResultId`); a checkpoint that referenced one would
+ * point at nothing the store or a rebuilt view knows.
+ */
+const lastRealEntryId = (
+  entries: ReadonlyArray<{ readonly id: string }>,
+  items: ReadonlyArray<{ readonly entryId: string }>
+): string => {
+  const ids = new Set<string>()
+  for (const entry of entries) ids.add(entry.id)
+  for (let index = items.length - 1; index >= 0; index--)
+    if (ids.has(items[index]!.entryId)) return items[index]!.entryId
+  return items[items.length - 1]!.entryId
+}
+
 export const make = (options: Options = {}): ContextEngine.ContextEngine => {
   const extractive = () => ExtractiveSummarizer.make()
   const summarizer = options.summarizer ?? extractive()
@@ -268,9 +285,49 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     })
   let overflowPending = false
 
-  const context = (input: ContextEngine.EngineInput) => {
+  // The view derived from the last input's entries and tools: shouldCompact, assembleContext and
+  // recordOutcome of one step get the same arrays, so the O(n) derivation runs once per step.
+  let lastView:
+    | {
+        readonly entries: ContextEngine.EngineInput["entries"]
+        readonly tools: ContextEngine.EngineInput["tools"]
+        readonly policy: ContextEngine.EngineInput["policy"]
+        readonly view: CheckpointView.CheckpointView
+      }
+    | undefined
+  const checkpointViewOf = (input: ContextEngine.EngineInput): CheckpointView.CheckpointView => {
+    if (lastView?.entries !== input.entries || lastView.tools !== input.tools || lastView.policy !== input.policy)
+      lastView = {
+        entries: input.entries,
+        tools: input.tools,
+        policy: input.policy,
+        view: viewOf(input.entries, input)
+      }
+    return lastView.view
+  }
+
+  // The last context, reused while the input's entries, tools, policy and the anchor are the same.
+  let lastContext:
+    | { readonly input: ContextEngine.EngineInput; readonly anchor: typeof anchor; readonly ctx: Ctx }
+    | undefined
+  const context = (input: ContextEngine.EngineInput): Ctx => {
+    const last = lastContext
+    if (
+      last !== undefined &&
+      last.anchor === anchor &&
+      last.input.entries === input.entries &&
+      last.input.tools === input.tools &&
+      last.input.policy === input.policy
+    )
+      return last.ctx
+    const ctx = freshContext(input)
+    lastContext = { input, anchor, ctx }
+    return ctx
+  }
+
+  const freshContext = (input: ContextEngine.EngineInput) => {
     const measurer = measurerFor(input.policy)
-    const checkpointView = viewOf(input.entries, input)
+    const checkpointView = checkpointViewOf(input)
     const overhead = {
       systemTokens: sum(checkpointView.prefix.map((item) => measurer.messageTokens(item.message, item.source))),
       toolSchemaTokens: measurer.toolSchemaTokens(input.tools ?? [])
@@ -279,6 +336,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     const measurement = measurer.measure(checkpointView.view, { budget, ...(anchor ? { anchor } : {}) })
     return { measurer, checkpointView, overhead, budget, measurement }
   }
+  type Ctx = ReturnType<typeof freshContext>
 
   const reasonsOf = (
     input: ContextEngine.EngineInput,
@@ -335,7 +393,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
             cutPoint: {
               firstKeptEntryId: conversation[cut.firstKeptIndex]?.entryId ?? null,
               coveredFromEntryId: covered[0]?.entryId ?? null,
-              coveredToEntryId: covered[covered.length - 1]!.entryId,
+              coveredToEntryId: lastRealEntryId(input.entries, covered),
               splitTurn: cut.splitTurn
             }
           }
@@ -496,6 +554,8 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const covered = conversation.slice(0, historyEnd).map(original)
       const turnPrefix = cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : []
       const coveredItems = conversation.slice(0, cut.firstKeptIndex)
+      // The covered range ends on a transcript entry, never on a synthesized "interrupted" result.
+      const lastCoveredEntryId = lastRealEntryId(input.entries, coveredItems)
       const previousEntry = checkpointView.checkpointEntry
       const previous = previousEntry?.checkpoint
       const previousItem = cheap.view.items.find((item) => item.source === "checkpoint")
@@ -505,6 +565,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0)
       const hookPlan = plan ?? planOf(input, ctx)
 
+      if (input.deterministicOnly === true) return yield* reduce("deterministic tiers only (advisory mode)")
       // beforeCompact hooks (chained).
       let hookSummary: Checkpoint.CheckpointContent | undefined
       for (const [index, hook] of (options.hooks?.beforeCompact ?? []).entries()) {
@@ -563,7 +624,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       ).inputTokens
       const framingTokens = measurer.messageTokens(
         CheckpointRenderer.toMessage({
-          id: `checkpoint:${generation}:${coveredItems[coveredItems.length - 1]!.entryId}`,
+          id: `checkpoint:${generation}:${lastCoveredEntryId}`,
           generation,
           coveredRange: { fromEntryId: coveredItems[0]?.entryId ?? null, toEntryId: coveredItems[0]!.entryId },
           firstKeptEntryId: firstKept?.entryId ?? null,
@@ -582,11 +643,11 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         result: SummarizeResult
       ): SummaryLadder.Built<{ view: ContextView.ContextView; after: Measurement.Measurement }> => {
         const checkpoint: Checkpoint.Checkpoint = {
-          id: `checkpoint:${generation}:${coveredItems[coveredItems.length - 1]!.entryId}`,
+          id: `checkpoint:${generation}:${lastCoveredEntryId}`,
           generation,
           coveredRange: {
             fromEntryId: previous ? (coveredItems[0]?.entryId ?? null) : null,
-            toEntryId: coveredItems[coveredItems.length - 1]!.entryId
+            toEntryId: lastCoveredEntryId
           },
           firstKeptEntryId: firstKept?.entryId ?? null,
           tokensBefore: before.inputTokens,
@@ -716,6 +777,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
 
   // Every method validates its input first (typed InvalidInput / PolicyInvalid, never a raw TypeError).
   return EngineInput.guard({
+    specificationVersion: ContextEngine.SPECIFICATION_VERSION,
     name: NAME,
     measure: (input) => Effect.sync(() => context(input).measurement),
     shouldCompact: (input) =>
@@ -745,7 +807,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       Effect.sync(() => {
         if (outcome.overflow) overflowPending = true
         if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-          anchor = Measurer.anchorFor(viewOf(input.entries, input).view, {
+          anchor = Measurer.anchorFor(checkpointViewOf(input).view, {
             inputTokens: outcome.inputTokens,
             lastEntryId: outcome.lastEntryId
           })
