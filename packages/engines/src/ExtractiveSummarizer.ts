@@ -11,9 +11,14 @@
  *
  * @since 0.1.0
  */
-import { Checkpoint, CheckpointValidation, IdentifierExtraction, type Message } from "@context-engine/core"
+import {
+  Checkpoint,
+  CheckpointRenderer,
+  CheckpointValidation,
+  IdentifierExtraction,
+  type Message
+} from "@context-engine/core"
 import { Effect, Layer } from "effect"
-import { renderContent } from "./CheckpointRenderer.ts"
 import {
   type CoveredItem,
   mergeContent,
@@ -415,7 +420,7 @@ export const fitToBudget = (
     decisions: tail(content.decisions, LIST_LIMIT / 2),
     criticalContext: tail(content.criticalContext, LIST_LIMIT)
   }
-  let tokens = countTokens(renderContent(current))
+  let tokens = countTokens(CheckpointRenderer.renderContent(current))
   if (tokens <= maxTokens) return current
   const rules = violationsOf(options)
   const allowed = rules.of(content)
@@ -534,7 +539,7 @@ export const fitToBudget = (
       }
       const removed = k
       current = candidate
-      tokens = countTokens(renderContent(current))
+      tokens = countTokens(CheckpointRenderer.renderContent(current))
       remaining = remaining.slice(removed)
       if (byIndex) remaining = (remaining as Array<number>).map((index) => index - removed) as Array<unknown>
     }

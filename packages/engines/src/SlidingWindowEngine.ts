@@ -8,7 +8,7 @@
  *
  * It never writes a checkpoint, but it respects one already in the
  * transcript (ours or an imported Pi compaction): its view starts from the
- * latest checkpoint like the tiered engine's (`CheckpointView`), the
+ * latest checkpoint like every view (core's `ActiveView`), the
  * checkpoint is never edited or dropped, and covered messages stay covered.
  *
  * Outcomes a caller acts on are typed:
@@ -37,6 +37,7 @@
 
 import type { Checkpoint, Measurement, ModelPolicy, Strategy, ViewEdit } from "@context-engine/core"
 import {
+  ActiveView,
   Budget,
   ContextEngine,
   ContextView,
@@ -48,7 +49,6 @@ import {
 } from "@context-engine/core"
 import { Invariants, Pipeline, SlidingWindow, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
-import * as CheckpointView from "./CheckpointView.ts"
 
 /**
  * Options. Shares are fractions 0..1.
@@ -108,7 +108,7 @@ interface Prepared {
 
 /**
  * The view of an engine input, built like the tiered engine's
- * (`CheckpointView.fromEntries`): system messages and memory, the latest
+ * (core's `ActiveView.reconstruct`): system messages and memory, the latest
  * checkpoint (ours or imported, e.g. a Pi compaction), the latest user
  * message when the checkpoint covered it, then the messages from the
  * checkpoint's `firstKeptEntryId` on, with the transcript's edit entries
@@ -119,7 +119,7 @@ interface Prepared {
  * @category constructors
  */
 export const viewOf = (input: ContextEngine.EngineInput): ContextView.ContextView =>
-  CheckpointView.fromEntries(input.entries, input.tools ?? []).view
+  ActiveView.reconstruct(input.entries, { tools: input.tools ?? [] }).view
 
 const withoutItem = (view: ContextView.ContextView, entryId: string): ContextView.ContextView => ({
   ...view,
@@ -168,7 +168,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         return Effect.fail(
           new Errors.InvalidInput({ what: "engine input", path: "entries", detail: "expected an array" })
         )
-      const checkpointView = CheckpointView.fromEntries(input.entries, input.tools ?? [])
+      const checkpointView = ActiveView.reconstruct(input.entries, { tools: input.tools ?? [] })
       const view = checkpointView.view
       const measurer = measurerFor(input.policy)
       let systemTokens = 0

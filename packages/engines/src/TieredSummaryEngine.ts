@@ -36,8 +36,10 @@
  * @since 0.1.0
  */
 import {
+  ActiveView,
   Budget,
   type Checkpoint,
+  CheckpointRenderer,
   CheckpointValidation,
   ContextEngine,
   ContextView,
@@ -55,8 +57,6 @@ import {
 } from "@context-engine/core"
 import { Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
-import * as CheckpointRenderer from "./CheckpointRenderer.ts"
-import * as CheckpointView from "./CheckpointView.ts"
 import type { Hooks } from "./CompactionHooks.ts"
 import * as CutPoint from "./CutPoint.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
@@ -234,7 +234,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
 
   const context = (input: ContextEngine.EngineInput) => {
     const measurer = measurerFor(input.policy)
-    const checkpointView = CheckpointView.fromEntries(input.entries, input.tools ?? [])
+    const checkpointView = ActiveView.reconstruct(input.entries, { tools: input.tools ?? [] })
     const overhead = {
       systemTokens: sum(checkpointView.prefix.map((item) => measurer.messageTokens(item.message, item.source))),
       toolSchemaTokens: measurer.toolSchemaTokens(input.tools ?? [])
@@ -392,7 +392,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
               new Errors.BudgetExceeded({
                 requestTokens: reduced.after.inputTokens,
                 budgetTokens: targetTokens,
-                reason: `${note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${checkpointView.checkpointEntry ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`
+                reason: `${note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${checkpointView.checkpoint ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`
               })
             )
           overflowPending = false
@@ -451,14 +451,15 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       )
       if (cut.firstKeptIndex === 0) return yield* reduce("nothing older than the kept recent window to summarize")
       const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex
+      const originals = ActiveView.originalMessages(checkpointView.branch)
       const original = (item: ContextView.ViewItem): CoveredItem => ({
         entryId: item.entryId,
-        message: checkpointView.originals.get(item.entryId) ?? item.message
+        message: originals.get(item.entryId) ?? item.message
       })
       const covered = conversation.slice(0, historyEnd).map(original)
       const turnPrefix = cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : []
       const coveredItems = conversation.slice(0, cut.firstKeptIndex)
-      const previousEntry = checkpointView.checkpointEntry
+      const previousEntry = checkpointView.checkpoint
       const previous = previousEntry?.checkpoint
       const previousItem = cheap.view.items.find((item) => item.source === "checkpoint")
       const replacedTokens =
@@ -529,7 +530,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
           ...(result.usage ? { usage: result.usage } : {}),
           createdAt: timestamp
         }
-        const item = CheckpointView.checkpointItem(checkpoint.id, checkpoint)
+        const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
         const view: ContextView.ContextView = {
           items: [...checkpointView.prefix, item, ...(pinned ? [pinned] : []), ...tail],
           tools: cheap.view.tools
@@ -623,7 +624,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         .slice(Math.max(0, from), to + 1)
         .flatMap((entry) => (entry.kind === "message" && entry.message.role !== "system" ? [entry.message] : []))
       const measurer = measurerFor(input.policy)
-      const item = CheckpointView.checkpointItem(checkpoint.id, checkpoint)
+      const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
       return CheckpointValidation.validate({
         checkpoint,
         covered,
@@ -667,7 +668,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       Effect.sync(() => {
         if (outcome.overflow) overflowPending = true
         if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-          anchor = Measurer.anchorFor(CheckpointView.fromEntries(input.entries, input.tools ?? []).view, {
+          anchor = Measurer.anchorFor(ActiveView.reconstruct(input.entries, { tools: input.tools ?? [] }).view, {
             inputTokens: outcome.inputTokens,
             lastEntryId: outcome.lastEntryId
           })

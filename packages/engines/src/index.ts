@@ -1,5 +1,3 @@
-export * as CheckpointRenderer from "./CheckpointRenderer.ts"
-export * as CheckpointView from "./CheckpointView.ts"
 export * as CompactionHooks from "./CompactionHooks.ts"
 export * as CutPoint from "./CutPoint.ts"
 export * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"

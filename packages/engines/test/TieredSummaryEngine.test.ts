@@ -1,8 +1,14 @@
-import { type ContextEngine, type Entry, Errors, type Message, PolicyRegistry } from "@context-engine/core"
+import {
+  CheckpointRenderer,
+  type ContextEngine,
+  type Entry,
+  Errors,
+  type Message,
+  PolicyRegistry
+} from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import * as CheckpointRenderer from "../src/CheckpointRenderer.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import type { Summarizer } from "../src/Summarizer.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"

@@ -21,8 +21,14 @@
  * @since 0.1.0
  */
 import { writeFileSync } from "node:fs"
-import { type Checkpoint, type ContextEngine, Measurement, PolicyRegistry } from "@context-engine/core"
-import { CheckpointRenderer, SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
+import {
+  type Checkpoint,
+  CheckpointRenderer,
+  type ContextEngine,
+  Measurement,
+  PolicyRegistry
+} from "@context-engine/core"
+import { SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
 import { Import, ImportResult, LanguageModelSummarizer } from "@context-engine/provider-adapters"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
