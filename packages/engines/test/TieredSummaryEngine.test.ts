@@ -390,7 +390,13 @@ describe("TieredSummaryEngine falls back instead of failing", () => {
     const engine = TieredSummaryEngine.makeAsync()
     const head = toEntries([{ role: "system", content: "You are a code reviewer." }, ...pathHeavyChat(40)])
     // an earlier (imported) checkpoint covering the first turn; the conversation continues from m3
-    const entries = [...head.slice(0, 4), checkpointEntry("cp-old", "m2", "m3"), ...head.slice(4)]
+    // (the entry after it continues from the checkpoint, as in a transcript: the view follows parent ids)
+    const entries = [
+      ...head.slice(0, 4),
+      { ...checkpointEntry("cp-old", "m2", "m3"), parentId: "m3" },
+      { ...head[4]!, parentId: "cp-old" },
+      ...head.slice(5)
+    ]
     const input = { entries, policy: PolicyRegistry.fromCasePolicySync({ contextWindow: 3000, maxOutputTokens: 500 }) }
     const result = await engine.compact(input)
     expect(result.fits).toBe(true)
