@@ -38,5 +38,5 @@ describe("ai-sdk-agent example", () => {
     })
     expect(result.status).toBe(0)
     expect(result.stdout).toContain("skipping the real-provider variant")
-  })
+  }, 60_000) // spawns a Node process that loads every package: seconds on a loaded 2-core machine
 })

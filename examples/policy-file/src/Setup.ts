@@ -10,7 +10,8 @@
  */
 import { readFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
-import { PolicyFile, type PolicyRegistry } from "@context-engine/core"
+import type { PolicyRegistry } from "@context-engine/core"
+import { PolicyFile } from "@context-engine/core/node"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import {
   type ContextController,

@@ -9,8 +9,9 @@
  *    history are not in the view ({@link branch}).
  * 2. The checkpoint: the latest valid one on the branch, rollbacks honoured
  *    ({@link selectCheckpoint}).
- * 3. The view, in request order: the system messages and durable memory
- *    records (the stable prefix, in transcript order), the checkpoint rendered by the one
+ * 3. The view, in request order: the system messages, then the durable
+ *    memory records in force that fit the memory budget ({@link Memory.select})
+ *    — the stable prefix — the checkpoint rendered by the one
  *    renderer (`CheckpointRenderer.toMessage`, framed as reference only),
  *    the latest user message when the checkpoint covered it (DESIGN.md
  *    invariant: it survives verbatim), then the message entries from the
@@ -31,6 +32,7 @@ import type { Checkpoint } from "./Checkpoint.ts"
 import * as CheckpointRenderer from "./CheckpointRenderer.ts"
 import * as ContextView from "./ContextView.ts"
 import type { CheckpointEntry, Entry, MemoryEntry, MessageEntry } from "./Entry.ts"
+import * as Memory from "./Memory.ts"
 import type { Message } from "./Message.ts"
 import type { ViewEdit } from "./ViewEdit.ts"
 
@@ -66,6 +68,8 @@ export type MemoryRenderer = (memory: MemoryEntry["memory"]) => Message
 export interface ViewOptions {
   readonly tools?: ReadonlyArray<ContextView.ToolDefinition>
   readonly renderMemory?: MemoryRenderer
+  /** Memory selection: the records in force that fit this budget (`Memory.select`). */
+  readonly memory?: Memory.SelectOptions
   /**
    * Navigation: reconstruct the view as it was just before this checkpoint
    * entry was written (its branch up to, not including, that entry).
@@ -277,10 +281,10 @@ export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptio
       if (entry.message.role === "system")
         prefix.push({ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] })
       else messages.push(entry)
-    } else if (entry.kind === "memory")
-      prefix.push({ entryId: entry.id, message: memory(entry.memory), source: "memory", editedBy: [] })
-    else if (entry.kind === "edit") edits.push(entry.edit)
+    } else if (entry.kind === "edit") edits.push(entry.edit)
   }
+  for (const entry of Memory.select(entries, options.memory))
+    prefix.push({ entryId: entry.id, message: memory(entry.memory), source: "memory", editedBy: [] })
   const start = tailStart(entries, messages, checkpoint)
   const latestUser = messages.findLastIndex((entry) => entry.message.role === "user")
   const chosen = [...(latestUser >= 0 && latestUser < start ? [messages[latestUser]!] : []), ...messages.slice(start)]

@@ -11,9 +11,9 @@
  *
  * @since 0.1.0
  */
-import { createHash, randomUUID } from "node:crypto"
 import { Effect, Stream } from "effect"
 import * as ActiveView from "./ActiveView.ts"
+import * as ContentHash from "./ContentHash.ts"
 import type { CheckpointEntry, Entry } from "./Entry.ts"
 import { CURRENT_SCHEMA_VERSION } from "./Entry.ts"
 import { CheckpointConflict, InvalidInput, TranscriptCorrupt, TranscriptStoreFailed } from "./Errors.ts"
@@ -26,7 +26,7 @@ interface SessionIndex {
   cursor: Cursor
   ids: Set<string>
   decoder: TranscriptLog.Decoder
-  /** Entry id → SHA-256 of its stored text (identical retries are no-ops). */
+  /** Entry id → content hash of its stored text (`ContentHash.text`; identical retries are no-ops). */
   digests: Map<string, string>
   checkpointIds: Set<string>
   generations: Map<number, string>
@@ -48,11 +48,9 @@ const emptyIndex = (source: string): SessionIndex => {
   }
 }
 
-const digest = (text: string): string => createHash("sha256").update(text).digest("base64")
-
 const record = (index: SessionIndex, entry: Entry, text: string): void => {
   index.ids.add(entry.id)
-  index.digests.set(entry.id, digest(text))
+  index.digests.set(entry.id, ContentHash.text(text))
   index.lastEntryId = entry.id
   if (entry.kind === "checkpoint") {
     index.checkpointIds.add(entry.id)
@@ -177,7 +175,7 @@ export const make = (backend: Backend): Service => {
         entries.forEach((entry, position) => {
           const stored = index.digests.get(entry.id)
           if (stored !== undefined || batch.has(entry.id)) {
-            if (stored === digest(texts[position]!)) return
+            if (stored === ContentHash.text(texts[position]!)) return
             throw new InvalidInput({
               what: "entry",
               path: `[${position}].id`,
@@ -219,7 +217,7 @@ export const make = (backend: Backend): Service => {
         [InvalidInput, CheckpointConflict],
         async (transaction, index) => {
           const stored = index.digests.get(entry.id)
-          if (stored === digest(text!)) return
+          if (stored === ContentHash.text(text!)) return
           const { generation, coveredRange, firstKeptEntryId } = entry.checkpoint
           if (generation !== index.maxGeneration + 1) {
             const winner = index.generations.get(generation) ?? index.generations.get(index.maxGeneration)
@@ -328,7 +326,7 @@ export const make = (backend: Backend): Service => {
           })
         }
         const event: Entry = {
-          id: `rollback-${randomUUID()}`,
+          id: `rollback-${crypto.randomUUID()}`,
           parentId: index.lastEntryId,
           timestamp: new Date().toISOString(),
           schemaVersion: CURRENT_SCHEMA_VERSION,

@@ -43,12 +43,20 @@ const replacer = (_key: string, value: unknown): unknown => {
 }
 
 /**
+ * The content hash of a string, as `<length>:<lane1>.<lane2>` (the store's
+ * key for "is this retry the same entry text").
+ *
+ * @category hashing
+ */
+export const text = (value: string): string => `${value.length}:${hashString(value, 0)}`
+
+/**
  * The content hash of a JSON-like value (messages, tool definitions), as
  * `<length>:<lane1>.<lane2>`.
  *
  * @category hashing
  */
 export const hash = (value: unknown): string => {
-  const text = JSON.stringify(value, replacer) ?? "undefined"
-  return `${text.length}:${hashString(text, 0)}`
+  const json = JSON.stringify(value, replacer) ?? "undefined"
+  return `${json.length}:${hashString(json, 0)}`
 }

@@ -52,8 +52,19 @@ export const MemoryEntry = Schema.Struct({
   kind: Schema.Literal("memory"),
   memory: Schema.Struct({
     text: Schema.String,
+    /** What kind of fact: `preference`, `convention`, `decision`, `environment` (free text). */
     scope: Schema.optionalKey(Schema.String),
-    sourceEntryIds: Schema.Array(Schema.String)
+    /** Provenance: the transcript entries the fact was read from. */
+    sourceEntryIds: Schema.Array(Schema.String),
+    /**
+     * A stable topic key (e.g. `preference:indentation`): a newer record with
+     * the same key supersedes the older one.
+     */
+    key: Schema.optionalKey(Schema.String),
+    /** Ids of memory entries this one replaces (they leave the view, never the transcript). */
+    supersedes: Schema.optionalKey(Schema.Array(Schema.String)),
+    /** The compaction cycle (checkpoint generation) whose flush wrote it. */
+    cycle: Schema.optionalKey(Schema.Number)
   })
 })
 /** @category models */

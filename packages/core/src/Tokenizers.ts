@@ -4,23 +4,26 @@
  * {@link Tokenizer}. Families without a public tokenizer get the calibrated
  * estimator of `Estimator.ts`.
  *
- * Two exact backends:
- * - `gpt-tokenizer` (pure JS, default): measured on the real pi transcript
- *   (`bench/measure.bench.ts`) with counts identical to tiktoken and faster;
- * - `tiktoken` (WASM bindings of OpenAI's Rust tiktoken): the reference. Its
- *   encoders hold WASM memory that must be freed: use {@link tiktokenLayer}
- *   (freed when the layer's scope closes) or call `free()` on a
- *   {@link make}`("...", "tiktoken")` result.
+ * The exact backend of this (edge-safe) module is `gpt-tokenizer` (pure JS):
+ * measured on the real pi transcript (`bench/measure.bench.ts`) with counts
+ * identical to tiktoken and faster. The `tiktoken` backend (WASM bindings of
+ * OpenAI's Rust tiktoken, the reference) lives in
+ * `@context-engine/core/node` (`Tiktoken`), because its loader reads a WASM
+ * file from disk.
  *
- * Encoders are loaded lazily on first use (loading o200k_base costs ~300 ms),
- * and text is encoded as ordinary text: special-token strings such as
- * `<|endoftext|>` inside a message count as the characters they are
- * (tiktoken `encode_ordinary`), so counting never throws.
+ * The encoders are plain static `import`s (no `createRequire`, so bundlers
+ * for edge runtimes see them); their rank tables are parsed when this module
+ * loads and the encoder of an encoding is built on its first `count`. Text is
+ * encoded as ordinary text: special-token strings such as `<|endoftext|>`
+ * inside a message count as the characters they are (tiktoken
+ * `encode_ordinary`), so counting never throws.
  *
  * @since 0.1.0
  */
-import { createRequire } from "node:module"
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
+import cl100kBaseRanks from "gpt-tokenizer/bpeRanks/cl100k_base"
+import o200kBaseRanks from "gpt-tokenizer/bpeRanks/o200k_base"
+import { GptEncoding } from "gpt-tokenizer/GptEncoding"
 import * as Estimator from "./Estimator.ts"
 import type { ModelPolicy, TokenizerId } from "./ModelPolicy.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
@@ -62,30 +65,17 @@ export interface ExactTokenizer extends Tokenizer {
   readonly free: () => void
 }
 
-const require = createRequire(import.meta.url)
+const ranks = { o200k_base: o200kBaseRanks, cl100k_base: cl100kBaseRanks } as const
+const gptEncodings = new Map<Encoding, GptEncoding>()
 
-interface GptTokenizerModule {
-  readonly countTokens: (text: string, options?: { readonly disallowedSpecial?: Set<string> }) => number
-}
-
-interface TiktokenEncoder {
-  encode_ordinary(text: string): Uint32Array
-  free(): void
-}
-
-interface TiktokenModule {
-  readonly get_encoding: (encoding: Encoding) => TiktokenEncoder
-}
-
-const gptTokenizerModules = new Map<Encoding, GptTokenizerModule>()
-
-const loadGptTokenizer = (encoding: Encoding): GptTokenizerModule => {
-  let module = gptTokenizerModules.get(encoding)
-  if (module === undefined) {
-    module = require(`gpt-tokenizer/encoding/${encoding}`) as GptTokenizerModule
-    gptTokenizerModules.set(encoding, module)
+// Building an encoder from its rank table costs ~300 ms, so it happens once, on first use.
+const gptEncoding = (encoding: Encoding): GptEncoding => {
+  let api = gptEncodings.get(encoding)
+  if (api === undefined) {
+    api = GptEncoding.getEncodingApi(encoding, () => ranks[encoding])
+    gptEncodings.set(encoding, api)
   }
-  return module
+  return api
 }
 
 // Treat special-token text as ordinary text (tiktoken `encode_ordinary`).
@@ -98,7 +88,7 @@ const ordinary = { disallowedSpecial: new Set<string>() }
  * @category constructors
  */
 export const gptTokenizer = (encoding: Encoding): ExactTokenizer => {
-  let module: GptTokenizerModule | undefined
+  let api: GptEncoding | undefined
   return {
     name: encoding,
     method: "exact",
@@ -106,47 +96,20 @@ export const gptTokenizer = (encoding: Encoding): ExactTokenizer => {
     backend: "gpt-tokenizer",
     count: (text) => {
       if (text.length === 0) return 0
-      module ??= loadGptTokenizer(encoding)
-      return module.countTokens(text, ordinary)
+      api ??= gptEncoding(encoding)
+      return api.countTokens(text, ordinary)
     },
     free: () => {}
   }
 }
 
 /**
- * A `tiktoken` (WASM) backed exact tokenizer. It owns one encoder, created
- * on the first `count` and released by `free()`; after `free()` a new
- * `count` creates a fresh encoder rather than touching freed memory.
+ * An exact tokenizer for `encoding` with the {@link defaultBackend}. For the
+ * `tiktoken` backend use `Tiktoken.make` from `@context-engine/core/node`.
  *
  * @category constructors
  */
-export const tiktoken = (encoding: Encoding): ExactTokenizer => {
-  let encoder: TiktokenEncoder | undefined
-  return {
-    name: encoding,
-    method: "exact",
-    encoding,
-    backend: "tiktoken",
-    count: (text) => {
-      if (text.length === 0) return 0
-      encoder ??= (require("tiktoken") as TiktokenModule).get_encoding(encoding)
-      return encoder.encode_ordinary(text).length
-    },
-    free: () => {
-      encoder?.free()
-      encoder = undefined
-    }
-  }
-}
-
-/**
- * An exact tokenizer for `encoding` with the chosen backend
- * (default {@link defaultBackend}).
- *
- * @category constructors
- */
-export const make = (encoding: Encoding, backend: Backend = defaultBackend): ExactTokenizer =>
-  backend === "tiktoken" ? tiktoken(encoding) : gptTokenizer(encoding)
+export const make = (encoding: Encoding): ExactTokenizer => gptTokenizer(encoding)
 
 const shared = new Map<TokenizerId, Tokenizer>()
 
@@ -188,18 +151,3 @@ export const forPolicy = (policy: Pick<ModelPolicy, "tokenizer">): Tokenizer => 
  * @category layers
  */
 export const layer = (id: TokenizerId): Layer.Layer<TokenizerService> => Layer.succeed(TokenizerService, get(id))
-
-/**
- * Provides {@link TokenizerService} backed by a tiktoken (WASM) encoder that
- * is freed when the layer's scope closes.
- *
- * @category layers
- */
-export const tiktokenLayer = (encoding: Encoding): Layer.Layer<TokenizerService> =>
-  Layer.effect(
-    TokenizerService,
-    Effect.acquireRelease(
-      Effect.sync(() => tiktoken(encoding)),
-      (tokenizer) => Effect.sync(() => tokenizer.free())
-    )
-  )

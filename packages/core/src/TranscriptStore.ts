@@ -151,7 +151,8 @@ export interface Service {
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { JsonlTranscriptStore, TranscriptStore } from "@context-engine/core"
+ * import { TranscriptStore } from "@context-engine/core"
+ * import { JsonlTranscriptStore } from "@context-engine/core/node"
  *
  * const program = Effect.gen(function* () {
  *   const store = yield* TranscriptStore.TranscriptStore

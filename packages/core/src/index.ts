@@ -2,6 +2,12 @@
  * @context-engine/core: schemas, measurement, budgets, policies and the
  * engine and strategy contracts.
  *
+ * This entry loads no `node:` built-in, so it runs wherever the AI SDK runs
+ * (Node, Deno, Bun, edge runtimes, browsers); `test/EdgeSafe.test.ts` bundles
+ * it for a neutral platform to prove it. Node-only code (file and SQLite
+ * stores, the file lock, policy files, the tiktoken backend) is exported from
+ * `@context-engine/core/node`.
+ *
  * @since 0.1.0
  */
 
@@ -19,22 +25,19 @@ export * as EngineInput from "./EngineInput.ts"
 export * as Entry from "./Entry.ts"
 export * as Errors from "./Errors.ts"
 export * as Estimator from "./Estimator.ts"
-export * as FileLock from "./FileLock.ts"
 export * as IdentifierExtraction from "./IdentifierExtraction.ts"
 export * as InMemoryTranscriptStore from "./InMemoryTranscriptStore.ts"
-export * as JsonlTranscriptStore from "./JsonlTranscriptStore.ts"
 export * as Measurement from "./Measurement.ts"
 export * as Measurer from "./Measurer.ts"
 export * as MediaTokens from "./MediaTokens.ts"
+export * as Memory from "./Memory.ts"
 export * as Message from "./Message.ts"
 export * as MessageTokens from "./MessageTokens.ts"
 export * as ModelCatalog from "./ModelCatalog.ts"
 export * as ModelId from "./ModelId.ts"
 export * as ModelPolicy from "./ModelPolicy.ts"
-export * as PolicyFile from "./PolicyFile.ts"
 export * as PolicyLimits from "./PolicyLimits.ts"
 export * as PolicyRegistry from "./PolicyRegistry.ts"
-export * as SqliteTranscriptStore from "./SqliteTranscriptStore.ts"
 export * as Strategy from "./Strategy.ts"
 export * as Tokenizer from "./Tokenizer.ts"
 export * as Tokenizers from "./Tokenizers.ts"

@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Errors, PolicyFile, PolicyRegistry } from "@context-engine/core"
+import { Errors, PolicyRegistry } from "@context-engine/core"
+import { PolicyFile } from "@context-engine/core/node"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 

@@ -22,16 +22,8 @@
  *   decodes). Persist measurements through the codec, not `JSON.stringify`.
  */
 import { isDeepStrictEqual } from "node:util"
-import {
-  Checkpoint,
-  Entry,
-  Measurement,
-  Message,
-  ModelPolicy,
-  PolicyFile,
-  PolicyRegistry,
-  ViewEdit
-} from "@context-engine/core"
+import { Checkpoint, Entry, Measurement, Message, ModelPolicy, PolicyRegistry, ViewEdit } from "@context-engine/core"
+import { PolicyFile } from "@context-engine/core/node"
 import { Arbitrary, Effect, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 

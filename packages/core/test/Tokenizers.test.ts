@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import * as Tiktoken from "../src/Tiktoken.ts"
 import { TokenizerService } from "../src/Tokenizer.ts"
 import * as Tokenizers from "../src/Tokenizers.ts"
 import { messageTexts } from "./support/corpus.ts"
@@ -9,7 +10,7 @@ import { piMessages } from "./support/piTranscript.ts"
 describe("Tokenizers", () => {
   it("gpt-tokenizer and tiktoken give identical o200k_base counts on every text of the pi transcript", () => {
     const js = Tokenizers.gptTokenizer("o200k_base")
-    const wasm = Tokenizers.tiktoken("o200k_base")
+    const wasm = Tiktoken.make("o200k_base")
     try {
       const texts = piMessages().flatMap(messageTexts)
       expect(texts.length).toBeGreaterThan(1000)
@@ -22,7 +23,7 @@ describe("Tokenizers", () => {
 
   it("gpt-tokenizer and tiktoken agree on cl100k_base, and the two encodings differ", () => {
     const js = Tokenizers.gptTokenizer("cl100k_base")
-    const wasm = Tokenizers.tiktoken("cl100k_base")
+    const wasm = Tiktoken.make("cl100k_base")
     const o200k = Tokenizers.gptTokenizer("o200k_base")
     try {
       const texts = piMessages().slice(0, 150).flatMap(messageTexts)
@@ -41,7 +42,7 @@ describe("Tokenizers", () => {
 
   it("property: the backends agree and never throw on arbitrary text (all Unicode planes, special tokens)", () => {
     const js = Tokenizers.gptTokenizer("o200k_base")
-    const wasm = Tokenizers.tiktoken("o200k_base")
+    const wasm = Tiktoken.make("o200k_base")
     try {
       const pieces = fc.oneof(
         fc.string({ unit: "grapheme", maxLength: 40 }),
@@ -63,7 +64,7 @@ describe("Tokenizers", () => {
   it("counts special-token text as ordinary text instead of throwing", () => {
     const text = "before <|endoftext|> after <|im_start|>"
     const js = Tokenizers.gptTokenizer("o200k_base")
-    const wasm = Tokenizers.tiktoken("o200k_base")
+    const wasm = Tiktoken.make("o200k_base")
     try {
       expect(js.count(text)).toBe(wasm.count(text))
       // As ordinary text the marker is several tokens, not one special token.
@@ -74,7 +75,7 @@ describe("Tokenizers", () => {
   })
 
   it("a freed tiktoken tokenizer creates a fresh encoder instead of using freed memory", () => {
-    const wasm = Tokenizers.tiktoken("o200k_base")
+    const wasm = Tiktoken.make("o200k_base")
     const before = wasm.count("hello world, hello tokens")
     wasm.free()
     wasm.free()
@@ -99,7 +100,7 @@ describe("Tokenizers", () => {
       return [tokenizer.name, tokenizer.count("The quick brown fox")] as const
     })
     const viaDefault = await Effect.runPromise(Effect.provide(program, Tokenizers.layer("o200k_base")))
-    const viaWasm = await Effect.runPromise(Effect.provide(program, Tokenizers.tiktokenLayer("o200k_base")))
+    const viaWasm = await Effect.runPromise(Effect.provide(program, Tiktoken.layer("o200k_base")))
     expect(viaDefault).toEqual(viaWasm)
     expect(viaDefault[0]).toBe("o200k_base")
     const estimate = await Effect.runPromise(

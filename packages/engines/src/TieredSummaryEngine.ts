@@ -60,6 +60,8 @@ import { Effect } from "effect"
 import type { Hooks } from "./CompactionHooks.ts"
 import * as CutPoint from "./CutPoint.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
+import * as MemoryExtractor from "./MemoryExtractor.ts"
+import * as MemoryFlush from "./MemoryFlush.ts"
 import type { CoveredItem, SummarizeResult, Summarizer } from "./Summarizer.ts"
 import * as SummaryLadder from "./SummaryLadder.ts"
 
@@ -125,6 +127,16 @@ export interface Options {
   /** Minimum identifier retention (default `CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION`). */
   readonly minIdentifierRetention?: number
   readonly hooks?: Hooks
+  /**
+   * Durable memory: the extractor the once-per-cycle flush runs before each
+   * checkpoint (default the offline {@link MemoryExtractor.make}; `null`
+   * turns the flush off) and the memory budget of the view in tokens
+   * (default `Memory.DEFAULT_MEMORY_BUDGET_TOKENS`). See {@link MemoryFlush}.
+   */
+  readonly memory?: {
+    readonly extractor?: MemoryExtractor.MemoryExtractor | null
+    readonly budgetTokens?: number
+  }
   /** Clock for `createdAt` and entry timestamps. */
   readonly now?: () => Date
 }
@@ -135,6 +147,13 @@ export interface Options {
  * @category constants
  */
 export const NAME = "tiered-summary"
+
+const memoryNote = (flush: MemoryFlush.FlushResult): string =>
+  flush.skipped !== undefined
+    ? `; memory flush ${flush.skipped}`
+    : flush.entries.length > 0
+      ? `; memory flush: ${flush.entries.length - 1} records`
+      : ""
 
 const sum = (values: ReadonlyArray<number>): number => values.reduce((total, value) => total + value, 0)
 
@@ -230,11 +249,21 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
   }
   const strategiesFor = options.strategies ?? Tiers.deterministic
   let anchor: Measurer.Anchor | undefined
+  const extractor =
+    options.memory?.extractor === null ? undefined : (options.memory?.extractor ?? MemoryExtractor.make())
+  const viewOf = (entries: ReadonlyArray<Entry.Entry>, input: ContextEngine.EngineInput) =>
+    ActiveView.reconstruct(entries, {
+      tools: input.tools ?? [],
+      memory: {
+        countTokens: measurerFor(input.policy).tokenizer.count,
+        ...(options.memory?.budgetTokens !== undefined ? { budgetTokens: options.memory.budgetTokens } : {})
+      }
+    })
   let overflowPending = false
 
   const context = (input: ContextEngine.EngineInput) => {
     const measurer = measurerFor(input.policy)
-    const checkpointView = ActiveView.reconstruct(input.entries, { tools: input.tools ?? [] })
+    const checkpointView = viewOf(input.entries, input)
     const overhead = {
       systemTokens: sum(checkpointView.prefix.map((item) => measurer.messageTokens(item.message, item.source))),
       toolSchemaTokens: measurer.toolSchemaTokens(input.tools ?? [])
@@ -309,10 +338,11 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
   const editEntries = (
     input: ContextEngine.EngineInput,
     edits: ReadonlyArray<ViewEdit.ViewEdit>,
-    timestamp: string
+    timestamp: string,
+    after: ReadonlyArray<Entry.Entry> = []
   ): Array<Entry.Entry> => {
-    let parentId = input.entries[input.entries.length - 1]?.id ?? null
-    const base = parentId ?? "start"
+    let parentId = after.at(-1)?.id ?? input.entries[input.entries.length - 1]?.id ?? null
+    const base = input.entries[input.entries.length - 1]?.id ?? "start"
     return edits.map((edit, index) => {
       const id = `edit:${base}:${index}`
       const entry: Entry.EditEntry = { id, parentId, timestamp, schemaVersion: 1, kind: "edit", edit }
@@ -486,13 +516,27 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       }
 
       const generation = (previous?.generation ?? 0) + 1
+      // The memory flush of this cycle runs before the checkpoint is built, on the covered originals; its
+      // records join the prefix the summary is sized against, and are committed with the checkpoint or not at all.
+      const flush = extractor
+        ? yield* MemoryFlush.run({
+            entries: input.entries,
+            cycle: generation,
+            covered: [...covered, ...turnPrefix],
+            extractor,
+            timestamp,
+            parentId: input.entries.at(-1)?.id ?? null
+          })
+        : ({ entries: [] } satisfies MemoryFlush.FlushResult)
+      const prefix =
+        flush.entries.length > 0 ? viewOf([...input.entries, ...flush.entries], input).prefix : checkpointView.prefix
       const firstKept = conversation[cut.firstKeptIndex]
       const pinned = cut.pinnedUserIndex >= 0 ? conversation[cut.pinnedUserIndex] : undefined
       const tail = conversation.slice(cut.firstKeptIndex)
       // The summary cap, lowered to the room the request has left (so a summary that can shrink does not
       // fail `next-request-fits`); the checkpoint's header and framing are counted apart from its content.
       const withoutCheckpoint = measurer.measure(
-        { items: [...checkpointView.prefix, ...(pinned ? [pinned] : []), ...tail], tools: cheap.view.tools },
+        { items: [...prefix, ...(pinned ? [pinned] : []), ...tail], tools: cheap.view.tools },
         { budget }
       ).inputTokens
       const framingTokens = measurer.messageTokens(
@@ -532,7 +576,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         }
         const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
         const view: ContextView.ContextView = {
-          items: [...checkpointView.prefix, item, ...(pinned ? [pinned] : []), ...tail],
+          items: [...prefix, item, ...(pinned ? [pinned] : []), ...tail],
           tools: cheap.view.tools
         }
         const after = measurer.measure(view, { budget })
@@ -567,7 +611,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       stages.push(
         checkpointStage(
           "applied",
-          `${ladder.tried.join(" → ")}; covered ${coveredItems.length} messages${cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%`,
+          `${ladder.tried.join(" → ")}; covered ${coveredItems.length} messages${cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%${memoryNote(flush)}`,
           built.extra.after
         )
       )
@@ -577,10 +621,10 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const tailEdits = cheap.edits.filter(
         (edit) => !hidden.has(edit.op === "insert" ? edit.afterEntryId : edit.entryId)
       )
-      const edits = editEntries(input, tailEdits, timestamp)
+      const edits = editEntries(input, tailEdits, timestamp, flush.entries)
       const checkpointEntry: Entry.CheckpointEntry = {
         id: built.checkpoint.id,
-        parentId: edits[edits.length - 1]?.id ?? input.entries[input.entries.length - 1]?.id ?? null,
+        parentId: [...flush.entries, ...edits].at(-1)?.id ?? input.entries[input.entries.length - 1]?.id ?? null,
         timestamp,
         schemaVersion: 1,
         kind: "checkpoint",
@@ -590,7 +634,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         view: built.extra.view,
         edits: tailEdits,
         checkpoint: built.checkpoint,
-        entriesToAppend: [...edits, checkpointEntry],
+        entriesToAppend: [...flush.entries, ...edits, checkpointEntry],
         stages,
         before,
         after: built.extra.after,
@@ -668,7 +712,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       Effect.sync(() => {
         if (outcome.overflow) overflowPending = true
         if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-          anchor = Measurer.anchorFor(ActiveView.reconstruct(input.entries, { tools: input.tools ?? [] }).view, {
+          anchor = Measurer.anchorFor(viewOf(input.entries, input).view, {
             inputTokens: outcome.inputTokens,
             lastEntryId: outcome.lastEntryId
           })

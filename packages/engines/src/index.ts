@@ -1,6 +1,8 @@
 export * as CompactionHooks from "./CompactionHooks.ts"
 export * as CutPoint from "./CutPoint.ts"
 export * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
+export * as MemoryExtractor from "./MemoryExtractor.ts"
+export * as MemoryFlush from "./MemoryFlush.ts"
 export * as OverflowRecovery from "./OverflowRecovery.ts"
 export * as ProviderNativeEngine from "./ProviderNativeEngine.ts"
 export * as SlidingWindowEngine from "./SlidingWindowEngine.ts"

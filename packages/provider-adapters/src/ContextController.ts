@@ -17,9 +17,11 @@ import {
   type Errors,
   type Message,
   type ModelPolicy,
-  PolicyRegistry
+  PolicyRegistry,
+  Tokenizers
 } from "@context-engine/core"
 import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
+import { Offload } from "@context-engine/strategies"
 import { Cause, Effect, Exit } from "effect"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
@@ -38,7 +40,8 @@ export interface ModelRef {
 /**
  * How the policy for a model is found:
  *
- * - a `PolicyRegistry` (e.g. from `PolicyFile.loadPolicyFilePromise`): its
+ * - a `PolicyRegistry` (e.g. from `PolicyFile.loadPolicyFilePromise` of
+ *   `@context-engine/core/node`): its
  *   lookup of the model id;
  * - a partial policy, or a function of the model returning one: resolved
  *   with core's built-in registry (`PolicyRegistry.resolve`: catalog facts,
@@ -123,6 +126,13 @@ export interface ControllerOptions {
   readonly onEvent?: (event: ContextEvent) => void
   /** Compact-and-retry once on a classified context overflow. Default `true`. */
   readonly overflowRecovery?: boolean
+  /**
+   * Offload large tool results as they arrive (`Offload`: head + tail + a
+   * pointer in the view, original in the transcript). Default on with
+   * `Offload.defaults` (20,000 tokens, in the policy's tokenizer); `false`
+   * turns it off.
+   */
+  readonly offload?: Offload.Options | false
 }
 
 /**
@@ -206,6 +216,31 @@ const emit = (options: ControllerOptions, event: ContextEvent): void => {
 }
 
 const EPHEMERAL_PREFIX = "ephemeral:"
+
+/**
+ * Appends one offload edit entry per newly arrived tool result over the
+ * threshold (counted with the policy's tokenizer unless the options give a
+ * counter).
+ */
+const offloadArrivals = async (
+  current: Session.Session,
+  arrived: ReadonlyArray<Entry.Entry>,
+  policy: ModelPolicy.ModelPolicy,
+  offload: Offload.Options
+): Promise<void> => {
+  if (!arrived.some((entry) => entry.kind === "message" && entry.message.role === "tool")) return
+  const countTokens = offload.countTokens ?? Tokenizers.forPolicy(policy).count
+  const edits = Offload.editsFor(arrived, { ...offload, countTokens })
+  if (edits.length === 0) return
+  const timestamp = new Date().toISOString()
+  let parentId = current.entries().at(-1)?.id ?? null
+  const entries = edits.map((edit): Entry.EditEntry => {
+    const entry: Entry.EditEntry = { id: current.nextId(), parentId, timestamp, schemaVersion: 1, kind: "edit", edit }
+    parentId = entry.id
+    return entry
+  })
+  await current.append(entries)
+}
 
 /**
  * Builds a controller.
@@ -310,8 +345,9 @@ export const make = (options: ControllerOptions): ContextController => {
     tools: ReadonlyArray<ContextView.ToolDefinition>,
     ephemeralSystem: ReadonlyArray<Message.Message>
   ): Promise<Prepared> => {
-    await current.sync(messages)
+    const arrived = await current.sync(messages)
     const policy = await policyFor(model, current)
+    if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
     const ephemeral: ReadonlyArray<Entry.Entry> = ephemeralSystem.map((message, index) => ({
       id: `${EPHEMERAL_PREFIX}${index}`,
       parentId: index === 0 ? null : `${EPHEMERAL_PREFIX}${index - 1}`,

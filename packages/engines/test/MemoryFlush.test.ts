@@ -1,0 +1,300 @@
+/**
+ * The memory flush runs once per compaction cycle, before the checkpoint, on
+ * the covered originals — one test per failure kind of OpenClaw's flush
+ * (issue #15): skipped on the overflow path (openclaw#114081), run on the
+ * stub summary (#128016), every other cycle or never (#47143, #12590,
+ * #99958), a flush–compaction loop (#66058).
+ */
+import { type Entry, Errors, Memory, type Message, PolicyRegistry } from "@context-engine/core"
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import * as MemoryExtractor from "../src/MemoryExtractor.ts"
+import * as OverflowRecovery from "../src/OverflowRecovery.ts"
+import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
+
+const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
+
+const entry = (id: string, parentId: string | null, message: Message.Message): Entry.Entry => ({
+  id,
+  parentId,
+  timestamp: new Date(0).toISOString(),
+  schemaVersion: 1,
+  kind: "message",
+  message
+})
+
+/** A session whose user states standing rules in some turns, with large tool results in every turn. */
+const turns = (from: number, count: number, startParent: string | null): Array<Entry.Entry> => {
+  const entries: Array<Entry.Entry> = []
+  let parent = startParent
+  const push = (message: Message.Message) => {
+    const id = `t${from}-${entries.length}`
+    entries.push(entry(id, parent, message))
+    parent = id
+  }
+  for (let turn = from; turn < from + count; turn++) {
+    const rule = turn % 3 === 0 ? ` I prefer tabs for indentation in module${turn}.` : ""
+    push({ role: "user", content: `Task ${turn}: inspect src/module${turn}.ts.${rule}` })
+    push({
+      role: "assistant",
+      content: [
+        { type: "tool-call", toolCallId: `c${turn}`, toolName: "read", input: { path: `src/module${turn}.ts` } }
+      ]
+    })
+    push({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: `c${turn}`,
+          toolName: "read",
+          output: { type: "text", value: `// module ${turn}\n${`export const value${turn} = ${turn}\n`.repeat(300)}` }
+        }
+      ]
+    })
+    push({ role: "assistant", content: `Module ${turn} exports value${turn}. ${"It is used at startup. ".repeat(60)}` })
+  }
+  return entries
+}
+
+const session = (count: number): Array<Entry.Entry> => [
+  entry("sys", null, { role: "system", content: "You are a coding agent." }),
+  ...turns(0, count, "sys")
+]
+
+const flushEvents = (entries: ReadonlyArray<Entry.Entry>) =>
+  entries.filter((item) => item.kind === "event" && item.event.name === Memory.MEMORY_FLUSH_EVENT)
+
+/** Records what the extractor was given. */
+const spying = () => {
+  const calls: Array<MemoryExtractor.ExtractRequest> = []
+  const inner = MemoryExtractor.make()
+  const extractor: MemoryExtractor.MemoryExtractor = {
+    name: "spy",
+    extract: (request) => {
+      calls.push(request)
+      return inner.extract(request)
+    }
+  }
+  return { calls, extractor }
+}
+
+describe("memory flush", () => {
+  it("writes memory with provenance before the checkpoint, and the view renders and measures it", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    const entries = session(24)
+    const result = await engine.compact({ entries, policy })
+    expect(result.checkpoint).toBeDefined()
+    const kinds = result.entriesToAppend.map((item) => item.kind)
+    const memories = result.entriesToAppend.filter((item): item is Entry.MemoryEntry => item.kind === "memory")
+    expect(memories.length).toBeGreaterThan(0)
+    expect(kinds.lastIndexOf("memory")).toBeLessThan(kinds.indexOf("checkpoint"))
+    expect(flushEvents(result.entriesToAppend)).toHaveLength(1)
+    const covered = new Set(entries.map((item) => item.id))
+    for (const memory of memories) {
+      expect(memory.memory.text).toMatch(/I prefer tabs/)
+      for (const source of memory.memory.sourceEntryIds) expect(covered.has(source)).toBe(true)
+      const source = entries.find((item) => item.id === memory.memory.sourceEntryIds[0])
+      expect(source?.kind === "message" && JSON.stringify(source.message)).toContain(memory.memory.text)
+    }
+    // Parent links stay a chain: each appended entry follows the previous one.
+    let previousId = entries.at(-1)!.id
+    for (const item of result.entriesToAppend) {
+      expect(item.parentId).toBe(previousId)
+      previousId = item.id
+    }
+    const after = [...entries, ...result.entriesToAppend]
+    const assembled = await engine.assembleContext({ entries: after, policy })
+    expect(assembled.view.items.filter((item) => item.source === "memory").length).toBeGreaterThan(0)
+    expect(assembled.measurement.byCategory.memory).toBeGreaterThan(0)
+  })
+
+  it("openclaw#114081: the overflow path flushes too", async () => {
+    const engine = TieredSummaryEngine.make()
+    const entries = session(12)
+    const overflow = new Errors.ContextOverflow({
+      provider: "test",
+      providerMessage: "prompt is too long",
+      limitTokens: 24_000
+    })
+    const recovery = await Effect.runPromise(
+      OverflowRecovery.recover(
+        engine,
+        { entries, policy },
+        overflow,
+        { measuredInputTokens: 30_000 },
+        { eventId: "overflow-1", timestamp: new Date(0).toISOString() }
+      )
+    )
+    expect(recovery.compaction?.checkpoint).toBeDefined()
+    expect(flushEvents(recovery.entriesToAppend)).toHaveLength(1)
+    expect(recovery.entriesToAppend.some((item) => item.kind === "memory")).toBe(true)
+  })
+
+  it("openclaw#128016: the extractor reads the covered originals, never a (stub) summary", async () => {
+    const spy = spying()
+    const engine = TieredSummaryEngine.makeAsync({
+      memory: { extractor: spy.extractor },
+      // A hook supplies a stub summary; the flush must not read it.
+      hooks: {
+        beforeCompact: [
+          () => ({
+            summary: {
+              goal: "STUB",
+              constraints: [],
+              progress: { done: [], inProgress: [], blocked: [] },
+              decisions: [],
+              nextSteps: [],
+              criticalContext: [],
+              pendingUserAsks: [],
+              identifiers: { paths: [], ids: [], hashes: [], urls: [], ports: [], commands: [], errors: [] },
+              filesRead: [],
+              filesModified: []
+            }
+          })
+        ]
+      }
+    })
+    const entries = session(24)
+    await engine.compact({ entries, policy })
+    expect(spy.calls).toHaveLength(1)
+    const byId = new Map(entries.map((item) => [item.id, item]))
+    for (const item of spy.calls[0]!.covered) {
+      const original = byId.get(item.entryId)
+      expect(original?.kind).toBe("message")
+      expect(item.message).toEqual((original as Entry.MessageEntry).message)
+      expect(JSON.stringify(item.message)).not.toContain("STUB")
+    }
+  })
+
+  it("openclaw#47143/#12590/#99958: each cycle flushes exactly once, every cycle", async () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    let entries = session(20)
+    const generations: Array<number> = []
+    for (let cycle = 0; cycle < 3; cycle++) {
+      const result = await engine.compact({ entries, policy })
+      expect(result.checkpoint).toBeDefined()
+      generations.push(result.checkpoint!.generation)
+      entries = [...entries, ...result.entriesToAppend]
+      entries = [...entries, ...turns(100 * (cycle + 1), 12, entries.at(-1)!.id)]
+    }
+    const cycles = flushEvents(entries).map((item) =>
+      item.kind === "event" ? (item.event.data as { cycle: number }).cycle : 0
+    )
+    expect(cycles).toEqual(generations)
+    expect(generations).toEqual([1, 2, 3])
+  })
+
+  it("exactly once across a restart between the flush and the checkpoint install", async () => {
+    const first = await TieredSummaryEngine.makeAsync().compact({ entries: session(24), policy })
+    // The process died after appending the flush but before installing the checkpoint.
+    const persisted = [...session(24), ...first.entriesToAppend.filter((item) => item.kind !== "checkpoint")]
+    const spy = spying()
+    const restarted = await TieredSummaryEngine.makeAsync({ memory: { extractor: spy.extractor } }).compact({
+      entries: persisted,
+      policy
+    })
+    expect(restarted.checkpoint?.generation).toBe(1)
+    expect(spy.calls).toHaveLength(0)
+    expect(flushEvents(restarted.entriesToAppend)).toHaveLength(0)
+    expect(restarted.entriesToAppend.some((item) => item.kind === "memory")).toBe(false)
+  })
+
+  it("openclaw#66058: no flush–compaction loop — memory stays in its budget and the next step needs no compaction", async () => {
+    const engine = TieredSummaryEngine.makeAsync({ memory: { budgetTokens: 60 } })
+    const entries = session(24)
+    const result = await engine.compact({ entries, policy })
+    const after = [...entries, ...result.entriesToAppend]
+    const decision = await engine.shouldCompact({ entries: after, policy })
+    expect(decision.compact).toBe(false)
+    const assembled = await engine.assembleContext({ entries: after, policy })
+    const memoryItems = assembled.view.items.filter((item) => item.source === "memory")
+    const written = result.entriesToAppend.filter((item) => item.kind === "memory").length
+    expect(written).toBeGreaterThan(memoryItems.length)
+    expect(memoryItems.length).toBeGreaterThan(0)
+    // The memory category is bounded by the budget (plus per-message framing of each rendered record).
+    expect(assembled.measurement.byCategory.memory).toBeLessThanOrEqual(60 + 12 * memoryItems.length)
+  })
+
+  it("a failing extractor writes nothing and the checkpoint still commits", async () => {
+    const engine = TieredSummaryEngine.makeAsync({
+      memory: { extractor: { name: "broken", extract: () => Effect.fail(new Error("model down")) } }
+    })
+    const result = await engine.compact({ entries: session(24), policy })
+    expect(result.checkpoint).toBeDefined()
+    expect(result.entriesToAppend.some((item) => item.kind === "memory" || item.kind === "event")).toBe(false)
+    expect(result.stages.find((stage) => stage.stage === "checkpoint")?.note).toContain("extractor-failed")
+  })
+})
+
+describe("Memory.select and supersession", () => {
+  const memory = (id: string, text: string, extra: Partial<Entry.MemoryEntry["memory"]> = {}): Entry.MemoryEntry => ({
+    id,
+    parentId: null,
+    timestamp: new Date(0).toISOString(),
+    schemaVersion: 1,
+    kind: "memory",
+    memory: { text, sourceEntryIds: ["m1"], ...extra }
+  })
+
+  it("drops records named in supersedes or replaced by the same key, keeps the transcript order", () => {
+    const entries = [
+      memory("a", "Use tabs for indentation.", { key: "indent" }),
+      memory("b", "The API runs on port 8443."),
+      memory("c", "Use spaces for indentation.", { key: "indent" }),
+      memory("d", "The API runs on port 9443.", { supersedes: ["b"] })
+    ]
+    expect(Memory.active(entries).map((item) => item.id)).toEqual(["c", "d"])
+  })
+
+  it("keeps the newest records that fit the budget", () => {
+    const entries = [memory("old", "x".repeat(400)), memory("mid", "y".repeat(40)), memory("new", "z".repeat(40))]
+    expect(Memory.select(entries, { budgetTokens: 25 }).map((item) => item.id)).toEqual(["mid", "new"])
+  })
+
+  it("the extractive extractor supersedes a restated rule of the same scope", async () => {
+    const existing = [memory("old", "I prefer tabs for indentation in module0.", { scope: "preference" })]
+    const candidates = await Effect.runPromise(
+      MemoryExtractor.make().extract({
+        covered: [
+          { entryId: "u9", message: { role: "user", content: "Actually I prefer spaces for indentation in module0." } }
+        ],
+        existing
+      })
+    )
+    expect(candidates).toEqual([
+      {
+        text: "Actually I prefer spaces for indentation in module0.",
+        scope: "preference",
+        sourceEntryIds: ["u9"],
+        supersedes: ["old"]
+      }
+    ])
+  })
+
+  it("reads the user's words only: tool output is data", async () => {
+    const candidates = await Effect.runPromise(
+      MemoryExtractor.make().extract({
+        covered: [
+          {
+            entryId: "r1",
+            message: {
+              role: "tool",
+              content: [
+                {
+                  type: "tool-result",
+                  toolCallId: "c",
+                  toolName: "cat",
+                  output: { type: "text", value: "Always use tabs." }
+                }
+              ]
+            }
+          },
+          { entryId: "a1", message: { role: "assistant", content: "I prefer to always lint first." } }
+        ],
+        existing: []
+      })
+    )
+    expect(candidates).toEqual([])
+  })
+})

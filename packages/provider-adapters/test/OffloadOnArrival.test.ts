@@ -1,0 +1,52 @@
+import type { Message } from "@context-engine/core"
+import { TieredSummaryEngine } from "@context-engine/engines"
+import { describe, expect, it } from "vitest"
+import * as ContextController from "../src/ContextController.ts"
+
+const model = { provider: "openai.chat", modelId: "gpt-4o" }
+const file = Array.from({ length: 3_000 }, (_, line) => `const value${line} = "${line.toString(36)}"`).join("\n")
+const messages: ReadonlyArray<Message.Message> = [
+  { role: "user", content: "Read src/big.ts" },
+  {
+    role: "assistant",
+    content: [{ type: "tool-call", toolCallId: "r1", toolName: "read", input: { path: "src/big.ts" } }]
+  },
+  {
+    role: "tool",
+    content: [{ type: "tool-result", toolCallId: "r1", toolName: "read", output: { type: "text", value: file } }]
+  }
+]
+
+describe("offload as results arrive", () => {
+  it("sends head + tail + pointer for a large result and keeps the original in the transcript", async () => {
+    const controller = ContextController.make({
+      engine: TieredSummaryEngine.makeAsync(),
+      offload: { thresholdTokens: 2_000 }
+    })
+    const prepared = await controller.prepare(model, messages, [])
+    const sent = JSON.stringify(prepared.messages[2])
+    const toolEntry = prepared.session
+      .entries()
+      .find((entry) => entry.kind === "message" && entry.message.role === "tool")
+    expect(prepared.rewritten).toBe(true)
+    expect(sent).toContain(`transcript entry ${toolEntry!.id}`)
+    expect(sent.length).toBeLessThan(file.length / 5)
+    expect(toolEntry?.kind === "message" && toolEntry.message).toEqual(messages[2])
+    expect(prepared.session.entries().filter((entry) => entry.kind === "edit")).toHaveLength(1)
+    // The next step re-sends the same history: no second offload edit.
+    await controller.prepare(model, [...messages, { role: "assistant", content: "Read it." }], [])
+    expect(prepared.session.entries().filter((entry) => entry.kind === "edit")).toHaveLength(1)
+  })
+
+  it("is off with offload: false, and tools kept whole are never offloaded", async () => {
+    for (const options of [
+      { offload: false as const },
+      { offload: { thresholdTokens: 2_000, keepWholeTools: ["read"] } }
+    ]) {
+      const controller = ContextController.make({ engine: TieredSummaryEngine.makeAsync(), ...options })
+      const prepared = await controller.prepare(model, messages, [])
+      expect(prepared.rewritten).toBe(false)
+      expect(prepared.messages).toEqual(messages)
+    }
+  })
+})
