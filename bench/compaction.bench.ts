@@ -28,7 +28,7 @@ import * as PolicyRegistry from "../packages/core/src/PolicyRegistry.ts"
 import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
 import { transcript } from "../packages/core/test/support/shared.ts"
 import { ExtractiveSummarizer, TieredSummaryEngine } from "../packages/engines/src/index.ts"
-import { Import } from "../packages/provider-adapters/src/index.ts"
+import { Import } from "../packages/transcripts/src/index.ts"
 
 const n = (value: number): string => Math.round(value).toLocaleString("en-US")
 const pct = (value: number): string => `${(value * 100).toFixed(1)}%`

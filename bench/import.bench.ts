@@ -17,7 +17,7 @@ import { createWriteStream, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Import } from "../packages/provider-adapters/src/index.ts"
+import { Import } from "../packages/transcripts/src/index.ts"
 
 const shared = join(fileURLToPath(new URL(".", import.meta.url)), "../../shared/transcripts")
 const TARGET_BYTES = 100 * 1024 * 1024

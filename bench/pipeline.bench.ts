@@ -25,7 +25,7 @@ import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
 import * as ToolPairing from "../packages/core/src/ToolPairing.ts"
 import { transcript } from "../packages/core/test/support/shared.ts"
 import * as SlidingWindowEngine from "../packages/engines/src/SlidingWindowEngine.ts"
-import * as Import from "../packages/provider-adapters/src/importers/Import.ts"
+import * as Import from "../packages/transcripts/src/importers/Import.ts"
 
 const time = async <A>(run: () => A | Promise<A>): Promise<[A, number]> => {
   const start = performance.now()

@@ -7,7 +7,7 @@
  * coding-agent session, 391 tool calls; see SOURCES.md), read with the
  * project's own pi importer.
  */
-import { Import } from "@context-engine/provider-adapters"
+import { Import } from "@context-engine/transcripts"
 
 /** One recorded tool call and its result text. */
 export interface ReplayStep {

@@ -17,7 +17,8 @@ import {
   type ContextController,
   type ContextEngineMiddleware,
   contextEngineMiddleware,
-  LanguageModelSummarizer
+  LanguageModelSummarizer,
+  ModelSpec
 } from "@context-engine/provider-adapters"
 import type { LanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
@@ -77,7 +78,7 @@ export const load = async (
 ): Promise<Setup> => {
   const config = JSON.parse(await readFile(configPath, "utf8")) as Config
   const registry = await PolicyFile.loadPolicyFilePromise(resolve(dirname(configPath), config.policyFile))
-  const resolved = await Effect.runPromise(Effect.result(LanguageModelSummarizer.resolveModel(config.summarizer.model)))
+  const resolved = await Effect.runPromise(Effect.result(ModelSpec.resolve(config.summarizer.model)))
   const modelId = config.summarizer.model.split(":").at(-1) ?? config.summarizer.model
   const mock = resolved._tag === "Success" ? undefined : offlineSummarizer(modelId)
   const summarizerModel = resolved._tag === "Success" ? resolved.success : (mock as LanguageModel)

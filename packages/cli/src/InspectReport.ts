@@ -25,7 +25,7 @@ import {
   Tokenizers,
   ToolPairing
 } from "@context-engine/core"
-import type { ImportResult } from "@context-engine/provider-adapters"
+import type { ImportResult } from "@context-engine/transcripts"
 import { Effect, Schema } from "effect"
 
 /**

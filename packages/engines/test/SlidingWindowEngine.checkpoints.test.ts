@@ -3,14 +3,14 @@
  * pi compactions (../shared/transcripts/pi/before-compaction.jsonl): the view
  * starts from pi's latest checkpoint and measures the active context, not
  * the whole ~500K-token history; compaction keeps the checkpoint and never
- * brings back messages it covered. The importer lives in provider-adapters;
+ * brings back messages it covered. The importer lives in transcripts;
  * it is used here only as a test fixture loader.
  */
 import { ContextView, type Entry, Measurer, type ModelPolicy, PolicyRegistry, Tokenizers } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import * as Import from "../../provider-adapters/src/importers/Import.ts"
+import * as Import from "../../transcripts/src/importers/Import.ts"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 
 const imported = await Import.importFilePromise(transcript("pi/before-compaction.jsonl"))

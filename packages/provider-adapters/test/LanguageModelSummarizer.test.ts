@@ -6,6 +6,7 @@ import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as LanguageModelSummarizer from "../src/LanguageModelSummarizer.ts"
+import * as ModelSpec from "../src/ModelSpec.ts"
 
 const usage = (inputTokens: number, outputTokens: number): LanguageModelV4GenerateResult["usage"] => ({
   inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
@@ -241,7 +242,7 @@ describe("LanguageModelSummarizer", () => {
 
   it("a model spec without an API key fails fast with a typed, readable error", async () => {
     for (const spec of ["anthropic:claude-haiku-4-5", "openai:gpt-5-mini", "anthropic/claude-haiku-4.5"]) {
-      const exit = await Effect.runPromiseExit(LanguageModelSummarizer.resolveModel(spec, {}))
+      const exit = await Effect.runPromiseExit(ModelSpec.resolve(spec, {}))
       const error =
         exit._tag === "Failure" ? exit.cause.reasons.find((reason) => reason._tag === "Fail")?.error : undefined
       expect(error).toBeInstanceOf(Errors.SummarizerFailed)
@@ -249,5 +250,31 @@ describe("LanguageModelSummarizer", () => {
         /no API key: set (ANTHROPIC|OPENAI|AI_GATEWAY)_API_KEY/
       )
     }
+  })
+
+  it("a provider package that is not installed fails with an error naming the package to install", async () => {
+    const notInstalled: ModelSpec.LoadPackage = (name) =>
+      Promise.reject(Object.assign(new Error(`Cannot find package '${name}'`), { code: "ERR_MODULE_NOT_FOUND" }))
+    for (const [spec, name] of [
+      ["anthropic:claude-haiku-4-5", "@ai-sdk/anthropic"],
+      ["openai:gpt-5-mini", "@ai-sdk/openai"]
+    ] as const) {
+      const env = { ANTHROPIC_API_KEY: "key", OPENAI_API_KEY: "key" }
+      const exit = await Effect.runPromiseExit(ModelSpec.resolve(spec, env, notInstalled))
+      const error =
+        exit._tag === "Failure" ? exit.cause.reasons.find((reason) => reason._tag === "Fail")?.error : undefined
+      expect(error).toBeInstanceOf(Errors.SummarizerFailed)
+      expect((error as Errors.SummarizerFailed).message).toContain(`install it (npm install ${name})`)
+    }
+  })
+
+  it("an installed provider package resolves the spec to its model", async () => {
+    const exit = await Effect.runPromiseExit(
+      ModelSpec.resolve("anthropic:claude-haiku-4-5", { ANTHROPIC_API_KEY: "k" })
+    )
+    expect(exit._tag).toBe("Success")
+    const model = exit._tag === "Success" ? (exit.value as { modelId: string; provider: string }) : undefined
+    expect(model?.modelId).toBe("claude-haiku-4-5")
+    expect(model?.provider).toMatch(/anthropic/)
   })
 })

@@ -29,7 +29,8 @@ import {
   PolicyRegistry
 } from "@context-engine/core"
 import { SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
-import { Import, ImportResult, LanguageModelSummarizer } from "@context-engine/provider-adapters"
+import { LanguageModelSummarizer, ModelSpec } from "@context-engine/provider-adapters"
+import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
 import { DEFAULT_MODEL, recordedModel } from "../InspectReport.ts"
@@ -246,7 +247,7 @@ const preview = (checkpoint: Checkpoint.Checkpoint, max: number): Array<string> 
 const summarizerFor = (spec: string | undefined) =>
   spec === undefined || spec === "extractive"
     ? Effect.succeed(undefined)
-    : Effect.map(LanguageModelSummarizer.resolveModel(spec), (model) =>
+    : Effect.map(ModelSpec.resolve(spec), (model) =>
         LanguageModelSummarizer.make({
           model,
           name: spec,

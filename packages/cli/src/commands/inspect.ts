@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Import, ImportResult } from "@context-engine/provider-adapters"
+import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Schema } from "effect"
 import * as InspectRender from "../InspectRender.ts"

@@ -14,7 +14,7 @@ import {
   ImportResult,
   ModelMessagesExport,
   OpenAIChatExport
-} from "@context-engine/provider-adapters"
+} from "@context-engine/transcripts"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 

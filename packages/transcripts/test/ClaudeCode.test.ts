@@ -1,5 +1,5 @@
 import { Entry, ToolPairing } from "@context-engine/core"
-import { Import } from "@context-engine/provider-adapters"
+import { Import } from "@context-engine/transcripts"
 import { describe, expect, it } from "vitest"
 
 const record = (fields: Record<string, unknown>) =>

@@ -1,10 +1,5 @@
 import type { Entry, Message } from "@context-engine/core"
-import {
-  AnthropicMessagesExport,
-  Import,
-  ModelMessagesExport,
-  OpenAIChatExport
-} from "@context-engine/provider-adapters"
+import { AnthropicMessagesExport, Import, ModelMessagesExport, OpenAIChatExport } from "@context-engine/transcripts"
 import { Effect } from "effect"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"

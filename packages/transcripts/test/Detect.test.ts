@@ -1,4 +1,4 @@
-import { Import } from "@context-engine/provider-adapters"
+import { Import } from "@context-engine/transcripts"
 import { describe, expect, it } from "vitest"
 
 const detect = (text: string) => Import.importTextSync(text).format

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs"
 import { Decode, Entry, type Message } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
-import { Import } from "@context-engine/provider-adapters"
+import { Import } from "@context-engine/transcripts"
 import { describe, expect, it } from "vitest"
 
 const file = transcript("pi/before-compaction.jsonl")

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { LineSource } from "@context-engine/provider-adapters"
+import { LineSource } from "@context-engine/transcripts"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 

@@ -3,7 +3,7 @@
  * entries, detecting the format by content when asked (`format: "auto"`).
  *
  * ```ts
- * import { Import } from "@context-engine/provider-adapters"
+ * import { Import } from "@context-engine/transcripts"
  * const result = await Import.importFilePromise("session.jsonl")
  * console.log(result.format, result.transcript.entries.length, result.issues)
  * ```
