@@ -1,5 +1,6 @@
 export * as CompactionHooks from "./CompactionHooks.ts"
 export * as CutPoint from "./CutPoint.ts"
+export * as Engine from "./Engine.ts"
 export * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
 export * as MemoryExtractor from "./MemoryExtractor.ts"
 export * as MemoryFlush from "./MemoryFlush.ts"

@@ -231,7 +231,7 @@ describe("LanguageModelSummarizer", () => {
     })
     const engine = TieredSummaryEngine.makeAsync({
       summarizer: LanguageModelSummarizer.make({ model }),
-      strategies: () => []
+      replaceBuiltInStrategies: () => []
     })
     const result = await engine.compact({ entries, policy: PolicyRegistry.fromCasePolicySync(testCase.policy) })
     expect(result.checkpoint).toBeUndefined()
