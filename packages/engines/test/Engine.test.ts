@@ -63,7 +63,13 @@ describe("Engine kernel", () => {
 
   it("a custom stage runs and reports in a compaction of both engines", async () => {
     const seen: Array<string> = []
-    const spy: Strategy.Strategy = { name: "spy", apply: () => (seen.push("ran"), { edits: [] }) }
+    const spy: Strategy.Strategy = {
+      name: "spy",
+      apply: () => {
+        seen.push("ran")
+        return { edits: [] }
+      }
+    }
     for (const engine of [
       SlidingWindowEngine.make({ extraStrategies: [spy] }),
       TieredSummaryEngine.make({ extraStrategies: [spy] })
