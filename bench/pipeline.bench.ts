@@ -20,9 +20,9 @@ import type * as Entry from "../packages/core/src/Entry.ts"
 import * as Measurer from "../packages/core/src/Measurer.ts"
 import type { Message } from "../packages/core/src/Message.ts"
 import type { ModelPolicy } from "../packages/core/src/ModelPolicy.ts"
-import * as PolicyRegistry from "../packages/core/src/PolicyRegistry.ts"
 import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
 import * as ToolPairing from "../packages/core/src/ToolPairing.ts"
+import * as Cases from "../packages/core/src/testing/Cases.ts"
 import { transcript } from "../packages/core/test/support/shared.ts"
 import * as SlidingWindowEngine from "../packages/engines/src/SlidingWindowEngine.ts"
 import * as Import from "../packages/transcripts/src/importers/Import.ts"
@@ -157,7 +157,7 @@ export default async function (): Promise<void> {
   const summary: Array<Record<string, string | number>> = []
   for (const window of windows) {
     const policy: ModelPolicy = {
-      ...PolicyRegistry.fromCasePolicySync(window, `bench-${window.contextWindow / 1000}k`),
+      ...Cases.policySync(window, `bench-${window.contextWindow / 1000}k`),
       tokenizer: "o200k_base",
       promptCacheTtlMs: 300_000
     }

@@ -3,7 +3,9 @@
  * per entry, and one batch) and cold load time of the real 2.4 MB pi
  * transcript (`../shared/transcripts/pi/before-compaction.jsonl`, converted
  * minimally: message records → message entries), for the JSONL and SQLite
- * stores, with the in-memory store as a reference point. Cold = a fresh store instance (no in-process cache;
+ * stores (and PostgreSQL when `DATABASE_URL` is set; its schema
+ * `ce_bench_<pid>` is dropped afterwards), with the in-memory store as a
+ * reference point. Cold = a fresh store instance (no in-process cache;
  * the OS page cache is warm); `load / JSON.parse` compares with reading and
  * `JSON.parse`-ing the same JSONL file line by line, i.e. the cost of schema
  * decoding and the per-line checks. `node bench/run.ts store`.
@@ -18,6 +20,7 @@ import * as SqliteTranscriptStore from "../packages/core/src/SqliteTranscriptSto
 import type { AsyncTranscriptStore } from "../packages/core/src/TranscriptStore.ts"
 import { piEntries } from "../packages/core/test/support/piEntries.ts"
 import { transcript } from "../packages/core/test/support/shared.ts"
+import * as PostgresTranscriptStore from "../packages/store-postgres/src/PostgresTranscriptStore.ts"
 
 const APPENDS = 500
 const COLD_LOADS = 5
@@ -33,7 +36,7 @@ const timed = async <A>(run: () => Promise<A>): Promise<number> => {
 
 interface Kind {
   readonly name: string
-  readonly open: (directory: string) => AsyncTranscriptStore
+  readonly open: (directory: string) => AsyncTranscriptStore | Promise<AsyncTranscriptStore>
 }
 
 export default async function (): Promise<void> {
@@ -45,6 +48,15 @@ export default async function (): Promise<void> {
   const kinds: ReadonlyArray<Kind> = [
     { name: "jsonl", open: (directory) => JsonlTranscriptStore.open({ directory }) },
     { name: "sqlite", open: (directory) => SqliteTranscriptStore.open({ filename: join(directory, "store.db") }) },
+    ...(process.env.DATABASE_URL
+      ? [
+          {
+            name: "postgres",
+            open: () =>
+              PostgresTranscriptStore.open({ url: process.env.DATABASE_URL!, schema: `ce_bench_${process.pid}` })
+          }
+        ]
+      : []),
     { name: "memory", open: () => InMemoryTranscriptStore.open(memory) }
   ]
   const rows: Array<Record<string, string | number>> = []
@@ -52,7 +64,7 @@ export default async function (): Promise<void> {
   try {
     for (const kind of kinds) {
       const directory = join(root, kind.name)
-      const store = kind.open(directory)
+      const store = await kind.open(directory)
       // One acknowledged (fsynced) append per entry: the agent-loop pattern.
       const single = entries.slice(0, APPENDS)
       const singleMs = await timed(async () => {
@@ -78,11 +90,13 @@ export default async function (): Promise<void> {
         parseMs = median(parses.slice(1))
       }
       // One warm-up load (JIT), then cold store instances.
-      await kind.open(directory).load("pi")
+      const warm = await kind.open(directory)
+      await warm.load("pi")
+      await warm.close()
       const loads: Array<number> = []
       const views: Array<number> = []
       for (let run = 0; run < COLD_LOADS; run++) {
-        const cold = kind.open(directory)
+        const cold = await kind.open(directory)
         loads.push(await timed(() => cold.load("pi", { strict: true })))
         views.push(await timed(() => cold.activeView("pi")))
         await cold.close()
@@ -99,16 +113,19 @@ export default async function (): Promise<void> {
     }
   } finally {
     rmSync(root, { recursive: true, force: true })
+    if (process.env.DATABASE_URL)
+      await PostgresTranscriptStore.dropSchema(process.env.DATABASE_URL, `ce_bench_${process.pid}`)
   }
   console.log(
     `pi transcript: ${(bytes / 1e6).toFixed(2)} MB, ${entries.length} entries; ${APPENDS} single appends; median of ${COLD_LOADS} cold loads; bare read + JSON.parse of the JSONL store file ${parseMs.toFixed(1)} ms`
   )
   console.table(rows)
-  const [jsonl, sqlite] = rows
-  if (jsonl && sqlite) {
-    const ratio = (key: string) => (Number(sqlite[key]) / Number(jsonl[key])).toFixed(2)
+  const jsonl = rows.find((row) => row.store === "jsonl")!
+  for (const other of rows.filter((row) => row.store === "sqlite" || row.store === "postgres")) {
+    const ratio = (key: string) => (Number(other[key]) / Number(jsonl[key])).toFixed(2)
     console.log(
-      `sqlite / jsonl: appends/s ${ratio("appends/s (1 entry, fsync)")}x, batch entries/s ${ratio("entries/s (1 batch)")}x, cold load time ${ratio("cold load ms")}x`
+      `${other.store} / jsonl: appends/s ${ratio("appends/s (1 entry, fsync)")}x, batch entries/s ${ratio("entries/s (1 batch)")}x, cold load time ${ratio("cold load ms")}x, cold activeView ${ratio("cold activeView ms")}x`
     )
   }
+  if (!process.env.DATABASE_URL) console.log("postgres: not run (DATABASE_URL is not set; see README, 'Store tests')")
 }

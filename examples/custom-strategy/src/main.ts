@@ -5,6 +5,7 @@
  */
 import { PolicyRegistry } from "@context-engine/core"
 import { SlidingWindowEngine } from "@context-engine/engines"
+import { Effect } from "effect"
 import { collapseTestRuns } from "./CollapseTestRuns.ts"
 import { session } from "./session.ts"
 
@@ -15,7 +16,9 @@ const engine = SlidingWindowEngine.makeAsync({
   // Leave old tool output to the custom strategy, so its effect is visible.
   strategies: { toolTrim: { excludeTools: ["bash"] } }
 })
-const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "example")
+const policy = Effect.runSync(
+  PolicyRegistry.fallback("example", { contextWindowTokens: 32_000, maxOutputTokens: 4_000 })
+)
 const input = { entries: session(), policy }
 
 const decision = await engine.shouldCompact(input)

@@ -1,5 +1,6 @@
 import type { Message } from "@context-engine/core"
-import { ContextView, PolicyRegistry } from "@context-engine/core"
+import { ContextView } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { SlidingWindowEngine, TieredSummaryEngine } from "@context-engine/engines"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
@@ -34,7 +35,7 @@ describe("collapseTestRuns", () => {
       extraStrategies: [collapseTestRuns],
       strategies: { toolTrim: { excludeTools: ["bash"] } }
     })
-    const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "example")
+    const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "example")
     const input = { entries: session(), policy }
     expect(Effect.runSync(engine.shouldCompact(input)).compact).toBe(true)
     const result = Effect.runSync(engine.compact(input))
@@ -50,7 +51,7 @@ describe("collapseTestRuns", () => {
       extraStrategies: [collapseTestRuns],
       strategies: { toolTrim: { excludeTools: ["bash"] } }
     })
-    const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "example")
+    const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "example")
     const stages = Effect.runSync(engine.plan({ entries: session(), policy })).stages
     expect(stages.slice(-3)).toEqual(["media", "collapseTestRuns", "checkpoint"])
     expect(stages).toContain("clamp")

@@ -66,7 +66,8 @@ export const render = (report: InspectReport): string => {
   )
   out.push(`  counting: ${report.counting.method} — ${report.counting.description}`)
   out.push("")
-  out.push(...table("Full history (every message, as one request)", report.fullHistory, model.budgetTokens))
+  for (const line of table("Full history (every message, as one request)", report.fullHistory, model.budgetTokens))
+    out.push(line)
   if (report.activeContext !== null) {
     out.push("")
     out.push(

@@ -7,57 +7,36 @@
  * on records other processes wrote since it last looked (a per-session index
  * of entry ids, content digests and checkpoint generations), then checks the
  * new entries against that state and writes them durably. Writes of one
- * session are also serialized inside the process.
+ * session are also serialized inside the process. A compaction commit
+ * (`commitCompaction`) is one backend write: one transaction on SQL
+ * backends (`atomicWrites`), one checksummed batch record on JSONL.
+ *
+ * Failures never acknowledge: when a write fails (disk full, connection
+ * lost, constraint violation) the session's index is dropped and rebuilt
+ * from storage by the next writer, so a retry writes instead of answering
+ * "already stored".
  *
  * @since 0.1.0
  */
 import { Effect, Stream } from "effect"
 import * as ActiveView from "./ActiveView.ts"
-import * as ContentHash from "./ContentHash.ts"
 import type { CheckpointEntry, Entry } from "./Entry.ts"
 import { CURRENT_SCHEMA_VERSION } from "./Entry.ts"
 import { CheckpointConflict, InvalidInput, TranscriptCorrupt, TranscriptStoreFailed } from "./Errors.ts"
-import type { Backend, Cursor, Transaction } from "./TranscriptBackend.ts"
+import type { Backend, Transaction } from "./TranscriptBackend.ts"
 import { makeMutex } from "./TranscriptBackend.ts"
-import * as TranscriptLog from "./TranscriptLog.ts"
-import type { AppendResult, LoadedTranscript, ReadOptions, Service } from "./TranscriptStore.ts"
+import * as TranscriptIndex from "./TranscriptIndex.ts"
+import type * as TranscriptLog from "./TranscriptLog.ts"
+import { encodeBatch, encodeEntry, makeDecoder } from "./TranscriptLog.ts"
+import {
+  type AppendResult,
+  checkSessionId,
+  type LoadedTranscript,
+  type ReadOptions,
+  type Service
+} from "./TranscriptStore.ts"
 
-interface SessionIndex {
-  cursor: Cursor
-  ids: Set<string>
-  decoder: TranscriptLog.Decoder
-  /** Entry id → content hash of its stored text (`ContentHash.text`; identical retries are no-ops). */
-  digests: Map<string, string>
-  checkpointIds: Set<string>
-  generations: Map<number, string>
-  maxGeneration: number
-  lastEntryId: string | null
-}
-
-const emptyIndex = (source: string): SessionIndex => {
-  const ids = new Set<string>()
-  return {
-    cursor: { offset: 0, line: 0 },
-    ids,
-    decoder: TranscriptLog.makeDecoder(source, ids),
-    digests: new Map(),
-    checkpointIds: new Set(),
-    generations: new Map(),
-    maxGeneration: 0,
-    lastEntryId: null
-  }
-}
-
-const record = (index: SessionIndex, entry: Entry, text: string): void => {
-  index.ids.add(entry.id)
-  index.digests.set(entry.id, ContentHash.text(text))
-  index.lastEntryId = entry.id
-  if (entry.kind === "checkpoint") {
-    index.checkpointIds.add(entry.id)
-    index.generations.set(entry.checkpoint.generation, entry.id)
-    index.maxGeneration = Math.max(index.maxGeneration, entry.checkpoint.generation)
-  }
-}
+type SessionIndex = TranscriptIndex.SessionIndex
 
 type Typed = InvalidInput | CheckpointConflict | TranscriptCorrupt | TranscriptStoreFailed
 
@@ -89,34 +68,53 @@ export const make = (backend: Backend): Service => {
   const indexes = new Map<string, SessionIndex>()
   const mutexes = new Map<string, <A>(body: () => Promise<A>) => Promise<A>>()
 
-  /** Serializes writes of one session inside this process, then enters the backend's exclusive section. */
-  const exclusive = <A>(sessionId: string, body: (transaction: Transaction, index: SessionIndex) => Promise<A>) => {
+  /**
+   * Serializes writes of one session inside this process, then enters the
+   * backend's exclusive section. When the section fails after a write was
+   * attempted, the session's index is forgotten: it may hold entries whose
+   * commit failed, and the next writer rebuilds it from storage.
+   */
+  const exclusive = async <A>(
+    sessionId: string,
+    body: (write: Transaction["write"], index: SessionIndex) => Promise<A>
+  ) => {
     let mutex = mutexes.get(sessionId)
     if (mutex === undefined) {
       mutex = makeMutex()
       mutexes.set(sessionId, mutex)
     }
-    return mutex(() =>
-      backend.exclusive(sessionId, async (transaction) => {
-        const issues = await catchUp(sessionId, transaction)
-        const index = indexes.get(sessionId)!
-        return { value: await body(transaction, index), issues }
-      })
-    )
+    let attempted = false
+    try {
+      return await mutex(() =>
+        backend.exclusive(sessionId, async (transaction) => {
+          const issues = await catchUp(sessionId, transaction)
+          const index = indexes.get(sessionId)!
+          const write: Transaction["write"] = (cursor, texts) => {
+            attempted = true
+            return transaction.write(cursor, texts)
+          }
+          return { value: await body(write, index), issues }
+        })
+      )
+    } catch (error) {
+      if (attempted) indexes.delete(sessionId)
+      throw error
+    }
   }
 
   const catchUp = async (sessionId: string, transaction: Transaction) => {
-    let index = indexes.get(sessionId) ?? emptyIndex(backend.describe(sessionId))
+    const source = backend.describe(sessionId)
+    let index = indexes.get(sessionId) ?? TranscriptIndex.empty(source)
     let result = await transaction.readSince(index.cursor)
     if (result.reset) {
-      index = emptyIndex(backend.describe(sessionId))
+      index = TranscriptIndex.empty(source)
       result = await transaction.readSince(index.cursor)
     }
     const issues: Array<TranscriptLog.TranscriptIssue> = result.repaired ? [result.repaired] : []
     for (const raw of result.records) {
-      const decoded = index.decoder.decode(raw.text, raw.line, raw.torn)
-      issues.push(...decoded.issues)
-      if (decoded.entry) record(index, decoded.entry, raw.text)
+      const decoded = TranscriptIndex.decodeRecord(index.decoder, source, raw)
+      for (const issue of decoded.issues) issues.push(issue)
+      for (const { entry, text } of decoded.entries) TranscriptIndex.record(index, entry, text)
     }
     index.cursor = result.cursor
     indexes.set(sessionId, index)
@@ -127,7 +125,7 @@ export const make = (backend: Backend): Service => {
     sessionId: string,
     operation: string,
     expected: ReadonlyArray<abstract new (...args: never) => E>,
-    body: (transaction: Transaction, index: SessionIndex) => Promise<A>
+    body: (write: Transaction["write"], index: SessionIndex) => Promise<A>
   ) =>
     Effect.tryPromise({
       try: () => exclusive(sessionId, body),
@@ -137,14 +135,14 @@ export const make = (backend: Backend): Service => {
       Effect.map(({ value }) => value)
     )
 
-  const checkSession = (sessionId: string) =>
-    sessionId.length === 0
-      ? Effect.fail(new InvalidInput({ what: "session id", path: "", detail: "must be a non-empty string" }))
-      : Effect.void
+  const checkSession = (sessionId: string) => {
+    const problem = checkSessionId(sessionId)
+    return problem === undefined ? Effect.void : Effect.fail(problem)
+  }
 
   const encode = (entries: ReadonlyArray<Entry>) =>
     Effect.try({
-      try: () => entries.map((entry) => TranscriptLog.encodeEntry(entry)),
+      try: () => entries.map((entry) => encodeEntry(entry)),
       catch: (error) =>
         error instanceof InvalidInput
           ? error
@@ -155,6 +153,30 @@ export const make = (backend: Backend): Service => {
             })
     })
 
+  /**
+   * Checks `entries` against the index and writes the fresh ones: as one
+   * record per entry, or — when `atomic` and the backend cannot commit
+   * several records at once — as one batch record.
+   */
+  const writeFresh = (sessionId: string, operation: string, entries: ReadonlyArray<Entry>, atomic: boolean) =>
+    Effect.flatMap(encode(entries), (texts) =>
+      runWrite<AppendResult, InvalidInput | CheckpointConflict>(
+        sessionId,
+        operation,
+        [InvalidInput, CheckpointConflict],
+        async (write, index): Promise<AppendResult> => {
+          const fresh = TranscriptIndex.plan(index, sessionId, entries, texts)
+          if (fresh.length > 0) {
+            const records = fresh.map(({ text }) => text)
+            const framed = atomic && !backend.atomicWrites && records.length > 1 ? [encodeBatch(records)] : records
+            index.cursor = await write(index.cursor, framed)
+            for (const { entry, text } of fresh) TranscriptIndex.record(index, entry, text)
+          }
+          return { appended: fresh.length, skipped: entries.length - fresh.length }
+        }
+      )
+    )
+
   const append: Service["append"] = (sessionId, entries) =>
     Effect.gen(function* () {
       yield* checkSession(sessionId)
@@ -164,42 +186,30 @@ export const make = (backend: Backend): Service => {
           new InvalidInput({
             what: "entry",
             path: `[${checkpointAt}].kind`,
-            detail: "checkpoints are installed with installCheckpoint (compare-and-set on the generation)"
+            detail: "checkpoints are installed with installCheckpoint or commitCompaction (compare-and-set)"
           })
         )
       }
-      const texts = yield* encode(entries)
-      return yield* runWrite(sessionId, "append", [InvalidInput], async (transaction, index): Promise<AppendResult> => {
-        const fresh: Array<string> = []
-        const batch = new Set<string>()
-        entries.forEach((entry, position) => {
-          const stored = index.digests.get(entry.id)
-          if (stored !== undefined || batch.has(entry.id)) {
-            if (stored === ContentHash.text(texts[position]!)) return
-            throw new InvalidInput({
-              what: "entry",
-              path: `[${position}].id`,
-              detail: `id ${entry.id} is already stored with different content`
-            })
-          }
-          if (entry.parentId !== null && !index.digests.has(entry.parentId) && !batch.has(entry.parentId)) {
-            throw new InvalidInput({
-              what: "entry",
-              path: `[${position}].parentId`,
-              detail: `parent ${entry.parentId} is not stored in session ${sessionId}`
-            })
-          }
-          batch.add(entry.id)
-          fresh.push(texts[position]!)
-        })
-        if (fresh.length > 0) {
-          index.cursor = await transaction.write(index.cursor, fresh)
-          entries.forEach((entry, position) => {
-            if (!index.digests.has(entry.id)) record(index, entry, texts[position]!)
+      return yield* writeFresh(sessionId, "append", entries, false) as Effect.Effect<
+        AppendResult,
+        InvalidInput | TranscriptStoreFailed
+      >
+    })
+
+  const commitCompaction: Service["commitCompaction"] = (sessionId, entries) =>
+    Effect.gen(function* () {
+      yield* checkSession(sessionId)
+      const checkpoints = entries.filter((entry) => entry.kind === "checkpoint").length
+      if (checkpoints > 1) {
+        return yield* Effect.fail(
+          new InvalidInput({
+            what: "compaction",
+            path: "",
+            detail: `${checkpoints} checkpoints; at most one per commit`
           })
-        }
-        return { appended: fresh.length, skipped: entries.length - fresh.length }
-      })
+        )
+      }
+      return yield* writeFresh(sessionId, "commitCompaction", entries, true)
     })
 
   const installCheckpoint: Service["installCheckpoint"] = (sessionId, entry) =>
@@ -210,52 +220,14 @@ export const make = (backend: Backend): Service => {
           new InvalidInput({ what: "checkpoint entry", path: "kind", detail: 'expected "checkpoint"' })
         )
       }
-      const [text] = yield* encode([entry])
-      yield* runWrite<void, InvalidInput | CheckpointConflict>(
-        sessionId,
-        "installCheckpoint",
-        [InvalidInput, CheckpointConflict],
-        async (transaction, index) => {
-          const stored = index.digests.get(entry.id)
-          if (stored === ContentHash.text(text!)) return
-          const { generation, coveredRange, firstKeptEntryId } = entry.checkpoint
-          if (generation !== index.maxGeneration + 1) {
-            const winner = index.generations.get(generation) ?? index.generations.get(index.maxGeneration)
-            throw new CheckpointConflict({
-              sessionId,
-              checkpointId: entry.checkpoint.id,
-              attemptedGeneration: generation,
-              installedGeneration: index.maxGeneration,
-              ...(winner === undefined ? {} : { winnerCheckpointId: winner })
-            })
-          }
-          if (stored !== undefined) {
-            throw new InvalidInput({ what: "checkpoint entry", path: "id", detail: `id ${entry.id} is already stored` })
-          }
-          const references: Array<[string, string | null]> = [
-            ["parentId", entry.parentId],
-            ["checkpoint.coveredRange.toEntryId", coveredRange.toEntryId],
-            ["checkpoint.firstKeptEntryId", firstKeptEntryId]
-          ]
-          for (const [path, id] of references) {
-            if (id !== null && !index.digests.has(id)) {
-              throw new InvalidInput({
-                what: "checkpoint entry",
-                path,
-                detail: `${id} is not stored in session ${sessionId}`
-              })
-            }
-          }
-          index.cursor = await transaction.write(index.cursor, [text!])
-          record(index, entry, text!)
-        }
-      )
+      yield* writeFresh(sessionId, "installCheckpoint", [entry], true)
     })
 
   async function* decodeRecords(sessionId: string, options: ReadOptions | undefined) {
-    const decoder = TranscriptLog.makeDecoder(backend.describe(sessionId))
+    const source = backend.describe(sessionId)
+    const decoder = makeDecoder(source)
     for await (const raw of backend.records(sessionId)) {
-      const decoded = decoder.decode(raw.text, raw.line, raw.torn)
+      const decoded = TranscriptIndex.decodeRecord(decoder, source, raw)
       for (const issue of decoded.issues) {
         if (options?.strict && issue.kind !== "torn-line") {
           throw new TranscriptCorrupt({
@@ -274,8 +246,8 @@ export const make = (backend: Backend): Service => {
       decodeRecords(sessionId, options),
       failure(backend.describe(sessionId), "read", [TranscriptCorrupt])
     ).pipe(
-      Stream.mapEffect((decoded) => Effect.as(warn(decoded.issues), decoded.entry)),
-      Stream.filter((entry): entry is Entry => entry !== undefined)
+      Stream.mapEffect((decoded) => Effect.as(warn(decoded.issues), decoded.entries)),
+      Stream.flatMap((entries) => Stream.fromIterable(entries.map(({ entry }) => entry)))
     )
 
   const load: Service["load"] = (sessionId, options) =>
@@ -284,8 +256,8 @@ export const make = (backend: Backend): Service => {
         const entries: Array<Entry> = []
         const issues: Array<TranscriptLog.TranscriptIssue> = []
         for await (const decoded of decodeRecords(sessionId, options)) {
-          issues.push(...decoded.issues)
-          if (decoded.entry) entries.push(decoded.entry)
+          for (const issue of decoded.issues) issues.push(issue)
+          for (const { entry } of decoded.entries) entries.push(entry)
         }
         return { sessionId, entries, issues }
       },
@@ -317,7 +289,7 @@ export const make = (backend: Backend): Service => {
   const rollback: Service["rollback"] = (sessionId, checkpointEntryId) =>
     Effect.gen(function* () {
       yield* checkSession(sessionId)
-      yield* runWrite(sessionId, "rollback", [InvalidInput], async (transaction, index) => {
+      yield* runWrite(sessionId, "rollback", [InvalidInput], async (write, index) => {
         if (!index.checkpointIds.has(checkpointEntryId)) {
           throw new InvalidInput({
             what: "rollback",
@@ -333,9 +305,9 @@ export const make = (backend: Backend): Service => {
           kind: "event",
           event: { name: ActiveView.ROLLBACK_EVENT, data: { checkpointEntryId } }
         }
-        const eventText = TranscriptLog.encodeEntry(event)
-        index.cursor = await transaction.write(index.cursor, [eventText])
-        record(index, event, eventText)
+        const eventText = encodeEntry(event)
+        index.cursor = await write(index.cursor, [eventText])
+        TranscriptIndex.record(index, event, eventText)
       })
     })
 
@@ -347,6 +319,7 @@ export const make = (backend: Backend): Service => {
     latestCheckpoint: (sessionId) =>
       Effect.map(activeView(sessionId), (view): CheckpointEntry | undefined => view.checkpoint),
     installCheckpoint,
+    commitCompaction,
     activeView,
     rollback,
     listSessions: () =>

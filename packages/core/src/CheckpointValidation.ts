@@ -129,8 +129,10 @@ export const messageText = (message: Message): string => {
   const out: Array<string> = []
   for (const part of message.content as ReadonlyArray<ContentPart>) {
     if (part.type === "text") out.push(part.text)
-    else if (part.type === "tool-call") out.push(part.toolName, ...stringLeaves(part.input))
-    else if (part.type === "tool-result") {
+    else if (part.type === "tool-call") {
+      out.push(part.toolName)
+      for (const leaf of stringLeaves(part.input)) out.push(leaf)
+    } else if (part.type === "tool-result") {
       const output = part.output
       out.push(
         output.type === "text" || output.type === "error-text"
@@ -290,7 +292,7 @@ export const validate = (input: ValidationInput): ValidationReport => {
   const lostCount = IdentifierExtraction.size(lost)
   const identifierRetention = total === 0 ? 1 : (total - lostCount) / total
   const minRetention = input.minIdentifierRetention ?? DEFAULT_MIN_IDENTIFIER_RETENTION
-  missing.push(...IdentifierExtraction.flatten(lost).map((item) => `identifier:${item.value}`))
+  for (const item of IdentifierExtraction.flatten(lost)) missing.push(`identifier:${item.value}`)
   checks.push(
     check(
       "identifier-retention",

@@ -25,6 +25,7 @@ import type {
 import type { Measurement } from "./Measurement.ts"
 import type { Message } from "./Message.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
+import type { PluginFailed } from "./PluginGuard.ts"
 import type { ViewEdit } from "./ViewEdit.ts"
 
 /**
@@ -39,6 +40,12 @@ export interface EngineInput {
   readonly policy: ModelPolicy
   /** Compaction was requested explicitly (e.g. `/compact`). */
   readonly manual?: boolean
+  /**
+   * The caller's signal (AI SDK `abortSignal`). Plug-ins (summarizer, hooks,
+   * memory extractor) receive it; when it fires they are abandoned and the
+   * previous valid context stays in force.
+   */
+  readonly signal?: AbortSignal
 }
 
 /**
@@ -110,7 +117,7 @@ export interface CompactionResult {
    * summarizer that threw, a summary that failed validation. The result then
    * holds the previous checkpoint and a deterministic reduction.
    */
-  readonly failures?: ReadonlyArray<SummarizerFailed | ValidationFailed>
+  readonly failures?: ReadonlyArray<SummarizerFailed | ValidationFailed | PluginFailed>
 }
 
 /**

@@ -30,6 +30,7 @@
  *
  * @since 0.1.0
  */
+import * as TextChunks from "./TextChunks.ts"
 import type { Tokenizer } from "./Tokenizer.ts"
 
 /**
@@ -114,8 +115,19 @@ const piecePattern = new RegExp(
   "gu"
 )
 
-// Runs of encoded data: long tokens of the base64/hex alphabets.
-const encodedRunPattern = /[A-Za-z0-9+/=_-]{16,}/g
+// Runs of encoded data: ≥ 16 characters of the base64/hex alphabets
+// (`[A-Za-z0-9+/=_-]`), found by a linear scan (a `{16,}` regex overflows
+// V8's stack on a multi-MiB run).
+const minEncodedRunChars = 16
+const isEncodedChar = (code: number): boolean =>
+  (code >= 48 && code <= 57) ||
+  (code >= 65 && code <= 90) ||
+  (code >= 97 && code <= 122) ||
+  code === 43 ||
+  code === 47 ||
+  code === 61 ||
+  code === 95 ||
+  code === 45
 const hexRun = /^[0-9a-fA-F]+$/
 
 const fromTable = (table: ReadonlyArray<number>, tailPerChar: number, length: number): number =>
@@ -202,22 +214,31 @@ const cjkTest = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=
  * @category estimation
  */
 export const forEachSegment = (text: string, visit: (kind: SegmentKind, segment: string) => void): void => {
-  const pieces = (slice: string): void => {
-    piecePattern.lastIndex = 0
-    for (let match = piecePattern.exec(slice); match !== null; match = piecePattern.exec(slice)) {
-      visit(classify(match[0]), match[0])
-    }
-  }
+  // Pre-tokenizer pieces within bounded chunks: the pattern backtracks over
+  // one piece, so an unbounded run would overflow the stack (TextChunks.ts).
+  const pieces = (slice: string): void =>
+    void TextChunks.forEachChunk(slice, (chunk) => {
+      piecePattern.lastIndex = 0
+      for (let match = piecePattern.exec(chunk); match !== null; match = piecePattern.exec(chunk)) {
+        visit(classify(match[0]), match[0])
+      }
+    })
   let cursor = 0
-  encodedRunPattern.lastIndex = 0
-  for (let match = encodedRunPattern.exec(text); match !== null; match = encodedRunPattern.exec(text)) {
-    const kind = encodedKind(match[0])
+  let index = 0
+  while (index < text.length) {
+    if (!isEncodedChar(text.charCodeAt(index))) {
+      index++
+      continue
+    }
+    const runStart = index
+    while (index < text.length && isEncodedChar(text.charCodeAt(index))) index++
+    if (index - runStart < minEncodedRunChars) continue
+    const run = text.slice(runStart, index)
+    const kind = encodedKind(run)
     if (kind === undefined) continue
-    const next = encodedRunPattern.lastIndex
-    if (match.index > cursor) pieces(text.slice(cursor, match.index))
-    visit(kind, match[0])
-    cursor = match.index + match[0].length
-    encodedRunPattern.lastIndex = next
+    if (runStart > cursor) pieces(text.slice(cursor, runStart))
+    visit(kind, run)
+    cursor = index
   }
   if (cursor < text.length) pieces(cursor === 0 ? text : text.slice(cursor))
 }

@@ -12,7 +12,8 @@
  * @since 0.1.0
  */
 import { randomBytes } from "node:crypto"
-import { link, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises"
+import { constants } from "node:fs"
+import { link, lstat, open, readdir, rename, unlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 
 /**
@@ -25,6 +26,8 @@ export interface LockOptions {
   readonly timeoutMs?: number
   /** A lock older than this is stale even if its pid is alive (pid reuse; default 30 000 ms). */
   readonly staleMs?: number
+  /** Permission bits of the lock file (default `0o600`). */
+  readonly fileMode?: number
 }
 
 const isAlive = (pid: number): boolean => {
@@ -40,10 +43,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code
 
+/** The owner of a lock file, read without following a symlink (a symlink at a lock path fails with ELOOP). */
 const readOwner = async (path: string): Promise<{ pid: number; ageMs: number } | undefined> => {
   try {
-    const [text, info] = await Promise.all([readFile(path, "utf8"), stat(path)])
-    return { pid: Number.parseInt(text, 10), ageMs: Date.now() - info.mtimeMs }
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    try {
+      const [text, info] = await Promise.all([handle.readFile("utf8"), handle.stat()])
+      return { pid: Number.parseInt(text, 10), ageMs: Date.now() - info.mtimeMs }
+    } finally {
+      await handle.close()
+    }
   } catch (error) {
     if (code(error) === "ENOENT") return undefined
     throw error
@@ -81,7 +90,8 @@ export const withLock = async <A>(path: string, body: () => Promise<A>, options:
   const timeoutMs = options.timeoutMs ?? 10_000
   const staleMs = options.staleMs ?? 30_000
   const temporary = `${path}.${process.pid}-${randomBytes(6).toString("hex")}`
-  await writeFile(temporary, String(process.pid))
+  // `wx`: O_CREAT | O_EXCL, which never follows a symlink.
+  await writeFile(temporary, String(process.pid), { flag: "wx", mode: options.fileMode ?? 0o600 })
   const started = Date.now()
   try {
     for (let attempt = 0; ; attempt++) {
@@ -105,21 +115,32 @@ export const withLock = async <A>(path: string, body: () => Promise<A>, options:
   }
 }
 
-const LEFTOVER = /\.lock\.(?:stale-)?(\d+)-[0-9a-f]+$/
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
- * Removes the temporary and broken-lock files (`<lock>.<pid>-<hex>`,
- * `<lock>.stale-<pid>-<hex>`) that processes killed while acquiring or
- * breaking a lock in `directory` left behind. Files of live processes stay.
+ * Removes the temporary and broken-lock files that processes killed while
+ * acquiring or breaking a lock in `directory` left behind — and only those:
+ * names of the exact forms `withLock` creates, `<name><lockSuffix>.<pid>-<12 hex>`
+ * and `<name><lockSuffix>.stale-<pid>-<8 hex>`, that are regular files (not
+ * symlinks) owned by this user and whose creating process is gone. Every
+ * other file (e.g. `backup.lock.2024-01`) stays.
  *
+ * @returns how many files were removed.
  * @category combinators
  */
-export const sweep = async (directory: string): Promise<number> => {
+export const sweep = async (directory: string, lockSuffix = ".lock"): Promise<number> => {
+  const leftover = new RegExp(`^.+${escapeRegExp(lockSuffix)}\\.(?:(\\d+)-[0-9a-f]{12}|stale-(\\d+)-[0-9a-f]{8})$`)
+  const uid = process.geteuid?.()
   let removed = 0
   for (const name of await readdir(directory).catch(() => [] as Array<string>)) {
-    const match = LEFTOVER.exec(name)
-    if (match === null || isAlive(Number(match[1]))) continue
-    await unlink(join(directory, name)).then(
+    const match = leftover.exec(name)
+    if (match === null) continue
+    const pid = Number(match[1] ?? match[2])
+    if (isAlive(pid)) continue
+    const path = join(directory, name)
+    const info = await lstat(path).catch(() => undefined)
+    if (info === undefined || !info.isFile() || (uid !== undefined && info.uid !== uid)) continue
+    await unlink(path).then(
       () => removed++,
       () => undefined
     )

@@ -181,8 +181,8 @@ export const fromToolInput = (input: unknown): Identifiers => {
         const firstLine = value.trim().split("\n")[0] ?? ""
         if (firstLine.length > 0) found.commands.push(clip(firstLine))
         const inner = fromText(value, { maxErrors: 0 })
-        found.paths.push(...inner.paths)
-        found.urls.push(...inner.urls)
+        for (const path of inner.paths) found.paths.push(path)
+        for (const url of inner.urls) found.urls.push(url)
       } else if (key === "url" || key === "uri") found.urls.push(value)
       return
     }
@@ -249,7 +249,7 @@ export const fromMessage = (message: Message): Identifiers => {
     else if (part.type === "tool-call") sets.push(fromToolInput(part.input))
     else if (part.type === "tool-result") sets.push(fromToolResult(part))
   }
-  const merged = merge(...sets)
+  const merged = mergeAll(sets)
   return { ...merged, errors: merged.errors.slice(0, MAX_ERRORS_PER_MESSAGE * 4) }
 }
 
@@ -259,7 +259,7 @@ export const fromMessage = (message: Message): Identifiers => {
  *
  * @category extraction
  */
-export const fromMessages = (messages: ReadonlyArray<Message>): Identifiers => merge(...messages.map(fromMessage))
+export const fromMessages = (messages: ReadonlyArray<Message>): Identifiers => mergeAll(messages.map(fromMessage))
 
 const normalize = (ids: Identifiers): Identifiers => {
   const out = empty() as { -readonly [K in Category]: Array<string> }
@@ -280,9 +280,18 @@ const normalize = (ids: Identifiers): Identifiers => {
  *
  * @category combinators
  */
-export const merge = (...sets: ReadonlyArray<Identifiers>): Identifiers => {
+export const merge = (...sets: ReadonlyArray<Identifiers>): Identifiers => mergeAll(sets)
+
+/**
+ * {@link merge} over an array of any length (no argument spread, so 200K
+ * messages do not overflow the call stack).
+ *
+ * @category combinators
+ */
+export const mergeAll = (sets: ReadonlyArray<Identifiers>): Identifiers => {
   const out = empty() as { -readonly [K in Category]: Array<string> }
-  for (const set of sets) for (const category of categories) out[category].push(...set[category])
+  for (const set of sets)
+    for (const category of categories) for (const value of set[category]) out[category].push(value)
   return normalize(out)
 }
 

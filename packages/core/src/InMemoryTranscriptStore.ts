@@ -26,6 +26,7 @@ export type Records = Map<string, { texts: Array<string>; updatedAt: string }>
  */
 export const makeBackend = (records: Records = new Map()): Backend => ({
   kind: "memory",
+  atomicWrites: true,
   describe: (sessionId) => `memory:${sessionId}`,
   records: async function* (sessionId) {
     const texts = (records.get(sessionId)?.texts ?? []).slice()
@@ -48,7 +49,7 @@ export const makeBackend = (records: Records = new Map()): Backend => ({
       },
       write: async (cursor, texts) => {
         const session = records.get(sessionId) ?? { texts: [], updatedAt: "" }
-        session.texts.push(...texts)
+        for (const text of texts) session.texts.push(text)
         session.updatedAt = new Date().toISOString()
         records.set(sessionId, session)
         return { offset: cursor.offset + texts.length, line: cursor.line + texts.length }

@@ -18,15 +18,15 @@
  *
  * @since 0.1.0
  */
-import { mkdirSync } from "node:fs"
-import { type FileHandle, mkdir, open as openFile, readdir, stat } from "node:fs/promises"
+import { type FileHandle, lstat, open as openFile, readdir } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
 import * as BackendTranscriptStore from "./BackendTranscriptStore.ts"
 import { InvalidInput } from "./Errors.ts"
 import * as FileLock from "./FileLock.ts"
+import * as PrivateFiles from "./PrivateFiles.ts"
 import type { Backend, Cursor, RawRecord, Transaction } from "./TranscriptBackend.ts"
-import { type AsyncTranscriptStore, type Service, TranscriptStore, toAsync } from "./TranscriptStore.ts"
+import { type AsyncTranscriptStore, checkSessionId, type Service, TranscriptStore, toAsync } from "./TranscriptStore.ts"
 
 /**
  * Options of the JSONL store.
@@ -38,22 +38,56 @@ export interface Options {
   readonly directory: string
   /** Lock timing in milliseconds. */
   readonly lock?: FileLock.LockOptions
+  /** Permission bits of created session and lock files (default `0o600`: owner only). */
+  readonly fileMode?: number
+  /** Permission bits of created directories (default `0o700`). */
+  readonly directoryMode?: number
 }
 
 const SUFFIX = ".jsonl"
+const LOCK_SUFFIX = `${SUFFIX}.lock`
+/**
+ * The longest encoded file name stem, in bytes: 255 (the usual file name
+ * limit) minus the longest suffix the store adds (`.jsonl.lock.stale-<pid>-<8 hex>`).
+ */
+const MAX_NAME_BYTES = 200
 const NEWLINE = 0x0a
 const CHUNK_BYTES = 1 << 16
 
 /**
- * The file of a session.
+ * The file of a session: `<directory>/<name>.jsonl` where `name` is
+ * `encodeURIComponent(sessionId)` with a leading `.` written `%2E` (no
+ * hidden files, no `..`). The encoding is reversible, so `listSessions`
+ * returns every id exactly as given. Ids that break the store-wide rule
+ * ({@link TranscriptStore.checkSessionId}) or whose encoded name is longer
+ * than 200 bytes (file names are limited to 255) are rejected.
  *
- * @throws InvalidInput when the session id is empty.
+ * @throws InvalidInput naming the rule the id breaks.
  * @category getters
  */
 export const sessionPath = (directory: string, sessionId: string): string => {
-  if (sessionId.length === 0) throw new InvalidInput({ what: "session id", path: "", detail: "must be non-empty" })
+  const problem = checkSessionId(sessionId)
+  if (problem !== undefined) throw problem
   const name = encodeURIComponent(sessionId).replace(/^\./, "%2E")
+  if (name.length > MAX_NAME_BYTES) {
+    throw new InvalidInput({
+      what: "session id",
+      path: "",
+      detail: `encodes to a file name of ${name.length} bytes; at most ${MAX_NAME_BYTES}`
+    })
+  }
   return join(directory, `${name}${SUFFIX}`)
+}
+
+/** The session id a file name stands for, or undefined when the file is not a session file of this store. */
+const sessionIdOf = (directory: string, name: string): string | undefined => {
+  if (!name.endsWith(SUFFIX)) return undefined
+  try {
+    const sessionId = decodeURIComponent(name.slice(0, -SUFFIX.length))
+    return sessionPath(directory, sessionId) === join(directory, name) ? sessionId : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** Lines of `[from, to)`; `end` is the byte offset just after each line's newline. */
@@ -154,12 +188,18 @@ const transaction = (path: string, handle: FileHandle): Transaction => ({
   },
   write: async (cursor, texts) => {
     const data = Buffer.from(`${texts.join("\n")}\n`)
-    let written = 0
-    while (written < data.length) {
-      const result = await handle.write(data, written, data.length - written)
-      written += result.bytesWritten
+    try {
+      let written = 0
+      while (written < data.length) {
+        const result = await handle.write(data, written, data.length - written)
+        written += result.bytesWritten
+      }
+      await handle.datasync()
+    } catch (error) {
+      // Not acknowledged, so not stored: cut off what reached the file (best effort; a torn line otherwise).
+      await handle.truncate(cursor.offset).catch(() => undefined)
+      throw error
     }
-    await handle.datasync()
     return { offset: cursor.offset + data.length, line: cursor.line + texts.length }
   }
 })
@@ -171,15 +211,25 @@ const transaction = (path: string, handle: FileHandle): Transaction => ({
  */
 export const makeBackend = (options: Options): Backend => {
   const { directory } = options
-  mkdirSync(directory, { recursive: true })
-  void FileLock.sweep(directory)
+  const fileMode = options.fileMode ?? PrivateFiles.FILE_MODE
+  PrivateFiles.ensureDirectory(directory, options.directoryMode ?? PrivateFiles.DIRECTORY_MODE)
+  void FileLock.sweep(directory, LOCK_SUFFIX)
   return {
     kind: "jsonl",
-    describe: (sessionId) => sessionPath(directory, sessionId),
+    atomicWrites: false,
+    describe: (sessionId) => {
+      try {
+        return sessionPath(directory, sessionId)
+      } catch {
+        return join(directory, `<invalid session id ${JSON.stringify(sessionId.slice(0, 40))}>`)
+      }
+    },
     records: async function* (sessionId) {
+      // An id the store cannot hold has nothing stored under it.
+      if (checkSessionId(sessionId) !== undefined) return
       let handle: FileHandle
       try {
-        handle = await openFile(sessionPath(directory, sessionId), "r")
+        handle = await PrivateFiles.openFile(sessionPath(directory, sessionId), "read")
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return
         throw error
@@ -193,15 +243,15 @@ export const makeBackend = (options: Options): Backend => {
     },
     exclusive: async (sessionId, body) => {
       const path = sessionPath(directory, sessionId)
-      await mkdir(directory, { recursive: true })
+      PrivateFiles.ensureDirectory(directory, options.directoryMode ?? PrivateFiles.DIRECTORY_MODE)
       return FileLock.withLock(
         `${path}.lock`,
         async () => {
-          const existed = await stat(path).then(
+          const existed = await lstat(path).then(
             () => true,
             () => false
           )
-          const handle = await openFile(path, "a+")
+          const handle = await PrivateFiles.openFile(path, "append", fileMode)
           try {
             if (!existed) await fsyncDirectory(directory)
             return await body(transaction(path, handle))
@@ -209,17 +259,18 @@ export const makeBackend = (options: Options): Backend => {
             await handle.close()
           }
         },
-        options.lock
+        { ...options.lock, fileMode }
       )
     },
     listSessions: async () => {
-      const names = (await readdir(directory)).filter((name) => name.endsWith(SUFFIX))
-      return Promise.all(
-        names.map(async (name) => ({
-          sessionId: decodeURIComponent(name.slice(0, -SUFFIX.length)),
-          updatedAt: (await stat(join(directory, name))).mtime.toISOString()
-        }))
-      )
+      const sessions: Array<{ sessionId: string; updatedAt: string }> = []
+      for (const name of await readdir(directory)) {
+        const sessionId = sessionIdOf(directory, name)
+        if (sessionId === undefined) continue
+        const info = await lstat(join(directory, name)).catch(() => undefined)
+        if (info?.isFile()) sessions.push({ sessionId, updatedAt: info.mtime.toISOString() })
+      }
+      return sessions
     },
     close: async () => {}
   }

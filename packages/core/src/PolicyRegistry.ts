@@ -377,10 +377,7 @@ export const resolveSync = (override: PolicyOverride, registry: PolicyRegistry =
  *
  * @category constructors
  */
-export const fallback = (
-  model: string,
-  facts: { readonly contextWindowTokens?: number; readonly maxOutputTokens?: number } = {}
-): Effect.Effect<ModelPolicy, PolicyInvalid> =>
+export const fallback = (model: string, facts: PolicyFields = {}): Effect.Effect<ModelPolicy, PolicyInvalid> =>
   build(model, [
     GENERIC_FACTS,
     {
@@ -400,51 +397,6 @@ export const lookupOrFallback = (
   registry: PolicyRegistry = builtin
 ): Effect.Effect<ModelPolicy, PolicyInvalid> =>
   registry.lookup(modelId).pipe(Effect.catchTag("UnknownModel", () => fallback(modelId)))
-
-// ---------------------------------------------------------------------------
-// Shared regression cases
-// ---------------------------------------------------------------------------
-
-/**
- * The `policy` object of a shared regression case (`../shared/cases`).
- *
- * @category schemas
- */
-export const CasePolicy = Schema.Struct({
-  contextWindow: Schema.Number,
-  maxOutputTokens: Schema.Number,
-  keepRecentTokens: Schema.optionalKey(Schema.Number),
-  reserveTokens: Schema.optionalKey(Schema.Number)
-})
-/** @category models */
-export type CasePolicy = typeof CasePolicy.Type
-
-/**
- * Maps a case's `policy` (`contextWindow`, `maxOutputTokens`,
- * `keepRecentTokens?`, `reserveTokens?`) to a validated {@link ModelPolicy}.
- * Fields the case leaves out are derived as for any model; for C04
- * (128,000 / 16,000) that reserves the 16,000 output tokens the case speaks of.
- *
- * @category constructors
- */
-export const fromCasePolicy = (policy: CasePolicy, model = "case"): Effect.Effect<ModelPolicy, PolicyInvalid> =>
-  build(model, [
-    GENERIC_FACTS,
-    {
-      contextWindowTokens: policy.contextWindow,
-      maxOutputTokens: policy.maxOutputTokens,
-      ...(policy.keepRecentTokens !== undefined ? { keepRecentTokens: policy.keepRecentTokens } : {}),
-      ...(policy.reserveTokens !== undefined ? { reserveTokens: policy.reserveTokens } : {})
-    }
-  ])
-
-/**
- * Synchronous {@link fromCasePolicy}: returns the policy or throws {@link PolicyInvalid}.
- *
- * @category constructors
- */
-export const fromCasePolicySync = (policy: CasePolicy, model = "case"): ModelPolicy =>
-  runSyncOrThrow(fromCasePolicy(policy, model))
 
 // ---------------------------------------------------------------------------
 // Service

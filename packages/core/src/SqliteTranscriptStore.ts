@@ -19,12 +19,13 @@
  *
  * @since 0.1.0
  */
-import { mkdirSync } from "node:fs"
+import { closeSync, openSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname } from "node:path"
 import type * as NodeSqlite from "node:sqlite"
 import { Effect, Layer } from "effect"
 import * as BackendTranscriptStore from "./BackendTranscriptStore.ts"
+import * as PrivateFiles from "./PrivateFiles.ts"
 import type { Backend, RawRecord } from "./TranscriptBackend.ts"
 import { makeMutex } from "./TranscriptBackend.ts"
 import { type AsyncTranscriptStore, type Service, TranscriptStore, toAsync } from "./TranscriptStore.ts"
@@ -39,6 +40,10 @@ export interface Options {
   readonly filename: string
   /** How long a writer waits for another process's write transaction, in milliseconds (default 10 000). */
   readonly busyTimeoutMs?: number
+  /** Permission bits of a created database file (default `0o600`; SQLite gives its `-wal`/`-shm` files the same). */
+  readonly fileMode?: number
+  /** Permission bits of a created directory (default `0o700`). */
+  readonly directoryMode?: number
 }
 
 let driver: typeof NodeSqlite | undefined
@@ -88,7 +93,13 @@ const connect = (options: Options): NodeSqlite.DatabaseSync => {
  * @category constructors
  */
 export const makeBackend = (options: Options): Backend => {
-  mkdirSync(dirname(options.filename), { recursive: true })
+  PrivateFiles.ensureDirectory(dirname(options.filename), options.directoryMode ?? PrivateFiles.DIRECTORY_MODE)
+  try {
+    // Create the file owner-only before SQLite does (it would use 0644 & ~umask).
+    closeSync(openSync(options.filename, "wx", options.fileMode ?? PrivateFiles.FILE_MODE))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+  }
   const writer = connect(options)
   const existing = writer
     .prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('transcript_entries', 'transcript_sessions')")
@@ -122,6 +133,7 @@ export const makeBackend = (options: Options): Backend => {
 
   return {
     kind: "sqlite",
+    atomicWrites: true,
     describe: (sessionId) => `sqlite:${options.filename}#${sessionId}`,
     records: async function* (sessionId) {
       // Rows are append-only and seq grows in commit order, so paging by seq reads a consistent prefix.

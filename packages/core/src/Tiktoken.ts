@@ -12,6 +12,7 @@
  */
 import { Effect, Layer } from "effect"
 import { get_encoding, type Tiktoken } from "tiktoken"
+import * as TextChunks from "./TextChunks.ts"
 import { TokenizerService } from "./Tokenizer.ts"
 import type { Encoding, ExactTokenizer } from "./Tokenizers.ts"
 
@@ -41,7 +42,9 @@ export const make = (encoding: Encoding): ExactTokenizer => {
     count: (text) => {
       if (text.length === 0) return 0
       encoder ??= get_encoding(encoding)
-      return encoder.encode_ordinary(text).length
+      const loaded = encoder
+      // Bounded chunks, as the gpt-tokenizer backend (TextChunks.ts).
+      return TextChunks.sumOverChunks(text, (chunk) => loaded.encode_ordinary(chunk).length)
     },
     free: () => {
       encoder?.free()

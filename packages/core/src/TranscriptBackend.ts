@@ -50,7 +50,12 @@ export interface Transaction {
     readonly reset: boolean
     readonly repaired?: TranscriptIssue
   }>
-  /** Writes records durably after `cursor` (which is the current end) and returns the new end. */
+  /**
+   * Writes records durably after `cursor` (which is the current end) and
+   * returns the new end. On failure nothing of the write may count as
+   * stored: the backend rolls back (SQL) or cuts the partial write off (file),
+   * best effort, and the store forgets what it believed stored.
+   */
   readonly write: (cursor: Cursor, texts: ReadonlyArray<string>) => Promise<Cursor>
 }
 
@@ -61,6 +66,13 @@ export interface Transaction {
  */
 export interface Backend {
   readonly kind: string
+  /**
+   * True when one `Transaction.write` of several records commits all of
+   * them or none (a SQL transaction, an array push). False for the JSONL
+   * file, where the store frames an atomic write as one batch record
+   * (`TranscriptLog.encodeBatch`).
+   */
+  readonly atomicWrites: boolean
   /** The name used in issues and errors for a session (file path, `sqlite:…#id`). */
   readonly describe: (sessionId: string) => string
   /** Every record of a session in order (a consistent snapshot), streamed. */

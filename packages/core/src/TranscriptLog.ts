@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import { Exit, Schema } from "effect"
+import * as ContentHash from "./ContentHash.ts"
 import { toInvalidInput } from "./Decode.ts"
 import { CURRENT_SCHEMA_VERSION, Entry } from "./Entry.ts"
 import { InvalidInput } from "./Errors.ts"
@@ -29,6 +30,9 @@ import { InvalidInput } from "./Errors.ts"
  *   `invalid-entry`: the record is skipped by lenient reads.
  * - `duplicate-id`: a later record reuses an id; the first one wins.
  * - `dangling-parent`: `parentId` names no earlier entry; the entry is kept.
+ * - `invalid-batch`: a batch record ({@link encodeBatch}) whose checksum or
+ *   count does not match its entries; every entry of it is skipped (a batch
+ *   is installed whole or not at all).
  *
  * @category models
  */
@@ -40,6 +44,7 @@ export type IssueKind =
   | "invalid-entry"
   | "duplicate-id"
   | "dangling-parent"
+  | "invalid-batch"
 
 /**
  * One problem found while reading a transcript.
@@ -206,4 +211,50 @@ export const makeDecoder = (source: string, ids: Set<string> = new Set()): Decod
     return { entry, issues: [] }
   }
   return { decode, ids }
+}
+
+/** The `frame` value of a batch record. @category constants */
+export const BATCH_FRAME = "context-engine.batch"
+
+const BATCH_PREFIX = `{"frame":"${BATCH_FRAME}"`
+
+const checksum = (texts: ReadonlyArray<string>): string => ContentHash.text(texts.join("\n"))
+
+/**
+ * Frames several encoded entries ({@link encodeEntry} texts) as one record:
+ * `{"frame":"context-engine.batch","schemaVersion":1,"count":N,"checksum":"…","entries":[…]}`,
+ * one line. `checksum` is `ContentHash.text` (length and 64-bit hash) of the
+ * entry texts joined with `\n`. Stores that cannot commit several records in one transaction (the
+ * JSONL file) write a compaction's edits, memory entries and checkpoint as
+ * one batch record, so a reader sees all of them or none: a write cut short
+ * leaves a torn final line (ignored, then removed by the next writer), and a
+ * record whose bytes were damaged fails the checksum (`invalid-batch`).
+ *
+ * @category encoding
+ */
+export const encodeBatch = (texts: ReadonlyArray<string>): string =>
+  `${BATCH_PREFIX},"schemaVersion":${CURRENT_SCHEMA_VERSION},"count":${texts.length},"checksum":"${checksum(texts)}","entries":[${texts.join(",")}]}`
+
+/**
+ * Unpacks a record: a batch record ({@link encodeBatch}) becomes its entry
+ * texts (or the reason it is invalid); any other record is itself.
+ *
+ * @category encoding
+ */
+export const expandRecord = (
+  text: string
+): { readonly texts: ReadonlyArray<string> } | { readonly invalid: string } => {
+  if (!text.startsWith(BATCH_PREFIX)) return { texts: [text] }
+  let frame: { count?: unknown; checksum?: unknown; entries?: unknown }
+  try {
+    frame = JSON.parse(text) as typeof frame
+  } catch (error) {
+    return { invalid: `batch record is not JSON: ${error instanceof Error ? error.message : String(error)}` }
+  }
+  if (!Array.isArray(frame.entries)) return { invalid: "batch record has no entries array" }
+  // JSON.stringify(JSON.parse(t)) === t for every t written by JSON.stringify, so the checksum is reproducible.
+  const texts = frame.entries.map((entry) => JSON.stringify(entry))
+  if (frame.count !== texts.length) return { invalid: `batch count ${String(frame.count)} ≠ ${texts.length} entries` }
+  if (frame.checksum !== checksum(texts)) return { invalid: "batch checksum does not match its entries" }
+  return { texts }
 }

@@ -13,6 +13,10 @@
  *   with identical content is a no-op (a retry after a crash that happened
  *   between write and acknowledgement never duplicates an entry); the same id
  *   with different content fails with `InvalidInput`.
+ * - **Atomic compaction commit.** `commitCompaction` installs a compaction's
+ *   entries and checkpoint as one unit (old view or new view, never a mixture).
+ * - **Failures never acknowledge.** A write that fails is not remembered as
+ *   stored; a retry writes.
  * - **Atomic checkpoint install with compare-and-set.** A checkpoint is
  *   installed by one record; its `generation` must be the highest installed
  *   generation + 1, checked inside the store's exclusive write section (lock
@@ -36,7 +40,7 @@
 import { Context, Effect, Stream } from "effect"
 import type { ActiveView, ViewOptions } from "./ActiveView.ts"
 import type { CheckpointEntry, Entry } from "./Entry.ts"
-import type { CheckpointConflict, InvalidInput, TranscriptCorrupt, TranscriptStoreFailed } from "./Errors.ts"
+import { type CheckpointConflict, InvalidInput, type TranscriptCorrupt, type TranscriptStoreFailed } from "./Errors.ts"
 import type { TranscriptIssue } from "./TranscriptLog.ts"
 
 /**
@@ -83,7 +87,41 @@ export interface SessionInfo {
 }
 
 /**
- * The store's operations. Session ids are any non-empty string.
+ * The longest session id, in UTF-16 code units.
+ *
+ * @category constants
+ */
+export const MAX_SESSION_ID_LENGTH = 1024
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * The session id rule every store applies: a session id is a non-empty,
+ * well-formed UTF-16 string (no lone surrogate, which UTF-8 storage cannot
+ * hold), without U+0000, of at most {@link MAX_SESSION_ID_LENGTH} code units.
+ * Every such id is stored and listed exactly as given; any other fails with
+ * `InvalidInput` before anything is written. A store may narrow the length
+ * (the JSONL store: its file name must fit in 255 bytes).
+ *
+ * @returns the error, or undefined when the id is valid.
+ * @category validation
+ */
+export const checkSessionId = (sessionId: string): InvalidInput | undefined => {
+  const problem =
+    typeof sessionId !== "string" || sessionId.length === 0
+      ? "must be a non-empty string"
+      : LONE_SURROGATE.test(sessionId)
+        ? "contains a lone surrogate (not well-formed UTF-16)"
+        : sessionId.includes("\u0000")
+          ? "contains U+0000"
+          : sessionId.length > MAX_SESSION_ID_LENGTH
+            ? `is ${sessionId.length} UTF-16 code units long; at most ${MAX_SESSION_ID_LENGTH}`
+            : undefined
+  return problem === undefined ? undefined : new InvalidInput({ what: "session id", path: "", detail: problem })
+}
+
+/**
+ * The store's operations. Session ids follow {@link checkSessionId}.
  *
  * @category models
  */
@@ -123,6 +161,24 @@ export interface Service {
     sessionId: string,
     entry: CheckpointEntry
   ) => Effect.Effect<void, CheckpointConflict | InvalidInput | TranscriptStoreFailed>
+  /**
+   * Commits a compaction as one unit: its edits, memory entries, events and
+   * at most one checkpoint are stored together or not at all (one SQL
+   * transaction; one checksummed batch record in a JSONL file), with the
+   * checkpoint's generation compared-and-set as in
+   * {@link Service.installCheckpoint}. A reader sees the view before the
+   * commit or after it, never a mixture. Entries already stored with identical
+   * content are skipped (a retry after an unacknowledged commit). Fails with
+   * `CheckpointConflict` when another commit installed that generation first
+   * (nothing of this one is written), `InvalidInput` when an entry is
+   * invalid, reuses an id with different content, references an entry that
+   * is neither stored nor earlier in `entries`, or when there are several
+   * checkpoints.
+   */
+  readonly commitCompaction: (
+    sessionId: string,
+    entries: ReadonlyArray<Entry>
+  ) => Effect.Effect<AppendResult, CheckpointConflict | InvalidInput | TranscriptStoreFailed>
   /**
    * Reconstructs the active view (lenient read: bad records and invalid
    * checkpoints are skipped with warnings). With `beforeCheckpointId`, the
@@ -179,6 +235,7 @@ export interface AsyncTranscriptStore {
   readonly load: (sessionId: string, options?: ReadOptions) => Promise<LoadedTranscript>
   readonly latestCheckpoint: (sessionId: string) => Promise<CheckpointEntry | undefined>
   readonly installCheckpoint: (sessionId: string, entry: CheckpointEntry) => Promise<void>
+  readonly commitCompaction: (sessionId: string, entries: ReadonlyArray<Entry>) => Promise<AppendResult>
   readonly activeView: (
     sessionId: string,
     options?: ViewOptions
@@ -202,6 +259,7 @@ export const toAsync = (store: Service, close: () => Promise<void> = async () =>
   load: (sessionId, options) => Effect.runPromise(store.load(sessionId, options)),
   latestCheckpoint: (sessionId) => Effect.runPromise(store.latestCheckpoint(sessionId)),
   installCheckpoint: (sessionId, entry) => Effect.runPromise(store.installCheckpoint(sessionId, entry)),
+  commitCompaction: (sessionId, entries) => Effect.runPromise(store.commitCompaction(sessionId, entries)),
   activeView: (sessionId, options) => Effect.runPromise(store.activeView(sessionId, options)),
   rollback: (sessionId, checkpointEntryId) => Effect.runPromise(store.rollback(sessionId, checkpointEntryId)),
   listSessions: () => Effect.runPromise(store.listSessions()),

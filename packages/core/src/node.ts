@@ -18,5 +18,6 @@
 export * as FileLock from "./FileLock.ts"
 export * as JsonlTranscriptStore from "./JsonlTranscriptStore.ts"
 export * as PolicyFile from "./PolicyFile.ts"
+export * as PrivateFiles from "./PrivateFiles.ts"
 export * as SqliteTranscriptStore from "./SqliteTranscriptStore.ts"
 export * as Tiktoken from "./Tiktoken.ts"

@@ -7,13 +7,14 @@ import {
   PolicyRegistry,
   Tokenizers
 } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { Effect, Exit } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { loadCase } from "./support/shared.ts"
 
 interface Case {
-  readonly policy: PolicyRegistry.CasePolicy
+  readonly policy: Cases.CasePolicy
   readonly messages: ReadonlyArray<Message.Message>
   readonly tools?: Record<string, { readonly description: string; readonly inputSchema: Message.JsonValue }>
 }
@@ -104,7 +105,7 @@ describe("Budget.make", () => {
 
 describe("shared case C09: a budget smaller than the only message", () => {
   const c09 = loadCase<Case>("C09")
-  const policy = PolicyRegistry.fromCasePolicySync(c09.policy, "C09")
+  const policy = Cases.policySync(c09.policy, "C09")
   const [message] = c09.messages
   if (!message || c09.messages.length !== 1) throw new Error("C09 should hold exactly one message")
   const text = JSON.stringify(message.content)
@@ -138,7 +139,7 @@ describe("shared case C09: a budget smaller than the only message", () => {
 
 describe("shared case C04: system prompt + tool schemas over budget", () => {
   const c04 = loadCase<Case>("C04")
-  const policy = PolicyRegistry.fromCasePolicySync(c04.policy, "C04")
+  const policy = Cases.policySync(c04.policy, "C04")
   const system = c04.messages.filter((message) => message.role === "system")
   const tools = Object.entries(c04.tools ?? {}).map(([name, tool]) => ({ name, ...tool }))
 
@@ -177,7 +178,7 @@ describe("shared case C04: system prompt + tool schemas over budget", () => {
   })
 
   it.each(measurements)("no tool-loop reserve or safety margin could rescue it (%s)", (_, overhead) => {
-    const bare = PolicyRegistry.fromCasePolicySync(c04.policy, "C04")
+    const bare = Cases.policySync(c04.policy, "C04")
     const noMargins = PolicyRegistry.resolveSync({ ...bare, toolLoopReserveTokens: 0, safetyMarginTokens: 0 })
     // the case's own statement: a 16K output reserve alone leaves too little
     expect(noMargins.reserveTokens).toBe(c04.policy.maxOutputTokens)

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -45,12 +45,40 @@ describe("FileLock.withLock", () => {
   it("sweeps files left by processes killed while locking, and keeps those of live ones", async () => {
     const dead = spawnSync(process.execPath, ["-e", "process.exit(0)"]).pid
     const sweepDirectory = mkdtempSync(join(directory, "sweep-"))
-    writeFileSync(join(sweepDirectory, `s.jsonl.lock.${dead}-0a1b2c`), String(dead))
-    writeFileSync(join(sweepDirectory, `s.jsonl.lock.stale-${dead}-0a1b2c`), "1")
-    writeFileSync(join(sweepDirectory, `s.jsonl.lock.${process.pid}-0a1b2c`), String(process.pid))
+    writeFileSync(join(sweepDirectory, `s.jsonl.lock.${dead}-0a1b2c3d4e5f`), String(dead))
+    writeFileSync(join(sweepDirectory, `s.jsonl.lock.stale-${dead}-0a1b2c3d`), "1")
+    writeFileSync(join(sweepDirectory, `s.jsonl.lock.${process.pid}-0a1b2c3d4e5f`), String(process.pid))
     writeFileSync(join(sweepDirectory, "s.jsonl"), "")
-    expect(await FileLock.sweep(sweepDirectory)).toBe(2)
-    expect(readdirSync(sweepDirectory).sort()).toEqual(["s.jsonl", `s.jsonl.lock.${process.pid}-0a1b2c`])
+    expect(await FileLock.sweep(sweepDirectory, ".jsonl.lock")).toBe(2)
+    expect(readdirSync(sweepDirectory).sort()).toEqual(["s.jsonl", `s.jsonl.lock.${process.pid}-0a1b2c3d4e5f`])
+  })
+
+  it("sweeps only the exact leftover names it creates: not other files, not symlinks", async () => {
+    const dead = spawnSync(process.execPath, ["-e", "process.exit(0)"]).pid
+    const sweepDirectory = mkdtempSync(join(directory, "sweep-foreign-"))
+    const outside = join(directory, "outside-target")
+    writeFileSync(outside, "keep")
+    const foreign = [
+      "backup.lock.2024-01",
+      `notes.lock.${dead}-0a1b2c`,
+      `s.jsonl.lock.${dead}-0A1B2C3D4E5F`,
+      `s.jsonl.lock.${dead}-0a1b2c3d4e5f.bak`,
+      `s.txt.lock.${dead}-0a1b2c3d4e5f`
+    ]
+    for (const name of foreign) writeFileSync(join(sweepDirectory, name), String(dead))
+    symlinkSync(outside, join(sweepDirectory, `s.jsonl.lock.${dead}-ffffffffffff`))
+    expect(await FileLock.sweep(sweepDirectory, ".jsonl.lock")).toBe(0)
+    expect(readdirSync(sweepDirectory).sort()).toEqual([...foreign, `s.jsonl.lock.${dead}-ffffffffffff`].sort())
+    expect(readFileSync(outside, "utf8")).toBe("keep")
+  })
+
+  it("refuses a symlink planted at the lock path instead of reading through it", async () => {
+    const outside = join(directory, "outside-lock-target")
+    writeFileSync(outside, "1")
+    const path = join(directory, "planted.lock")
+    symlinkSync(outside, path)
+    await expect(FileLock.withLock(path, async () => "acquired", { timeoutMs: 500 })).rejects.toThrow(/ELOOP|symbolic/)
+    expect(readFileSync(outside, "utf8")).toBe("1")
   })
 
   it("gives up after timeoutMs while a live process holds the lock", async () => {

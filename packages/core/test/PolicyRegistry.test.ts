@@ -1,4 +1,5 @@
 import { Errors, ModelCatalog, ModelPolicy, PolicyLimits, PolicyRegistry } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { Effect, Exit, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -234,8 +235,8 @@ describe("fromCasePolicy", () => {
   const cases = ["C01", "C02", "C03", "C04", "C05", "C07", "C08", "C09", "C10", "C11"]
 
   it.each(cases)("maps %s's policy to a possible policy", (id) => {
-    const policy = loadCase<{ policy: PolicyRegistry.CasePolicy }>(id).policy
-    const resolved = PolicyRegistry.fromCasePolicySync(policy, id)
+    const policy = loadCase<{ policy: Cases.CasePolicy }>(id).policy
+    const resolved = Cases.policySync(policy, id)
     expectPossible(resolved)
     expect(resolved.model).toBe(id)
     expect(resolved.contextWindowTokens).toBe(policy.contextWindow)
@@ -246,7 +247,7 @@ describe("fromCasePolicy", () => {
   })
 
   it("rejects an impossible case policy", () => {
-    const error = failure(PolicyRegistry.fromCasePolicy({ contextWindow: 1000, maxOutputTokens: 4000 }))
+    const error = failure(Cases.policy({ contextWindow: 1000, maxOutputTokens: 4000 }))
     expect(error).toBeInstanceOf(Errors.PolicyInvalid)
     expect((error as Errors.PolicyInvalid).field).toBe("maxOutputTokens")
   })

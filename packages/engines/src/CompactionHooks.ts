@@ -70,3 +70,21 @@ export interface Hooks {
   >
   readonly afterCompact?: ReadonlyArray<(event: AfterCompactEvent) => void | Promise<void>>
 }
+
+/**
+ * Why a `beforeCompact` handler's return value is not a
+ * {@link BeforeCompactResult} (undefined when it is). A supplied summary's
+ * shape is checked by the summary ladder like any summarizer's.
+ *
+ * @category guards
+ */
+export const malformedBeforeCompactResult = (value: unknown): string | undefined => {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== "object") return `expected undefined, { cancel: true } or { summary }, got ${typeof value}`
+  if ("cancel" in value) return (value as { cancel: unknown }).cancel === true ? undefined : "cancel must be true"
+  if ("summary" in value) {
+    const summary = (value as { summary: unknown }).summary
+    return typeof summary === "object" && summary !== null ? undefined : "summary must be an object"
+  }
+  return `expected undefined, { cancel: true } or { summary }, got keys ${Object.keys(value).slice(0, 5).join(", ")}`
+}

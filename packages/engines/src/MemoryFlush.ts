@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { type Entry, Memory } from "@context-engine/core"
+import { type Entry, Memory, PluginGuard } from "@context-engine/core"
 import { Effect } from "effect"
 import type { MemoryExtractor } from "./MemoryExtractor.ts"
 import type { CoveredItem } from "./Summarizer.ts"
@@ -44,6 +44,22 @@ export interface FlushRequest {
   readonly timestamp: string
   /** Id of the entry the first flush entry follows. */
   readonly parentId: string | null
+  /** The caller's signal, passed to the extractor; an abort skips the flush. */
+  readonly signal?: AbortSignal | undefined
+  /** Deadline of the extractor in ms (default `PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`). */
+  readonly timeoutMs?: number | undefined
+}
+
+/** Why extracted candidates cannot be written (undefined when they can). */
+const malformedCandidates = (candidates: unknown): string | undefined => {
+  if (!Array.isArray(candidates)) return "expected a list of memory candidates"
+  for (const [index, candidate] of candidates.entries()) {
+    const record = candidate as { text?: unknown; sourceEntryIds?: unknown } | null
+    if (typeof record !== "object" || record === null || typeof record.text !== "string")
+      return `candidate ${index} has no text`
+    if (!Array.isArray(record.sourceEntryIds)) return `candidate ${index} has no sourceEntryIds`
+  }
+  return undefined
 }
 
 /**
@@ -77,7 +93,18 @@ export const run = (request: FlushRequest): Effect.Effect<FlushResult> =>
     const toEntryId = request.covered.at(-1)?.entryId
     if (toEntryId === undefined) return { entries: [], skipped: "nothing-covered" }
     const existing = Memory.active(request.entries)
-    const extracted = yield* Effect.result(request.extractor.extract({ covered: request.covered, existing }))
+    const extracted = yield* Effect.result(
+      PluginGuard.guardEffect(
+        Effect.suspend(() => request.extractor.extract({ covered: request.covered, existing, signal: request.signal })),
+        {
+          plugin: request.extractor.name,
+          kind: "memory-extractor",
+          timeoutMs: request.timeoutMs,
+          signal: request.signal,
+          validate: malformedCandidates
+        }
+      )
+    )
     if (extracted._tag === "Failure") return { entries: [], skipped: "extractor-failed", error: extracted.failure }
     const base = { timestamp: request.timestamp, schemaVersion: 1 as const }
     let parentId = request.parentId

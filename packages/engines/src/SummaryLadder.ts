@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { type Checkpoint, CheckpointValidation, Errors } from "@context-engine/core"
+import { type Checkpoint, CheckpointValidation, Errors, PluginGuard } from "@context-engine/core"
 import { Effect, Result } from "effect"
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "./Summarizer.ts"
 
@@ -64,7 +64,60 @@ export interface Input<A> {
   readonly hookSummary?: Checkpoint.CheckpointContent | undefined
   readonly request: SummarizeRequest
   readonly build: (result: SummarizeResult) => Built<A>
+  /** Deadline of one summarizer call in ms (default `PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`). */
+  readonly timeoutMs?: number | undefined
 }
+
+const isStringArray = (value: unknown): boolean =>
+  Array.isArray(value) && value.every((item) => typeof item === "string")
+
+/**
+ * Why a summarizer's result is not a usable summary (undefined when it is):
+ * the shape the checkpoint builder reads without checking.
+ */
+export const malformedResult = (result: SummarizeResult): string | undefined => {
+  if (typeof result !== "object" || result === null) return `expected an object, got ${String(result)}`
+  const content = result.content as unknown as Record<string, unknown> | null | undefined
+  if (typeof content !== "object" || content === null) return "content is missing"
+  if (typeof content.goal !== "string") return "content.goal is not a string"
+  const progress = content.progress as Record<string, unknown> | undefined
+  if (typeof progress !== "object" || progress === null) return "content.progress is missing"
+  for (const key of ["done", "inProgress", "blocked"])
+    if (!isStringArray(progress[key])) return `content.progress.${key} is not a list of strings`
+  for (const key of ["constraints", "nextSteps", "criticalContext", "pendingUserAsks", "filesRead", "filesModified"])
+    if (!isStringArray(content[key])) return `content.${key} is not a list of strings`
+  if (!Array.isArray(content.decisions)) return "content.decisions is not a list"
+  if (typeof content.identifiers !== "object" || content.identifiers === null) return "content.identifiers is missing"
+  if (typeof result.summarizer !== "object" || result.summarizer === null) return "summarizer info is missing"
+  return undefined
+}
+
+/**
+ * A summarizer call under `PluginGuard`: a defect (raw throw), a hang past the
+ * deadline, the caller's abort or a malformed result become
+ * `SummarizerFailed`, like the summarizer's own typed failures.
+ */
+const guarded = (
+  summarizer: Summarizer,
+  request: SummarizeRequest,
+  timeoutMs: number | undefined
+): Effect.Effect<SummarizeResult, Errors.SummarizerFailed> =>
+  Effect.mapError(
+    PluginGuard.guardEffect(
+      Effect.suspend(() => summarizer.summarize(request)),
+      {
+        plugin: summarizer.name,
+        kind: "summarizer",
+        timeoutMs,
+        signal: request.signal,
+        validate: malformedResult
+      }
+    ),
+    (error) =>
+      error._tag === "PluginFailed"
+        ? new Errors.SummarizerFailed({ summarizer: summarizer.name, reason: error.message })
+        : error
+  )
 
 interface Attempt<A> {
   readonly label: string
@@ -85,28 +138,39 @@ export const run = <A>(input: Input<A>): Effect.Effect<Outcome<A>> =>
         ? [
             {
               label: "hook",
-              run: () =>
-                Effect.succeed({
+              run: () => {
+                const result = {
                   content: input.hookSummary!,
                   summarizer: { kind: "hook", promptVersion: "hook" }
-                } satisfies SummarizeResult)
+                } satisfies SummarizeResult
+                const problem = malformedResult(result)
+                return problem === undefined
+                  ? Effect.succeed(result)
+                  : Effect.fail(new Errors.SummarizerFailed({ summarizer: "beforeCompact hook", reason: problem }))
+              }
             }
           ]
         : [
-            { label: summarizer.name, run: () => summarizer.summarize(request) },
+            { label: summarizer.name, run: () => guarded(summarizer, request, input.timeoutMs) },
             {
               label: `${summarizer.name} (repair)`,
               run: (previous) =>
-                summarizer.summarize({
-                  ...request,
-                  repair: {
-                    attempt: previous!.checkpoint.content!,
-                    failedChecks: CheckpointValidation.failedChecks(previous!.report),
-                    missing: previous!.report.missing
-                  }
-                })
+                guarded(
+                  summarizer,
+                  {
+                    ...request,
+                    repair: {
+                      attempt: previous!.checkpoint.content!,
+                      failedChecks: CheckpointValidation.failedChecks(previous!.report),
+                      missing: previous!.report.missing
+                    }
+                  },
+                  input.timeoutMs
+                )
             },
-            ...(fallback ? [{ label: `${fallback.name} (fallback)`, run: () => fallback.summarize(request) }] : [])
+            ...(fallback
+              ? [{ label: `${fallback.name} (fallback)`, run: () => guarded(fallback, request, input.timeoutMs) }]
+              : [])
           ]
     const failures: Array<Errors.SummarizerFailed | Errors.ValidationFailed> = []
     const tried: Array<string> = []

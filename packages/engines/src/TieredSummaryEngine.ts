@@ -49,11 +49,12 @@ import {
   type Measurer,
   type Message,
   type ModelPolicy,
+  PluginGuard,
   type Strategy
 } from "@context-engine/core"
 import { Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
-import type { Hooks } from "./CompactionHooks.ts"
+import { type Hooks, malformedBeforeCompactResult } from "./CompactionHooks.ts"
 import * as CutPoint from "./CutPoint.ts"
 import * as Engine from "./Engine.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
@@ -116,6 +117,13 @@ export interface Options extends Omit<Engine.Options, "strategies"> {
   /** Minimum identifier retention (default `CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION`). */
   readonly minIdentifierRetention?: number
   readonly hooks?: Hooks
+  /**
+   * Deadline of each plug-in call (summarizer, hook, memory extractor) in ms;
+   * default `PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`. A plug-in that throws,
+   * hangs, is aborted by `input.signal` or returns a malformed result leaves
+   * the previous checkpoint in place (reported in `failures`).
+   */
+  readonly pluginTimeoutMs?: number
   /**
    * Durable memory: the extractor the once-per-cycle flush runs before each
    * checkpoint (default the offline {@link MemoryExtractor.make}; `null`
@@ -321,7 +329,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const timestamp = core.timestamp(input)
       const cheap = core.run(input, ctx, core.ladder(input, ctx), lowWaterTokens)
       const stages: Array<ContextEngine.StageReport> = [...cheap.stages]
-      const failures: Array<Errors.SummarizerFailed | Errors.ValidationFailed> = []
+      const failures: Array<Errors.SummarizerFailed | Errors.ValidationFailed | PluginGuard.PluginFailed> = []
       const checkpointStage = (status: ContextEngine.StageReport["status"], note: string, after = cheap.after) => ({
         stage: "checkpoint",
         tokensBefore: cheap.after.inputTokens,
@@ -435,16 +443,29 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
 
       // beforeCompact hooks (chained).
       let hookSummary: Checkpoint.CheckpointContent | undefined
-      for (const hook of options.hooks?.beforeCompact ?? []) {
-        const outcome = yield* Effect.promise(async () =>
-          hook({
-            input,
-            plan: hookPlan,
-            previous,
-            coveredEntryIds: coveredItems.map((item) => item.entryId),
-            summary: hookSummary
+      for (const [index, hook] of (options.hooks?.beforeCompact ?? []).entries()) {
+        const guarded = yield* Effect.result(
+          PluginGuard.guardPromise({
+            plugin: `beforeCompact[${index}]`,
+            kind: "hook",
+            timeoutMs: options.pluginTimeoutMs,
+            signal: input.signal,
+            validate: malformedBeforeCompactResult,
+            run: () =>
+              hook({
+                input,
+                plan: hookPlan,
+                previous,
+                coveredEntryIds: coveredItems.map((item) => item.entryId),
+                summary: hookSummary
+              })
           })
         )
+        if (guarded._tag === "Failure") {
+          failures.push(guarded.failure)
+          return yield* reduce(`${guarded.failure.message}; kept the previous checkpoint`)
+        }
+        const outcome = guarded.success
         if (outcome && "cancel" in outcome)
           return yield* reduce(`cancelled by a beforeCompact hook${outcome.reason ? `: ${outcome.reason}` : ""}`)
         if (outcome && "summary" in outcome) hookSummary = outcome.summary
@@ -460,7 +481,9 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
             covered: [...covered, ...turnPrefix],
             extractor,
             timestamp,
-            parentId: input.entries.at(-1)?.id ?? null
+            parentId: input.entries.at(-1)?.id ?? null,
+            signal: input.signal,
+            timeoutMs: options.pluginTimeoutMs
           })
         : ({ entries: [] } satisfies MemoryFlush.FlushResult)
       const prefix =
@@ -536,8 +559,16 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         summarizer,
         fallback,
         hookSummary,
-        request: { previous, covered, turnPrefix, maxTokens, countTokens: measurer.tokenizer.count },
-        build
+        request: {
+          previous,
+          covered,
+          turnPrefix,
+          maxTokens,
+          countTokens: measurer.tokenizer.count,
+          signal: input.signal
+        },
+        build,
+        timeoutMs: options.pluginTimeoutMs
       })
       failures.push(...ladder.failures)
       if (ladder._tag === "Failed") return yield* reduce(ladder.reason)
@@ -576,14 +607,17 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         fits: built.extra.after.inputTokens <= targetTokens,
         ...(failures.length > 0 ? { failures } : {})
       }
-      for (const hook of options.hooks?.afterCompact ?? [])
-        yield* Effect.promise(async () => {
-          try {
-            await hook({ input, result })
-          } catch {
-            // afterCompact observers cannot undo an atomic commit
-          }
-        })
+      // afterCompact observers cannot undo an atomic commit: their failures are ignored.
+      for (const [index, hook] of (options.hooks?.afterCompact ?? []).entries())
+        yield* Effect.ignore(
+          PluginGuard.guardPromise({
+            plugin: `afterCompact[${index}]`,
+            kind: "hook",
+            timeoutMs: options.pluginTimeoutMs,
+            signal: input.signal,
+            run: () => hook({ input, result })
+          })
+        )
       return result
     })
 

@@ -5,14 +5,15 @@
  * rewrite — and the latest user message is always there verbatim.
  */
 import type { ContextEngine, Entry, Message } from "@context-engine/core"
-import { InMemoryTranscriptStore, PolicyRegistry } from "@context-engine/core"
+import { InMemoryTranscriptStore } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
 import { assistant, calls, results, user } from "./support.ts"
 
-const policy = PolicyRegistry.fromCasePolicySync(
+const policy = Cases.policySync(
   { contextWindow: 8_000, maxOutputTokens: 1_000, keepRecentTokens: 1_200, reserveTokens: 1_000 },
   "view-test"
 )

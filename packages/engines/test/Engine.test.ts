@@ -5,7 +5,7 @@
  * separate, explicitly named option; one low-water setting.
  */
 import type { ContextEngine, Entry, Strategy } from "@context-engine/core"
-import { PolicyRegistry } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Engine from "../src/Engine.ts"
@@ -17,7 +17,7 @@ const BUILT_IN = ["normalize", "clamp", "dedupe", "toolTrim.soft", "toolTrim.cle
 
 const noop: Strategy.Strategy = { name: "custom", apply: () => ({ edits: [] }) }
 
-const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 6_000, maxOutputTokens: 500 }, "kernel")
+const policy = Cases.policySync({ contextWindow: 6_000, maxOutputTokens: 500 }, "kernel")
 
 const entries: Array<Entry.Entry> = [
   user("Read the logs."),

@@ -5,14 +5,15 @@
  * stub summary (#128016), every other cycle or never (#47143, #12590,
  * #99958), a flush–compaction loop (#66058).
  */
-import { type Entry, Errors, Memory, type Message, PolicyRegistry } from "@context-engine/core"
+import { type Entry, Errors, Memory, type Message } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as MemoryExtractor from "../src/MemoryExtractor.ts"
 import * as OverflowRecovery from "../src/OverflowRecovery.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
 
-const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
+const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
 
 const entry = (id: string, parentId: string | null, message: Message.Message): Entry.Entry => ({
   id,

@@ -5,16 +5,16 @@
  */
 
 import type { ContextEngine, Message, ModelPolicy } from "@context-engine/core"
-import { ContextView, Entry, Errors, Measurer, PolicyRegistry, Tokenizers, ToolPairing } from "@context-engine/core"
+import { ContextView, Entry, Errors, Measurer, Tokenizers, ToolPairing } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
+import { Cases, deepFreeze } from "@context-engine/core/testing"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
-import { deepFreeze } from "./deepFreeze.ts"
 
 interface Case {
   readonly id: string
-  readonly policy: PolicyRegistry.CasePolicy
+  readonly policy: Cases.CasePolicy
   readonly messages: ReadonlyArray<Message.Message>
   readonly tools?: Record<string, { readonly description: string; readonly inputSchema?: Message.JsonValue }>
   readonly expect: ReadonlyArray<string>
@@ -33,7 +33,7 @@ const entriesOf = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry>
 const inputOf = (c: Case, policy?: ModelPolicy.ModelPolicy): ContextEngine.EngineInput =>
   deepFreeze({
     entries: entriesOf(c.messages),
-    policy: policy ?? PolicyRegistry.fromCasePolicySync(c.policy, c.id),
+    policy: policy ?? Cases.policySync(c.policy, c.id),
     tools: Object.entries(c.tools ?? {}).map(([name, tool]) => ({
       name,
       description: tool.description,
@@ -115,7 +115,7 @@ describe("C01 parallel tool batch", () => {
 
   it("drops the batch as one unit when the window must cut through it", () => {
     const engine = makeEngine({ strategies: { clamp: { maxPartTokens: 1_000_000 } } })
-    const policy = PolicyRegistry.fromCasePolicySync(
+    const policy = Cases.policySync(
       { contextWindow: 9_000, maxOutputTokens: 1_000, keepRecentTokens: 2_000 },
       "C01-squeezed"
     )
@@ -219,7 +219,7 @@ describe("C08 current turn protected", () => {
 
   it("drops older finished turns before anything from the current turn when clamping is not allowed to help", () => {
     const engine = makeEngine({ strategies: { clamp: { maxPartTokens: 1_000_000, maxShareOfAvailable: 1 } } })
-    const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 60_000, maxOutputTokens: 2_000 }, "C08-wide")
+    const policy = Cases.policySync({ contextWindow: 60_000, maxOutputTokens: 2_000 }, "C08-wide")
     const squeezed = { ...inputOf(c08, policy), manual: true }
     const result = ok(engine.compact(squeezed))
     const ids = result.view.items.map((item) => item.entryId)

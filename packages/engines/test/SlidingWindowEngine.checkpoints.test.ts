@@ -6,8 +6,9 @@
  * brings back messages it covered. The importer lives in transcripts;
  * it is used here only as a test fixture loader.
  */
-import { ContextView, type Entry, Measurer, type ModelPolicy, PolicyRegistry, Tokenizers } from "@context-engine/core"
+import { ContextView, type Entry, Measurer, type ModelPolicy, Tokenizers } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
+import { Cases } from "@context-engine/core/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Import from "../../transcripts/src/importers/Import.ts"
@@ -30,7 +31,7 @@ const latestUserId = entries.findLast((entry) => entry.kind === "message" && ent
 const tokenizer = Tokenizers.get("o200k_base")
 const measurer = Measurer.make(tokenizer)
 const policy: ModelPolicy.ModelPolicy = {
-  ...PolicyRegistry.fromCasePolicySync({ contextWindow: 200_000, maxOutputTokens: 32_000 }, "pi-200000"),
+  ...Cases.policySync({ contextWindow: 200_000, maxOutputTokens: 32_000 }, "pi-200000"),
   tokenizer: "o200k_base"
 }
 const input = { entries, policy }

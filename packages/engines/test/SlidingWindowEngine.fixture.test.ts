@@ -6,13 +6,13 @@
  */
 
 import type { ContextEngine, ModelPolicy } from "@context-engine/core"
-import { ContextView, Entry, Measurer, PolicyRegistry, Tokenizers, ToolPairing } from "@context-engine/core"
+import { ContextView, Entry, Measurer, Tokenizers, ToolPairing } from "@context-engine/core"
+import { Cases, deepFreeze } from "@context-engine/core/testing"
 import { Invariants } from "@context-engine/strategies"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { piMessages } from "../../core/test/support/piTranscript.ts"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
-import { deepFreeze } from "./deepFreeze.ts"
 
 const messages = piMessages("pi/before-compaction.jsonl")
 const entries: Array<Entry.Entry> = deepFreeze(
@@ -33,7 +33,7 @@ describe.each([
   { contextWindow: 128_000, maxOutputTokens: 16_384 }
 ])("pi before-compaction.jsonl in a $contextWindow-token window", (window) => {
   const policy: ModelPolicy.ModelPolicy = {
-    ...PolicyRegistry.fromCasePolicySync(window, `pi-${window.contextWindow}`),
+    ...Cases.policySync(window, `pi-${window.contextWindow}`),
     tokenizer: "o200k_base",
     promptCacheTtlMs: 300_000
   }

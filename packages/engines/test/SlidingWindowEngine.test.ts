@@ -1,24 +1,14 @@
 import type { ContextEngine, Message } from "@context-engine/core"
-import {
-  ContextView,
-  Decode,
-  Entry,
-  Errors,
-  Measurer,
-  PolicyRegistry,
-  Tokenizers,
-  ToolPairing
-} from "@context-engine/core"
+import { ContextView, Decode, Entry, Errors, Measurer, Tokenizers, ToolPairing } from "@context-engine/core"
+import { Cases, deepFreeze, FakeMeasurer } from "@context-engine/core/testing"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import * as FakeMeasurer from "../../strategies/test/support/FakeMeasurer.ts"
 import { filler } from "../../strategies/test/support/views.ts"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
-import { deepFreeze } from "./deepFreeze.ts"
 
 const measurer = FakeMeasurer.make()
 const exact = Measurer.make(Tokenizers.get("o200k_base"))
-const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 20_000, maxOutputTokens: 2_000 }, "unit")
+const policy = Cases.policySync({ contextWindow: 20_000, maxOutputTokens: 2_000 }, "unit")
 const engineOf = (options: SlidingWindowEngine.Options = {}) =>
   SlidingWindowEngine.make({ measurer: () => measurer, ...options })
 
@@ -160,7 +150,7 @@ describe("SlidingWindowEngine", () => {
 
   it("has a Promise face whose failures reject with the typed error", async () => {
     const engine = SlidingWindowEngine.makeAsync({ measurer: () => measurer })
-    const tiny = PolicyRegistry.fromCasePolicySync({ contextWindow: 2_000, maxOutputTokens: 500 }, "tiny")
+    const tiny = Cases.policySync({ contextWindow: 2_000, maxOutputTokens: 500 }, "tiny")
     const input: ContextEngine.EngineInput = {
       entries: [entry(0, { role: "user", content: filler(40_000) })],
       policy: tiny

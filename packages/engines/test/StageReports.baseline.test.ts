@@ -19,21 +19,21 @@ import { createHash } from "node:crypto"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { ContextEngine, Entry as EntryType, Message } from "@context-engine/core"
-import { Entry, Measurer, PolicyRegistry, Tokenizers } from "@context-engine/core"
+import { Entry, Measurer, Tokenizers } from "@context-engine/core"
 import { sharedDir } from "@context-engine/core/test-support"
+import { Cases, deepFreeze } from "@context-engine/core/testing"
 import { Effect, Exit } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import * as ProviderNativeEngine from "../src/ProviderNativeEngine.ts"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { deepFreeze } from "./deepFreeze.ts"
 
 const FIXTURE = join(import.meta.dirname, "fixtures", "stage-reports.json")
 const UPDATE = process.env.UPDATE_STAGE_REPORTS === "1"
 
 interface Case {
   readonly id: string
-  readonly policy?: PolicyRegistry.CasePolicy
+  readonly policy?: Cases.CasePolicy
   readonly messages?: ReadonlyArray<Message.Message>
   readonly tools?: Record<string, { readonly description: string; readonly inputSchema?: Message.JsonValue }>
 }
@@ -111,7 +111,7 @@ const run = async (make: () => ContextEngine.ContextEngine, c: Case) => {
   const engine = make()
   const input: ContextEngine.EngineInput = deepFreeze({
     entries: entriesOf(c.messages ?? []),
-    policy: PolicyRegistry.fromCasePolicySync(c.policy!, c.id),
+    policy: Cases.policySync(c.policy!, c.id),
     tools: Object.entries(c.tools ?? {}).map(([name, tool]) => ({
       name,
       description: tool.description,

@@ -1,4 +1,5 @@
-import { type Entry, type Message, PolicyRegistry } from "@context-engine/core"
+import type { Entry, Message } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
 
@@ -47,7 +48,7 @@ const session = (turns: number): Array<Message.Message> => {
 describe("TieredSummaryEngine entries to append", () => {
   it("records overlays only for entries the new checkpoint keeps, and the transcript rebuilds the same view", async () => {
     const engine = TieredSummaryEngine.makeAsync()
-    const policy = PolicyRegistry.fromCasePolicySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
+    const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
     const input = { entries: toEntries(session(30)), policy }
     const result = await engine.compact(input)
     expect(result.checkpoint).toBeDefined()

@@ -1,4 +1,5 @@
-import { type Entry, type Message, PolicyRegistry } from "@context-engine/core"
+import type { Entry, Message } from "@context-engine/core"
+import { Cases } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
@@ -36,7 +37,7 @@ describe("TieredSummaryEngine invariants (DESIGN.md, property-tested)", () => {
           const messages = [system, ...items.map((item) => item.message)]
           const entries = toEntries(messages)
           const snapshot = JSON.stringify(entries)
-          const policy = PolicyRegistry.fromCasePolicySync({
+          const policy = Cases.policySync({
             contextWindow: window,
             maxOutputTokens: 1_000,
             keepRecentTokens

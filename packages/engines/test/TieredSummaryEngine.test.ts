@@ -1,12 +1,6 @@
-import {
-  CheckpointRenderer,
-  type ContextEngine,
-  type Entry,
-  Errors,
-  type Message,
-  PolicyRegistry
-} from "@context-engine/core"
+import { CheckpointRenderer, type ContextEngine, type Entry, Errors, type Message } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
+import { Cases } from "@context-engine/core/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Engine from "../src/Engine.ts"
@@ -17,7 +11,7 @@ import { assistant, calls, results, user } from "./support.ts"
 
 interface Case {
   readonly messages: Array<Message.Message>
-  readonly policy: PolicyRegistry.CasePolicy
+  readonly policy: Cases.CasePolicy
 }
 
 const toEntries = (messages: ReadonlyArray<Message.Message>, prefix = "m"): Array<Entry.Entry> =>
@@ -32,7 +26,7 @@ const toEntries = (messages: ReadonlyArray<Message.Message>, prefix = "m"): Arra
 
 const caseInput = (id: string) => {
   const testCase = loadCase<Case>(id)
-  return { entries: toEntries(testCase.messages), policy: PolicyRegistry.fromCasePolicySync(testCase.policy) }
+  return { entries: toEntries(testCase.messages), policy: Cases.policySync(testCase.policy) }
 }
 
 const throwing: Summarizer = {
@@ -74,7 +68,7 @@ const longSession = (turns: number, resultChars = 6000): Array<Message.Message> 
 }
 
 const policy = (window: number, keepRecentTokens: number) =>
-  PolicyRegistry.fromCasePolicySync({ contextWindow: window, maxOutputTokens: 2000, keepRecentTokens })
+  Cases.policySync({ contextWindow: window, maxOutputTokens: 2000, keepRecentTokens })
 
 describe("TieredSummaryEngine", () => {
   it("C01: a parallel batch stays paired and the last user message is verbatim", async () => {
@@ -377,7 +371,7 @@ describe("TieredSummaryEngine falls back instead of failing", () => {
     const engine = TieredSummaryEngine.makeAsync()
     const input = {
       entries: toEntries(fortyTurns()),
-      policy: PolicyRegistry.fromCasePolicySync({ contextWindow: 3000, maxOutputTokens: 500 })
+      policy: Cases.policySync({ contextWindow: 3000, maxOutputTokens: 500 })
     }
     expect((await engine.shouldCompact(input)).reasons).toEqual(["threshold"])
     const result = await engine.compact(input)
@@ -398,7 +392,7 @@ describe("TieredSummaryEngine falls back instead of failing", () => {
       { ...head[4]!, parentId: "cp-old" },
       ...head.slice(5)
     ]
-    const input = { entries, policy: PolicyRegistry.fromCasePolicySync({ contextWindow: 3000, maxOutputTokens: 500 }) }
+    const input = { entries, policy: Cases.policySync({ contextWindow: 3000, maxOutputTokens: 500 }) }
     const result = await engine.compact(input)
     expect(result.fits).toBe(true)
     expect(result.after.inputTokens).toBeLessThanOrEqual(result.after.budgetTokens)
@@ -429,7 +423,7 @@ describe("TieredSummaryEngine falls back instead of failing", () => {
     const messages = [...pathHeavyChat(10), user(`Now read this: ${"word ".repeat(3000)}`)]
     const input = {
       entries: toEntries([{ role: "system", content: "sys" }, ...messages]),
-      policy: PolicyRegistry.fromCasePolicySync({ contextWindow: 3000, maxOutputTokens: 500 })
+      policy: Cases.policySync({ contextWindow: 3000, maxOutputTokens: 500 })
     }
     const error = await engine.compact(input).catch((failure: unknown) => failure)
     expect(error).toBeInstanceOf(Errors.BudgetExceeded)

@@ -267,7 +267,15 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
     controller,
     transformParams: async ({ params, model }) => {
       const messages = PromptConversion.fromPrompt(params.prompt)
-      const context = await controller.prepare(modelRef(model), messages, toolDefinitions(params.tools))
+      const context = await controller.prepare(
+        modelRef(model),
+        messages,
+        toolDefinitions(params.tools),
+        [],
+        params.abortSignal
+      )
+      // Aborted while compacting: do not call the model (throwIfAborted throws the signal's reason).
+      params.abortSignal?.throwIfAborted()
       const next = paramsFor(params, context)
       prepared.set(next, context)
       return next

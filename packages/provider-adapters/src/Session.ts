@@ -20,9 +20,10 @@ import { OverflowRecovery } from "@context-engine/engines"
 /**
  * Where entries are persisted. Structurally a subset of core's
  * `AsyncTranscriptStore` (`TranscriptStore.toAsync`), so any store built there
- * can be passed as is. Checkpoint entries go through `installCheckpoint` when
- * the store has it (compare-and-set on the generation), through `append`
- * otherwise.
+ * can be passed as is. Entries that carry a checkpoint (a compaction's
+ * edits, memory entries and checkpoint) go through `commitCompaction` when
+ * the store has it (one atomic unit, compare-and-set on the generation), else
+ * through `installCheckpoint` for the checkpoint and `append` for the rest.
  *
  * @category models
  */
@@ -30,6 +31,7 @@ export interface SessionStore {
   readonly load: (sessionId: string) => Promise<{ readonly entries: ReadonlyArray<Entry.Entry> }>
   readonly append: (sessionId: string, entries: ReadonlyArray<Entry.Entry>) => Promise<unknown>
   readonly installCheckpoint?: (sessionId: string, entry: Entry.CheckpointEntry) => Promise<unknown>
+  readonly commitCompaction?: (sessionId: string, entries: ReadonlyArray<Entry.Entry>) => Promise<unknown>
 }
 
 /**
@@ -153,6 +155,10 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
 
   const persist = async (entries: ReadonlyArray<Entry.Entry>): Promise<void> => {
     if (!store || entries.length === 0) return
+    if (store.commitCompaction && entries.filter((entry) => entry.kind === "checkpoint").length === 1) {
+      await store.commitCompaction(sessionId, entries)
+      return
+    }
     let batch: Array<Entry.Entry> = []
     for (const entry of entries) {
       if (entry.kind === "checkpoint" && store.installCheckpoint) {

@@ -1,6 +1,7 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider"
-import { Checkpoint, type Entry, Errors, type Message, PolicyRegistry } from "@context-engine/core"
+import { Checkpoint, type Entry, Errors, type Message } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
+import { Cases } from "@context-engine/core/testing"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
@@ -215,7 +216,7 @@ describe("LanguageModelSummarizer", () => {
   })
 
   it("C05 through the engine: a throwing model commits no checkpoint and the request still fits", async () => {
-    const testCase = loadCase<{ messages: Array<Message.Message>; policy: PolicyRegistry.CasePolicy }>("C05")
+    const testCase = loadCase<{ messages: Array<Message.Message>; policy: Cases.CasePolicy }>("C05")
     const entries: Array<Entry.Entry> = testCase.messages.map((message, index) => ({
       id: `m${index}`,
       parentId: index === 0 ? null : `m${index - 1}`,
@@ -233,7 +234,7 @@ describe("LanguageModelSummarizer", () => {
       summarizer: LanguageModelSummarizer.make({ model }),
       replaceBuiltInStrategies: () => []
     })
-    const result = await engine.compact({ entries, policy: PolicyRegistry.fromCasePolicySync(testCase.policy) })
+    const result = await engine.compact({ entries, policy: Cases.policySync(testCase.policy) })
     expect(result.checkpoint).toBeUndefined()
     expect(result.entriesToAppend.filter((entry) => entry.kind === "checkpoint")).toEqual([])
     expect(result.failures?.[0]).toBeInstanceOf(Errors.SummarizerFailed)

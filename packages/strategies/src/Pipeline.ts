@@ -158,7 +158,7 @@ export const run = (input: Input): Result => {
   const normalized = Invariants.enforce(input.view, normalizeEdits(input.view), NORMALIZE_STAGE)
   let view = normalized.view
   let current = normalized.edits.length === 0 ? before : measure(view)
-  edits.push(...normalized.edits)
+  for (const edit of normalized.edits) edits.push(edit)
   stages.push({
     stage: NORMALIZE_STAGE,
     tokensBefore: before.inputTokens,
@@ -226,7 +226,7 @@ export const run = (input: Input): Result => {
       continue
     }
     view = enforced.view
-    edits.push(...enforced.edits)
+    for (const edit of enforced.edits) edits.push(edit)
     stages.push({
       stage: strategy.name,
       tokensBefore: current.inputTokens,

@@ -1,9 +1,9 @@
 import type { Message } from "@context-engine/core"
 import { ContextView } from "@context-engine/core"
+import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import { Clamp, Pipeline } from "../src/index.ts"
-import * as FakeMeasurer from "./support/FakeMeasurer.ts"
-import { budgetFor, call, filler, frozenView, inputFor, policyFor, result, targetOf, text } from "./support/views.ts"
+import { call, filler, result, targetOf, text } from "./support/views.ts"
 
 const measurer = FakeMeasurer.make()
 
@@ -17,8 +17,8 @@ const conversation = (big: string): Array<Message.Message> => [
 describe("Clamp", () => {
   it("keeps head and tail of an oversized part with a marker naming what was cut", () => {
     const big = `HEAD-START ${filler(200_000)} TAIL-END`
-    const view = frozenView(conversation(big))
-    const { edits } = Clamp.make({ maxPartTokens: 1000 }).apply(inputFor(view, measurer, 10))
+    const view = StrategyInput.frozenView(conversation(big))
+    const { edits } = Clamp.make({ maxPartTokens: 1000 }).apply(StrategyInput.make(view, measurer, 10))
     expect(edits).toHaveLength(1)
     const edit = edits[0]!
     expect(edit.op).toBe("replace")
@@ -40,24 +40,26 @@ describe("Clamp", () => {
 
   it("never touches system messages or the latest user message by default", () => {
     const big = filler(50_000)
-    const view = frozenView([
+    const view = StrategyInput.frozenView([
       { role: "system", content: big },
       { role: "user", content: big }
     ])
-    expect(Clamp.make({ maxPartTokens: 500 }).apply(inputFor(view, measurer, 10)).edits).toEqual([])
-    const allowed = Clamp.make({ maxPartTokens: 500, clampLatestUserMessage: true }).apply(inputFor(view, measurer, 10))
+    expect(Clamp.make({ maxPartTokens: 500 }).apply(StrategyInput.make(view, measurer, 10)).edits).toEqual([])
+    const allowed = Clamp.make({ maxPartTokens: 500, clampLatestUserMessage: true }).apply(
+      StrategyInput.make(view, measurer, 10)
+    )
     expect(allowed.edits.map(targetOf)).toEqual(["m1"])
   })
 
   it("clamps tool-call arguments leaf by leaf so they stay a valid JSON object", () => {
     const content = filler(80_000)
-    const view = frozenView([
+    const view = StrategyInput.frozenView([
       { role: "user", content: "write it" },
       { role: "assistant", content: [call("c1", "write", { path: "src/big.ts", content, mode: 420 })] },
       { role: "tool", content: [result("c1", "write", "ok")] },
       { role: "user", content: "thanks" }
     ])
-    const { edits } = Clamp.make({ maxPartTokens: 2000 }).apply(inputFor(view, measurer, 10))
+    const { edits } = Clamp.make({ maxPartTokens: 2000 }).apply(StrategyInput.make(view, measurer, 10))
     expect(edits).toHaveLength(1)
     const edit = edits[0]!
     if (edit.op !== "replace") throw new Error("expected replace")
@@ -77,9 +79,9 @@ describe("Clamp", () => {
   })
 
   it("in a pipeline, makes a C03-shaped conversation fit and a second run needs nothing", () => {
-    const policy = policyFor(64_000, 8_000)
-    const view = frozenView(conversation(filler(250_000)))
-    const budget = budgetFor(policy, measurer, view)
+    const policy = StrategyInput.policy(64_000, 8_000)
+    const view = StrategyInput.frozenView(conversation(filler(250_000)))
+    const budget = StrategyInput.budget(policy, measurer, view)
     const run = (v: ContextView.ContextView) =>
       Pipeline.run({
         view: v,

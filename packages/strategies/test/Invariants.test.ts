@@ -1,12 +1,10 @@
 import type { Message } from "@context-engine/core"
 import { ContextView, Measurer, Tokenizers, ToolPairing } from "@context-engine/core"
+import { deepFreeze, FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Invariants, Pipeline, Tiers } from "../src/index.ts"
 import { conversation } from "./support/arbitraries.ts"
-import { deepFreeze } from "./support/deepFreeze.ts"
-import * as FakeMeasurer from "./support/FakeMeasurer.ts"
-import { budgetFor, policyFor } from "./support/views.ts"
 
 const fake = FakeMeasurer.make()
 const exact = Measurer.make(Tokenizers.get("o200k_base"))
@@ -14,8 +12,8 @@ const exact = Measurer.make(Tokenizers.get("o200k_base"))
 const runAll = (messages: ReadonlyArray<Message.Message>, share: number, measurer = fake) => {
   const view = deepFreeze(ContextView.fromMessages(messages))
   const snapshot = JSON.stringify(messages)
-  const policy = policyFor(200_000)
-  const budget = budgetFor(policy, measurer, view)
+  const policy = StrategyInput.policy(200_000)
+  const budget = StrategyInput.budget(policy, measurer, view)
   const total = measurer.measure(view, { budget }).inputTokens
   const outcome = Pipeline.run({
     view,
@@ -50,7 +48,7 @@ describe("pipeline invariants (property)", () => {
           targetTokens: Number.POSITIVE_INFINITY,
           budget,
           measurer: fake,
-          policy: policyFor(200_000)
+          policy: StrategyInput.policy(200_000)
         })
         expect(again.edits).toEqual([])
         // Each stage reports consistent numbers.

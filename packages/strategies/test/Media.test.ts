@@ -1,8 +1,8 @@
 import type { Message } from "@context-engine/core"
+import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import { Media } from "../src/index.ts"
-import * as FakeMeasurer from "./support/FakeMeasurer.ts"
-import { frozenView, inputFor, targetOf } from "./support/views.ts"
+import { targetOf } from "./support/views.ts"
 
 const measurer = FakeMeasurer.make()
 
@@ -29,8 +29,8 @@ describe("Media", () => {
     const messages: Array<Message.Message> = []
     for (let index = 0; index < 6; index++)
       messages.push(userWithImage(index), { role: "assistant", content: `seen ${index}` })
-    const view = frozenView(messages)
-    const { edits } = Media.make({ keepRecentTurns: 2 }).apply(inputFor(view, measurer, 0))
+    const view = StrategyInput.frozenView(messages)
+    const { edits } = Media.make({ keepRecentTurns: 2 }).apply(StrategyInput.make(view, measurer, 0))
     expect(edits.map(targetOf)).toEqual(["m0", "m2", "m4", "m6"])
     const first = edits[0]!
     if (first.op !== "replace") throw new Error("expected replace")
@@ -42,7 +42,7 @@ describe("Media", () => {
   })
 
   it("replaces media items inside tool results and keeps their text", () => {
-    const view = frozenView([
+    const view = StrategyInput.frozenView([
       { role: "user", content: "screenshot please" },
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "s1", toolName: "shot", input: {} }] },
       {
@@ -65,7 +65,7 @@ describe("Media", () => {
       { role: "user", content: "thanks" },
       { role: "assistant", content: "ok" }
     ])
-    const { edits } = Media.make({ keepRecentTurns: 1 }).apply(inputFor(view, measurer, 0))
+    const { edits } = Media.make({ keepRecentTurns: 1 }).apply(StrategyInput.make(view, measurer, 0))
     expect(edits.map(targetOf)).toEqual(["m2"])
     const edit = edits[0]!
     if (edit.op !== "replace") throw new Error("expected replace")
@@ -79,7 +79,7 @@ describe("Media", () => {
   })
 
   it("never touches the latest user message", () => {
-    const view = frozenView([userWithImage(0)])
-    expect(Media.make({ keepRecentTurns: 1 }).apply(inputFor(view, measurer, 0)).edits).toEqual([])
+    const view = StrategyInput.frozenView([userWithImage(0)])
+    expect(Media.make({ keepRecentTurns: 1 }).apply(StrategyInput.make(view, measurer, 0)).edits).toEqual([])
   })
 })

@@ -1,12 +1,12 @@
 import type { Message, Strategy } from "@context-engine/core"
 import { ContextView, ToolPairing } from "@context-engine/core"
+import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import { Clamp, Invariants, Pipeline, ToolTrim } from "../src/index.ts"
-import * as FakeMeasurer from "./support/FakeMeasurer.ts"
-import { budgetFor, call, filler, frozenView, policyFor, result } from "./support/views.ts"
+import { call, filler, result } from "./support/views.ts"
 
 const measurer = FakeMeasurer.make()
-const policy = policyFor(200_000)
+const policy = StrategyInput.policy(200_000)
 
 const session = (n: number, chars: number): Array<Message.Message> => [
   { role: "system", content: "sys" },
@@ -22,7 +22,14 @@ const session = (n: number, chars: number): Array<Message.Message> => [
 ]
 
 const run = (view: ContextView.ContextView, strategies: ReadonlyArray<Strategy.Strategy>, targetTokens: number) =>
-  Pipeline.run({ view, strategies, targetTokens, budget: budgetFor(policy, measurer, view), measurer, policy })
+  Pipeline.run({
+    view,
+    strategies,
+    targetTokens,
+    budget: StrategyInput.budget(policy, measurer, view),
+    measurer,
+    policy
+  })
 
 /** A strategy that drops one named entry. */
 const dropper = (name: string, entryId: string, minReclaimTokens = 0): Strategy.Strategy => ({
@@ -33,7 +40,7 @@ const dropper = (name: string, entryId: string, minReclaimTokens = 0): Strategy.
 
 describe("Pipeline.run", () => {
   it("stops as soon as the view fits and reports later stages as not needed", () => {
-    const view = frozenView(session(6, 8_000))
+    const view = StrategyInput.frozenView(session(6, 8_000))
     const before = measurer.measure(view).inputTokens
     const outcome = run(
       view,
@@ -54,9 +61,9 @@ describe("Pipeline.run", () => {
   })
 
   it("re-measures exactly: reported tokens equal a fresh measurement of the result", () => {
-    const view = frozenView(session(12, 6_000))
+    const view = StrategyInput.frozenView(session(12, 6_000))
     const outcome = run(view, [Clamp.make({ maxPartTokens: 1000 }), ToolTrim.clear({ minReclaimTokens: 0 })], 3_000)
-    const fresh = measurer.measure(outcome.view, { budget: budgetFor(policy, measurer, view) })
+    const fresh = measurer.measure(outcome.view, { budget: StrategyInput.budget(policy, measurer, view) })
     expect(outcome.stages.filter((stage) => stage.status === "applied").map((stage) => stage.stage)).toEqual([
       "clamp",
       "toolTrim.clear"
@@ -69,8 +76,8 @@ describe("Pipeline.run", () => {
   it("counts only new messages after a stage", () => {
     let counted = 0
     const counting = FakeMeasurer.make({ onCount: () => counted++ })
-    const view = frozenView(session(10, 8_000))
-    const budget = budgetFor(policy, counting, view)
+    const view = StrategyInput.frozenView(session(10, 8_000))
+    const budget = StrategyInput.budget(policy, counting, view)
     const first = counting.measure(view, { budget })
     counted = 0
     const outcome = Pipeline.run({
@@ -89,7 +96,7 @@ describe("Pipeline.run", () => {
   })
 
   it("skips a stage that frees less than its minimum and keeps the view", () => {
-    const view = frozenView(session(3, 400))
+    const view = StrategyInput.frozenView(session(3, 400))
     const outcome = run(view, [dropper("tiny", "m3", 1_000_000)], 0)
     expect(outcome.stages[1]).toMatchObject({ stage: "tiny", status: "skipped", edits: 0 })
     expect(outcome.stages[1]!.note).toMatch(/less than its minimum of 1000000/)
@@ -98,7 +105,7 @@ describe("Pipeline.run", () => {
   })
 
   it("reports a throwing strategy as skipped and goes on", () => {
-    const view = frozenView(session(3, 4_000))
+    const view = StrategyInput.frozenView(session(3, 4_000))
     const boom: Strategy.Strategy = {
       name: "boom",
       apply: () => {
@@ -116,7 +123,7 @@ describe("Pipeline.run", () => {
   })
 
   it("refuses edits to system and latest user messages and repairs pairing after a careless drop", () => {
-    const view = frozenView(session(3, 4_000))
+    const view = StrategyInput.frozenView(session(3, 4_000))
     const careless: Strategy.Strategy = {
       name: "careless",
       apply: () => ({
@@ -136,7 +143,7 @@ describe("Pipeline.run", () => {
   })
 
   it("synthesizes one interrupted result for an unanswered call, idempotently", () => {
-    const view = frozenView([
+    const view = StrategyInput.frozenView([
       { role: "user", content: "run it" },
       { role: "assistant", content: [call("mig", "bash", { command: "migrate" })] },
       { role: "user", content: "it crashed" }
@@ -156,7 +163,7 @@ describe("Pipeline.run", () => {
 
 describe("Pipeline normalization", () => {
   it("drops empty and reasoning-only assistant messages but never the latest user message", () => {
-    const view = frozenView([
+    const view = StrategyInput.frozenView([
       { role: "user", content: "go" },
       {
         role: "assistant",

@@ -1,9 +1,9 @@
 import type { Message } from "@context-engine/core"
 import { ContextView, ToolPairing } from "@context-engine/core"
+import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import { SlidingWindow } from "../src/index.ts"
-import * as FakeMeasurer from "./support/FakeMeasurer.ts"
-import { call, filler, frozenView, inputFor, result, targetOf } from "./support/views.ts"
+import { call, filler, result, targetOf } from "./support/views.ts"
 
 const measurer = FakeMeasurer.make()
 
@@ -29,8 +29,8 @@ describe("SlidingWindow", () => {
       ...turn(2, 2000),
       ...turn(3, 2000)
     ]
-    const view = frozenView(messages)
-    const input = inputFor(view, measurer, 0)
+    const view = StrategyInput.frozenView(messages)
+    const input = StrategyInput.make(view, measurer, 0)
     const perTurn = (input.measurement.inputTokens - 10) / 4
     const { edits } = SlidingWindow.slidingWindow.apply({
       ...input,
@@ -43,8 +43,8 @@ describe("SlidingWindow", () => {
   })
 
   it("never drops the turn in progress, even when asked for everything", () => {
-    const view = frozenView([{ role: "system", content: "sys" }, ...turn(0, 2000), ...turn(1, 2000)])
-    const { edits } = SlidingWindow.slidingWindow.apply(inputFor(view, measurer, 0))
+    const view = StrategyInput.frozenView([{ role: "system", content: "sys" }, ...turn(0, 2000), ...turn(1, 2000)])
+    const { edits } = SlidingWindow.slidingWindow.apply(StrategyInput.make(view, measurer, 0))
     const dropped = new Set(edits.map(targetOf))
     expect(dropped.has("m0")).toBe(false)
     for (const id of ["m5", "m6", "m7", "m8"]) expect(dropped.has(id)).toBe(false)

@@ -1,9 +1,9 @@
 import type { Message } from "@context-engine/core"
 import { ContextView } from "@context-engine/core"
+import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import { Pipeline, Tiers, ToolTrim } from "../src/index.ts"
-import * as FakeMeasurer from "./support/FakeMeasurer.ts"
-import { budgetFor, call, filler, frozenView, inputFor, policyFor, result, targetOf } from "./support/views.ts"
+import { call, filler, result, targetOf } from "./support/views.ts"
 
 const measurer = FakeMeasurer.make()
 
@@ -31,7 +31,7 @@ const resultTextOf = (message: Message.Message): string => {
 
 describe("ToolTrim.candidates", () => {
   it("protects the most recent results and the last assistant messages", () => {
-    const view = frozenView(session(10, 100))
+    const view = StrategyInput.frozenView(session(10, 100))
     const ids = ToolTrim.candidates(view, { keepRecentToolResults: 3, keepLastAssistants: 1 }).map(
       (candidate) => candidate.part.toolCallId
     )
@@ -43,7 +43,7 @@ describe("ToolTrim.candidates", () => {
   })
 
   it("never offers excluded tools", () => {
-    const view = frozenView(session(6, 100, "memory"))
+    const view = StrategyInput.frozenView(session(6, 100, "memory"))
     expect(
       ToolTrim.candidates(view, { excludeTools: ["memory"], keepRecentToolResults: 0, keepLastAssistants: 0 })
     ).toEqual([])
@@ -52,8 +52,8 @@ describe("ToolTrim.candidates", () => {
 
 describe("ToolTrim.soft", () => {
   it("keeps head and tail of old long results, oldest first, and stops once the target is reached", () => {
-    const view = frozenView(session(10, 20_000))
-    const input = inputFor(view, measurer, 0)
+    const view = StrategyInput.frozenView(session(10, 20_000))
+    const input = StrategyInput.make(view, measurer, 0)
     const perResult = input.measurement.inputTokens / 10
     // Ask for roughly two results' worth of tokens.
     const target = input.measurement.inputTokens - Math.round(perResult * 1.5)
@@ -71,15 +71,15 @@ describe("ToolTrim.soft", () => {
   })
 
   it("leaves short results alone", () => {
-    const view = frozenView(session(10, 1_000))
-    expect(ToolTrim.soft({ minReclaimTokens: 0 }).apply(inputFor(view, measurer, 0)).edits).toEqual([])
+    const view = StrategyInput.frozenView(session(10, 1_000))
+    expect(ToolTrim.soft({ minReclaimTokens: 0 }).apply(StrategyInput.make(view, measurer, 0)).edits).toEqual([])
   })
 })
 
 describe("ToolTrim.clear", () => {
   it("replaces old results with a placeholder naming the entry and call, keeping the call", () => {
-    const view = frozenView(session(8, 2_000))
-    const { edits } = ToolTrim.clear({ minReclaimTokens: 0 }).apply(inputFor(view, measurer, 0))
+    const view = StrategyInput.frozenView(session(8, 2_000))
+    const { edits } = ToolTrim.clear({ minReclaimTokens: 0 }).apply(StrategyInput.make(view, measurer, 0))
     // 8 results, 3 most recent protected.
     expect(edits).toHaveLength(5)
     for (const edit of edits) {
@@ -92,19 +92,19 @@ describe("ToolTrim.clear", () => {
   })
 
   it("does not clear what it already cleared", () => {
-    const view = frozenView(session(8, 2_000))
+    const view = StrategyInput.frozenView(session(8, 2_000))
     const strategy = ToolTrim.clear({ minReclaimTokens: 0 })
-    const first = strategy.apply(inputFor(view, measurer, 0))
-    const again = strategy.apply(inputFor(ContextView.applyEdits(view, first.edits), measurer, 0))
+    const first = strategy.apply(StrategyInput.make(view, measurer, 0))
+    const again = strategy.apply(StrategyInput.make(ContextView.applyEdits(view, first.edits), measurer, 0))
     expect(again.edits).toEqual([])
   })
 })
 
 describe("ToolTrim prompt-cache guard", () => {
   it("is skipped by the pipeline when it would free less than minReclaimTokens, applied otherwise", () => {
-    const view = frozenView(session(6, 2_000))
-    const policy = policyFor(200_000)
-    const budget = budgetFor(policy, measurer, view)
+    const view = StrategyInput.frozenView(session(6, 2_000))
+    const policy = StrategyInput.policy(200_000)
+    const budget = StrategyInput.budget(policy, measurer, view)
     const total = measurer.measure(view, { budget }).inputTokens
     const run = (minReclaimTokens: number) =>
       Pipeline.run({
@@ -124,12 +124,14 @@ describe("ToolTrim prompt-cache guard", () => {
   })
 
   it("scales the guard with the budget and drops it when the provider has no prompt cache", () => {
-    const view = frozenView(session(1, 10))
-    const big = policyFor(1_000_000, 32_000)
-    const small = policyFor(32_000, 4_000)
+    const view = StrategyInput.frozenView(session(1, 10))
+    const big = StrategyInput.policy(1_000_000, 32_000)
+    const small = StrategyInput.policy(32_000, 4_000)
     const cached = (policy: typeof big) => ({ ...policy, promptCacheTtlMs: 300_000 })
-    expect(Tiers.cacheGuardTokens(cached(big), budgetFor(big, measurer, view))).toBe(ToolTrim.defaults.minReclaimTokens)
-    const smallBudget = budgetFor(small, measurer, view)
+    expect(Tiers.cacheGuardTokens(cached(big), StrategyInput.budget(big, measurer, view))).toBe(
+      ToolTrim.defaults.minReclaimTokens
+    )
+    const smallBudget = StrategyInput.budget(small, measurer, view)
     expect(Tiers.cacheGuardTokens(cached(small), smallBudget)).toBe(
       Math.floor(smallBudget.availableTokens * Tiers.cacheGuardShare)
     )

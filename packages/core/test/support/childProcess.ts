@@ -9,13 +9,13 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
+import { basename, dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const childSource = join(dirname(fileURLToPath(import.meta.url)), "transcriptStoreChild.ts")
 
-/** Bundles the child into `directory` and returns the script to run. */
-export const buildChild = async (directory: string): Promise<string> => {
+/** Bundles the child (`source`, by default the transcript store child) into `directory` and returns the script to run. */
+export const buildChild = async (directory: string, source: string = childSource): Promise<string> => {
   try {
     const fromHere = createRequire(import.meta.url)
     const fromVitest = createRequire(fromHere.resolve("vitest/package.json"))
@@ -23,16 +23,16 @@ export const buildChild = async (directory: string): Promise<string> => {
     const rolldown = (await import(pathToFileURL(fromVite.resolve("rolldown")).href)) as {
       build: (options: unknown) => Promise<unknown>
     }
-    const file = join(directory, "transcriptStoreChild.mjs")
+    const file = join(directory, `${basename(source, ".ts")}.mjs`)
     await rolldown.build({
-      input: childSource,
+      input: source,
       platform: "node",
       logLevel: "silent",
       output: { file, format: "esm" }
     })
     return file
   } catch {
-    return childSource
+    return source
   }
 }
 

@@ -3,9 +3,10 @@
  * beside the repository checkout. Tests read inputs from there; nothing is
  * copied into the repo.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Cases from "../../src/testing/Cases.ts"
 
 /** Absolute path of the repository root. */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..")
@@ -21,9 +22,4 @@ if (!existsSync(join(sharedDir, "cases"))) {
 export const transcript = (name: string): string => join(sharedDir, "transcripts", name)
 
 /** Loads a regression case by id prefix, e.g. `loadCase("C07")`. */
-export const loadCase = <A = Record<string, unknown>>(id: string): A => {
-  const dir = join(sharedDir, "cases")
-  const file = readdirSync(dir).find((name) => name.startsWith(`${id}-`))
-  if (!file) throw new Error(`no shared case ${id} in ${dir}`)
-  return JSON.parse(readFileSync(join(dir, file), "utf8")) as A
-}
+export const loadCase = Cases.loader(join(sharedDir, "cases"))

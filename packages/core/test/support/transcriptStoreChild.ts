@@ -10,14 +10,25 @@
  *   checkpoint `cp-<generation>-<name>` and prints `installed <id>` or
  *   `conflict <winnerCheckpointId>`.
  *
+ * - `commit-kill`: commits the compaction of `compactionFixture.ts` onto the
+ *   session (prepared by the parent) and SIGKILLs itself right after its
+ *   `name`-th write (file write/datasync/truncate, SQLite statement or
+ *   `exec`); big file writes are cut into 512-byte pieces so a kill lands
+ *   inside the batch record. Prints `writes <n>` and `done` when it finished
+ *   before the `name`-th write.
+ *
  * stdout writes to a pipe are synchronous on Linux, so an `ack` line the
  * parent reads was printed after the append was acknowledged.
  */
+import { open } from "node:fs/promises"
+import { createRequire } from "node:module"
 import { createInterface } from "node:readline"
+import type * as NodeSqlite from "node:sqlite"
 import type { CheckpointEntry, MessageEntry } from "../../src/Entry.ts"
 import * as JsonlTranscriptStore from "../../src/JsonlTranscriptStore.ts"
 import * as SqliteTranscriptStore from "../../src/SqliteTranscriptStore.ts"
 import type { AsyncTranscriptStore } from "../../src/TranscriptStore.ts"
+import { compaction, conversation } from "./compactionFixture.ts"
 
 const [kind, location, sessionId, mode, name = "child", seedText = "1"] = process.argv.slice(2)
 if (!kind || !location || !sessionId || !mode) throw new Error("usage: <kind> <location> <sessionId> <mode>")
@@ -128,9 +139,59 @@ const race = async () => {
   await store.close()
 }
 
-if (mode === "crash") {
+/** Wraps `target[method]` so that every call counts as one write; the `killAt`-th one SIGKILLs the process after it. */
+const countWrites = (target: object, methods: ReadonlyArray<string>, tick: () => void, chunkBytes?: number) => {
+  for (const method of methods) {
+    const original = (target as Record<string, (...args: Array<unknown>) => unknown>)[method]!
+    ;(target as Record<string, unknown>)[method] = function (this: unknown, ...args: Array<unknown>) {
+      if (chunkBytes !== undefined && method === "write" && Buffer.isBuffer(args[0])) {
+        // A short write is legal; the store loops until every byte is written.
+        args[2] = Math.min(Number(args[2] ?? (args[0] as Buffer).length), chunkBytes)
+      }
+      const result = original.apply(this, args)
+      if (result instanceof Promise) {
+        return result.then((value) => {
+          tick()
+          return value
+        })
+      }
+      tick()
+      return result
+    }
+  }
+}
+
+const commitKill = async () => {
+  const killAt = Number(name)
+  let writes = 0
+  let armed = false
+  const tick = () => {
+    if (!armed) return
+    writes++
+    if (writes === killAt) process.kill(process.pid, "SIGKILL")
+  }
+  if (kind === "jsonl") {
+    const probe = await open(`${location}/.probe-${process.pid}`, "w")
+    countWrites(Object.getPrototypeOf(probe), ["write", "datasync", "truncate"], tick, 512)
+    await probe.close()
+  } else {
+    const sqlite = createRequire(import.meta.url)("node:sqlite") as typeof NodeSqlite
+    countWrites(sqlite.StatementSync.prototype, ["run"], tick)
+    countWrites(sqlite.DatabaseSync.prototype, ["exec"], tick)
+  }
+  await store.load(sessionId)
+  armed = true
+  await store.commitCompaction(sessionId, compaction(conversation(Number(seedText)), 1, "c", 1500))
+  armed = false
+  say(`writes ${writes}`)
+  say("done")
+  await store.close()
+}
+
+if (mode === "commit-kill") await commitKill()
+else if (mode === "crash") {
   // Never outlive the test: the parent holds our stdin open until it is gone.
   process.stdin.on("end", () => process.exit(1))
   process.stdin.resume()
 }
-await (mode === "crash" ? crash() : race())
+if (mode === "crash" || mode === "race") await (mode === "crash" ? crash() : race())

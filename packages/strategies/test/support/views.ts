@@ -1,39 +1,6 @@
-/** Small builders for views, budgets and policies in strategy tests. */
+/** Small builders of message parts and filler text in strategy tests (views, budgets and inputs: `@context-engine/core/testing`). */
 
-import type { Measurer, Message, ModelPolicy, Strategy, ViewEdit } from "@context-engine/core"
-import { Budget, ContextView, PolicyRegistry } from "@context-engine/core"
-import { deepFreeze } from "./deepFreeze.ts"
-
-export const policyFor = (
-  contextWindow: number,
-  maxOutputTokens = Math.min(4000, contextWindow / 4)
-): ModelPolicy.ModelPolicy => PolicyRegistry.fromCasePolicySync({ contextWindow, maxOutputTokens })
-
-export const budgetFor = (
-  policy: ModelPolicy.ModelPolicy,
-  measurer: Measurer.Measurer,
-  view: ContextView.ContextView
-) =>
-  Budget.make(policy, {
-    systemTokens: view.items
-      .filter((item) => item.message.role === "system")
-      .reduce((total, item) => total + measurer.messageTokens(item.message, item.source), 0),
-    toolSchemaTokens: measurer.toolSchemaTokens(view.tools)
-  })
-
-export const frozenView = (messages: ReadonlyArray<Message.Message>): ContextView.ContextView =>
-  deepFreeze(ContextView.fromMessages(messages))
-
-/** A strategy input for calling a strategy directly. */
-export const inputFor = (
-  view: ContextView.ContextView,
-  measurer: Measurer.Measurer,
-  targetTokens: number,
-  policy: ModelPolicy.ModelPolicy = policyFor(200_000)
-): Strategy.StrategyInput => {
-  const budget = budgetFor(policy, measurer, view)
-  return { view, measurement: measurer.measure(view, { budget }), targetTokens, budget, measurer, policy }
-}
+import type { Message, ViewEdit } from "@context-engine/core"
 
 export const call = (id: string, toolName: string, input: unknown): Message.ToolCallPart => ({
   type: "tool-call",

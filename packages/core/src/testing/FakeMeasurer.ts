@@ -1,10 +1,24 @@
 /**
  * A small deterministic measurer for unit tests: 1 token per 4 characters
- * (rounded up) plus 3 tokens of framing per message. Categories follow the
- * core measurer's split.
+ * (rounded up) plus 3 tokens of framing per message, 85 tokens per image or
+ * file. Categories follow the core measurer's split, so budgets and stage
+ * reports behave as with a real tokenizer while the expected numbers stay
+ * easy to compute by hand.
+ *
+ * @since 0.2.0
  */
-import type { Budget, ContextView, Measurement, Measurer, Message, Tokenizer } from "@context-engine/core"
+import type * as Budget from "../Budget.ts"
+import type * as ContextView from "../ContextView.ts"
+import type * as Measurement from "../Measurement.ts"
+import type * as Measurer from "../Measurer.ts"
+import type * as Message from "../Message.ts"
+import type * as Tokenizer from "../Tokenizer.ts"
 
+/**
+ * The fake tokenizer: `ceil(characters / 4)` tokens.
+ *
+ * @category constructors
+ */
 export const tokenizer: Tokenizer.Tokenizer = {
   name: "fake:chars/4",
   method: "estimate",
@@ -70,6 +84,20 @@ const countMessage: Measurer.MessageCounter = (message: Message.Message, source)
 const sum = (counts: Partial<Record<Measurement.Category, number>>): number =>
   Object.values(counts).reduce((total: number, value) => total + (value ?? 0), 0)
 
+/**
+ * The fake measurer. `onCount` is called on every message count (tests use
+ * it to assert what a stage re-measures).
+ *
+ * @example
+ * ```ts
+ * import { ContextView } from "@context-engine/core"
+ * import { FakeMeasurer } from "@context-engine/core/testing"
+ * const measurer = FakeMeasurer.make()
+ * measurer.measure(ContextView.fromMessages([{ role: "user", content: "12345678" }])).inputTokens // 3 + 2
+ * ```
+ *
+ * @category constructors
+ */
 export const make = (options: { readonly onCount?: () => void } = {}): Measurer.Measurer => {
   const count: Measurer.MessageCounter = (message, source) => {
     options.onCount?.()

@@ -1,0 +1,114 @@
+/**
+ * One compaction on the request path that can never stop the agent
+ * (issue #12 req 2): the engine's `shouldCompact` and `compact` run under a
+ * deadline and the caller's `AbortSignal`; any failure — typed, a raw throw
+ * inside the engine or a plug-in, a hang, an abort — comes back as a value,
+ * so the caller keeps the previous valid context and still sends the
+ * request. A per-route {@link PluginGuard.CircuitBreaker} skips automatic
+ * compaction after `maxConsecutiveFailures` failures in a row and says so.
+ *
+ * @since 0.2.0
+ */
+import { type ContextEngine, PluginGuard } from "@context-engine/core"
+import { Cause, Effect, Exit } from "effect"
+
+/**
+ * Deadline of one whole compaction on the request path: 180,000 ms, three
+ * plug-in deadlines (`PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`: summary,
+ * repair, fallback), so the engine's own per-plug-in deadlines fire first.
+ *
+ * @category constants
+ */
+export const DEFAULT_COMPACTION_TIMEOUT_MS = 3 * PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS
+
+/**
+ * Why a compaction failed: the engine's typed error, or a
+ * {@link PluginGuard.PluginFailed} for a raw throw, hang or abort.
+ *
+ * @category models
+ */
+export type Failure = ContextEngine.CompactionError | PluginGuard.PluginFailed
+
+/**
+ * What happened.
+ *
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "NotNeeded"; readonly decision?: ContextEngine.CompactionDecision }
+  | {
+      readonly _tag: "Compacted"
+      readonly decision: ContextEngine.CompactionDecision
+      readonly result: ContextEngine.CompactionResult
+    }
+  | {
+      readonly _tag: "Failed"
+      readonly decision?: ContextEngine.CompactionDecision
+      readonly error: Failure
+      readonly route: PluginGuard.RouteState
+    }
+  | { readonly _tag: "CircuitOpen"; readonly route: PluginGuard.RouteState }
+
+/**
+ * Inputs of {@link run}.
+ *
+ * @category models
+ */
+export interface Request {
+  readonly engine: ContextEngine.ContextEngine
+  readonly input: ContextEngine.EngineInput
+  /** Route key for the circuit breaker (provider + model). */
+  readonly route: string
+  readonly breaker: PluginGuard.CircuitBreaker
+  /** Default {@link DEFAULT_COMPACTION_TIMEOUT_MS}. */
+  readonly timeoutMs?: number | undefined
+}
+
+const guarded = <A, E>(request: Request, effect: Effect.Effect<A, E>): Effect.Effect<A, E | PluginGuard.PluginFailed> =>
+  PluginGuard.guardEffect(
+    Effect.suspend(() => effect),
+    {
+      plugin: request.engine.name,
+      kind: "strategy",
+      timeoutMs: request.timeoutMs ?? DEFAULT_COMPACTION_TIMEOUT_MS,
+      signal: request.input.signal
+    }
+  )
+
+const failureOf = <E>(cause: Cause.Cause<E>, request: Request): Failure => {
+  const error = Cause.squash(cause) as { _tag?: unknown }
+  return typeof error === "object" && error !== null && typeof error._tag === "string"
+    ? (error as Failure)
+    : new PluginGuard.PluginFailed({
+        plugin: request.engine.name,
+        kind: "strategy",
+        failure: "threw",
+        timeoutMs: request.timeoutMs ?? DEFAULT_COMPACTION_TIMEOUT_MS,
+        detail: String(error)
+      })
+}
+
+/**
+ * Decides and, when needed, compacts. Never rejects. Manual compactions
+ * (`input.manual`) run even when the route's circuit is open, and a success
+ * closes it.
+ *
+ * @category constructors
+ */
+export const run = async (request: Request): Promise<Outcome> => {
+  const { breaker, route, input, engine } = request
+  const state = breaker.state(route)
+  if (state.open && input.manual !== true) return { _tag: "CircuitOpen", route: state }
+  const decided = await Effect.runPromiseExit(guarded(request, engine.shouldCompact(input)))
+  if (Exit.isFailure(decided)) {
+    return { _tag: "Failed", error: failureOf(decided.cause, request), route: breaker.recordFailure(route) }
+  }
+  const decision = decided.value
+  if (!decision.compact) return { _tag: "NotNeeded", decision }
+  const compacted = await Effect.runPromiseExit(guarded(request, engine.compact(input)))
+  if (Exit.isFailure(compacted)) {
+    return { _tag: "Failed", decision, error: failureOf(compacted.cause, request), route: breaker.recordFailure(route) }
+  }
+  breaker.recordSuccess(route)
+  return { _tag: "Compacted", decision, result: compacted.value }
+}

@@ -1,0 +1,5 @@
+import { defineProject } from "vitest/config"
+
+export default defineProject({
+  test: { name: "store-postgres", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }
+})
