@@ -18,6 +18,7 @@ import { readFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import type { ModelMessage } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
@@ -57,16 +58,15 @@ const middleware = contextEngineMiddleware({
   }
 })
 const wrapped = wrapLanguageModel({ model, middleware })
-type Messages = Parameters<typeof generateText>[0]["messages"]
 // Plain conversation (no tool output for the cheap stages to trim), so the request needs a checkpoint.
-const messages = Array.from({ length: 12 }, (_, turn) => [
+const messages: Array<ModelMessage> = Array.from({ length: 12 }, (_, turn) => [
   { role: "user", content: `Task ${turn}: explain src/module${turn}.ts. ${"Some context for the task. ".repeat(40)}` },
   { role: "assistant", content: `module${turn} exports value${turn}. ${"It does this and that. ".repeat(60)}` }
 ]).flat()
 messages.push({ role: "user", content: "Which modules export a value?" })
 
 await session.post("Profiler.takePreciseCoverage") // resets the counters: setup is not counted
-await generateText({ model: wrapped, system: "You are a coding agent.", messages: messages as Messages })
+await generateText({ model: wrapped, system: "You are a coding agent.", messages })
 const { result } = await session.post("Profiler.takePreciseCoverage")
 await session.post("Profiler.stopPreciseCoverage")
 const transcript = await middleware.controller.session({ provider: "anthropic.messages", modelId: "claude-test" })
