@@ -60,8 +60,8 @@ const middleware = contextEngineMiddleware({
 const wrapped = wrapLanguageModel({ model, middleware })
 // Plain conversation (no tool output for the cheap stages to trim), so the request needs a checkpoint.
 const messages: Array<ModelMessage> = Array.from({ length: 12 }, (_, turn) => [
-  { role: "user", content: `Task ${turn}: explain src/module${turn}.ts. ${"Some context for the task. ".repeat(40)}` },
-  { role: "assistant", content: `module${turn} exports value${turn}. ${"It does this and that. ".repeat(60)}` }
+  { role: "user" as const, content: `Task ${turn}: explain src/module${turn}.ts. ${"Some context for the task. ".repeat(40)}` },
+  { role: "assistant" as const, content: `module${turn} exports value${turn}. ${"It does this and that. ".repeat(60)}` }
 ]).flat()
 messages.push({ role: "user", content: "Which modules export a value?" })
 
