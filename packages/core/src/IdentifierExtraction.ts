@@ -16,6 +16,7 @@
  */
 import type { Identifiers } from "./Checkpoint.ts"
 import type { ContentPart, Message } from "./Message.ts"
+import * as MessageParts from "./MessageParts.ts"
 
 /** @category models */
 export type Category = keyof Identifiers
@@ -198,25 +199,6 @@ export const fromToolInput = (input: unknown): Identifiers => {
   return normalize(found)
 }
 
-const toolOutputText = (part: Extract<ContentPart, { type: "tool-result" }>): { text: string; isError: boolean } => {
-  const output = part.output
-  switch (output.type) {
-    case "text":
-    case "error-text":
-      return { text: output.value, isError: output.type === "error-text" }
-    case "json":
-    case "error-json":
-      return { text: JSON.stringify(output.value), isError: output.type === "error-json" }
-    case "execution-denied":
-      return { text: `execution denied${output.reason ? `: ${output.reason}` : ""}`, isError: true }
-    case "content":
-      return {
-        text: output.value.map((item) => (item.type === "text" ? item.text : "")).join("\n"),
-        isError: false
-      }
-  }
-}
-
 /**
  * Error strings of a tool result: the first line of an `error-text` /
  * `error-json` output, plus up to {@link MAX_ERRORS_PER_MESSAGE} error lines
@@ -226,7 +208,8 @@ const toolOutputText = (part: Extract<ContentPart, { type: "tool-result" }>): { 
  * @category extraction
  */
 export const fromToolResult = (part: Extract<ContentPart, { type: "tool-result" }>): Identifiers => {
-  const { text, isError } = toolOutputText(part)
+  const text = MessageParts.outputText(part.output)
+  const isError = MessageParts.outputIsError(part.output)
   const errors = isError || !READ_TOOL_RE.test(part.toolName) ? errorLines(text, MAX_ERRORS_PER_MESSAGE) : []
   if (isError && errors.length === 0) {
     const first = text.trim().split("\n")[0]?.trim()

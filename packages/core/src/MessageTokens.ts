@@ -9,6 +9,7 @@ import type { ItemSource } from "./ContextView.ts"
 import type { Category } from "./Measurement.ts"
 import * as MediaTokens from "./MediaTokens.ts"
 import type { ContentPart, Message, ToolResultContentItem, ToolResultOutput } from "./Message.ts"
+import * as MessageParts from "./MessageParts.ts"
 import type { Tokenizer } from "./Tokenizer.ts"
 
 /**
@@ -174,7 +175,7 @@ const toolOutput = (acc: Accumulator, options: Options, output: ToolResultOutput
       add(acc, category, count(jsonText(output.value)))
       return
     case "execution-denied":
-      add(acc, category, count(output.reason ?? "execution denied"))
+      add(acc, category, count(MessageParts.deniedText(output.reason)))
       return
     case "content":
       for (const item of output.value) resultItem(acc, options, item, category)

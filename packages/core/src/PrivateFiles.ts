@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { constants, mkdirSync, statSync } from "node:fs"
+import { closeSync, constants, lstatSync, mkdirSync, openSync, statSync } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { InvalidInput } from "./Errors.ts"
 
@@ -72,4 +72,32 @@ export const openFile = async (
     throw error
   }
   return handle
+}
+
+/**
+ * Creates `path` empty with `mode` unless it exists, then checks that it is a
+ * regular file (not a symlink) owned by this user — for files another
+ * library opens by name (the SQLite database).
+ *
+ * @throws InvalidInput when `path` is a symlink or not a regular file of this user.
+ * @category constructors
+ */
+export const ensureFile = (path: string, mode: number = FILE_MODE): void => {
+  try {
+    // `wx` (O_CREAT | O_EXCL) never follows a symlink.
+    closeSync(openSync(path, "wx", mode))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+  }
+  const info = lstatSync(path)
+  const uid = owner()
+  if (!info.isFile() || (uid !== undefined && info.uid !== uid)) {
+    throw new InvalidInput({
+      what: "store file",
+      path,
+      detail: info.isSymbolicLink()
+        ? "is a symbolic link; refusing to follow it"
+        : `is not a regular file owned by this process's uid ${uid}`
+    })
+  }
 }

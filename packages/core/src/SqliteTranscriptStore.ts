@@ -19,7 +19,6 @@
  *
  * @since 0.1.0
  */
-import { closeSync, openSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname } from "node:path"
 import type * as NodeSqlite from "node:sqlite"
@@ -94,12 +93,8 @@ const connect = (options: Options): NodeSqlite.DatabaseSync => {
  */
 export const makeBackend = (options: Options): Backend => {
   PrivateFiles.ensureDirectory(dirname(options.filename), options.directoryMode ?? PrivateFiles.DIRECTORY_MODE)
-  try {
-    // Create the file owner-only before SQLite does (it would use 0644 & ~umask).
-    closeSync(openSync(options.filename, "wx", options.fileMode ?? PrivateFiles.FILE_MODE))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-  }
+  // Created owner-only before SQLite opens it (it would use 0644 & ~umask); a planted symlink is refused.
+  PrivateFiles.ensureFile(options.filename, options.fileMode ?? PrivateFiles.FILE_MODE)
   const writer = connect(options)
   const existing = writer
     .prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('transcript_entries', 'transcript_sessions')")

@@ -70,9 +70,10 @@ export interface Backend {
    * True when one `Transaction.write` of several records commits all of
    * them or none (a SQL transaction, an array push). False for the JSONL
    * file, where the store frames an atomic write as one batch record
-   * (`TranscriptLog.encodeBatch`).
+   * (`TranscriptLog.encodeBatch`). Absent means false: correct for any
+   * backend that stores one record whole, so existing backends keep working.
    */
-  readonly atomicWrites: boolean
+  readonly atomicWrites?: boolean
   /** The name used in issues and errors for a session (file path, `sqlite:…#id`). */
   readonly describe: (sessionId: string) => string
   /** Every record of a session in order (a consistent snapshot), streamed. */

@@ -152,6 +152,16 @@ describe("SQLite store files", () => {
     expect(lstatSync(join(directory, "store.db-wal")).mode & 0o077).toBe(0)
     await store.close()
   })
+
+  it("refuses a symlink planted at the database path", () => {
+    const directory = fresh("sqlite-symlink")
+    mkdirSync(directory, { mode: 0o700 })
+    const outside = join(root, `outside-${counter}.db`)
+    writeFileSync(outside, "")
+    symlinkSync(outside, join(directory, "store.db"))
+    expect(() => SqliteTranscriptStore.open({ filename: join(directory, "store.db") })).toThrow(/symbolic link/)
+    expect(readFileSync(outside, "utf8")).toBe("")
+  })
 })
 
 describe("JSONL long ids", () => {

@@ -16,7 +16,8 @@ import {
   CheckpointRenderer,
   CheckpointValidation,
   IdentifierExtraction,
-  type Message
+  type Message,
+  MessageParts
 } from "@context-engine/core"
 import { Effect, Layer } from "effect"
 import {
@@ -104,10 +105,7 @@ const outcomes = (items: ReadonlyArray<CoveredItem>): Map<string, Outcome> => {
     for (const part of item.message.content) {
       if (part.type !== "tool-result") continue
       const errors = IdentifierExtraction.fromToolResult(part).errors
-      const isError =
-        part.output.type === "error-text" ||
-        part.output.type === "error-json" ||
-        part.output.type === "execution-denied"
+      const isError = MessageParts.outputIsError(part.output)
       map.set(part.toolCallId, { isError, firstError: errors[0] })
     }
   }

@@ -25,7 +25,14 @@
  *
  * @since 0.1.0
  */
-import { Checkpoint, CheckpointValidation, Errors, IdentifierExtraction, type Message } from "@context-engine/core"
+import {
+  Checkpoint,
+  CheckpointValidation,
+  Errors,
+  IdentifierExtraction,
+  type Message,
+  MessageParts
+} from "@context-engine/core"
 import { ExtractiveSummarizer, type Summarizer } from "@context-engine/engines"
 import { generateText, jsonSchema, type LanguageModel, Output } from "ai"
 import { Effect, Schema } from "effect"
@@ -169,21 +176,6 @@ const truncate = (text: string, maxChars: number): string =>
     ? text
     : `${text.slice(0, maxChars)}\n\n[... ${text.length - maxChars} more characters truncated]`
 
-const toolResultText = (part: Extract<Message.ContentPart, { type: "tool-result" }>): string => {
-  const output = part.output
-  switch (output.type) {
-    case "text":
-    case "error-text":
-      return output.value
-    case "content":
-      return output.value.map((item) => (item.type === "text" ? item.text : `[${item.type}]`)).join("\n")
-    case "execution-denied":
-      return `execution denied${output.reason ? `: ${output.reason}` : ""}`
-    default:
-      return JSON.stringify(output.value)
-  }
-}
-
 /**
  * Serializes messages as labelled text (thinking omitted, tool results
  * truncated to `toolResultMaxChars` characters).
@@ -212,10 +204,9 @@ export const serialize = (
       if (part.type === "text") texts.push(part.text)
       else if (part.type === "tool-call") toolCalls.push(`${part.toolName}(${JSON.stringify(part.input)})`)
       else if (part.type === "tool-result") {
-        const isError = part.output.type === "error-text" || part.output.type === "error-json"
-        parts.push(
-          `[Tool result ${part.toolName}${isError ? " (error)" : ""}]: ${truncate(toolResultText(part), toolResultMaxChars)}`
-        )
+        const isError = MessageParts.outputIsError(part.output)
+        const text = MessageParts.outputText(part.output, { mediaMarkers: true })
+        parts.push(`[Tool result ${part.toolName}${isError ? " (error)" : ""}]: ${truncate(text, toolResultMaxChars)}`)
       }
     }
     if (texts.length > 0) parts.push(`[Assistant]: ${texts.join("\n")}`)

@@ -19,8 +19,15 @@ afterAll(async () => {
   for (const cleanup of cleanups) await cleanup().catch(() => undefined)
 })
 
-/** Arms a trigger that terminates the inserting connection on the next insert into `sessionId` only. */
-const armConnectionKill = async (sessionId: string) => {
+const TERMINATE = "PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5);"
+const VIOLATE = "RAISE EXCEPTION 'injected constraint violation' USING ERRCODE = 'check_violation';"
+
+/**
+ * Arms a trigger that fires once, on the next insert into `sessionId` only:
+ * by default it terminates the inserting connection; `VIOLATE` fails the
+ * insert with a constraint violation instead.
+ */
+const armConnectionKill = async (sessionId: string, action = TERMINATE) => {
   const sql = new pg.Client({ connectionString: databaseUrl! })
   await sql.connect()
   cleanups.push(() => sql.end())
@@ -31,8 +38,7 @@ const armConnectionKill = async (sessionId: string) => {
     BEGIN
       -- nextval is not rolled back with the aborted transaction: the kill fires once.
       IF NEW.session_id = '${sessionId}' AND nextval('${schema}.${sequence}') = 1 THEN
-        PERFORM pg_terminate_backend(pg_backend_pid());
-        PERFORM pg_sleep(5);
+        ${action}
       END IF;
       RETURN NEW;
     END $$`)
@@ -74,5 +80,19 @@ describe.skipIf(databaseUrl === undefined)(`PostgresTranscriptStore failures${un
     expect(after.checkpoint).toBeUndefined()
     expect(await store.commitCompaction("killed-compaction", batch)).toEqual({ appended: 3, skipped: 0 })
     expect((await store.activeView("killed-compaction")).checkpoint?.id).toBe("c-checkpoint-1")
+  })
+
+  it("an append failing a constraint is not acknowledged, and the retry writes", async () => {
+    const store = await PostgresTranscriptStore.open({ url: databaseUrl!, schema })
+    cleanups.push(store.close)
+    const messages = conversation(3)
+    await store.append("violated", messages.slice(0, 1))
+    await armConnectionKill("violated", VIOLATE)
+    await expect(store.append("violated", messages.slice(1))).rejects.toMatchObject({
+      _tag: "TranscriptStoreFailed",
+      reason: expect.stringMatching(/injected constraint violation/)
+    })
+    expect((await store.load("violated")).entries).toHaveLength(1)
+    expect(await store.append("violated", messages.slice(1))).toEqual({ appended: 2, skipped: 0 })
   })
 })

@@ -12,10 +12,11 @@
  *
  * @since 0.1.0
  */
+
 import type { ContextView, Message, Strategy, ViewEdit } from "@context-engine/core"
+import { MessageParts } from "@context-engine/core"
 import * as HeadTail from "./HeadTail.ts"
 import * as Invariants from "./Invariants.ts"
-import { mapStrings, outputText, withParts } from "./Parts.ts"
 
 /**
  * Options. All sizes in tokens.
@@ -125,11 +126,11 @@ const clampMessage = (
         let input: unknown = part.input
         if (typeof part.input === "string") {
           try {
-            input = JSON.stringify(mapStrings(JSON.parse(part.input) as unknown, leaf))
+            input = JSON.stringify(MessageParts.mapStrings(JSON.parse(part.input) as unknown, leaf))
           } catch {
             input = clampText(part.input) ?? part.input
           }
-        } else input = mapStrings(part.input, leaf)
+        } else input = MessageParts.mapStrings(part.input, leaf)
         if (input === part.input) return part
         changed = true
         return { ...part, input }
@@ -143,7 +144,7 @@ const clampMessage = (
           return { ...part, output: { ...output, value: clamped } }
         }
         if (output.type === "json" || output.type === "error-json") {
-          const text = outputText(output)
+          const text = MessageParts.outputText(output)
           const clamped = clampText(text)
           if (clamped === undefined) return part
           changed = true
@@ -174,7 +175,7 @@ const clampMessage = (
       HeadTail.truncateToTokens(text, leafLimit, headShare, count, HeadTail.marker("clamped", entryId))?.text ?? text
     )
   }
-  return changed ? withParts(message, parts) : undefined
+  return changed ? MessageParts.withParts(message, parts) : undefined
 }
 
 /**

@@ -19,8 +19,9 @@
  *
  * @since 0.1.0
  */
+
 import type { Message, Strategy, ViewEdit } from "@context-engine/core"
-import { outputHasMedia, outputIsError, outputText, withParts, withTextOutput } from "./Parts.ts"
+import { MessageParts } from "@context-engine/core"
 
 /**
  * Options.
@@ -155,8 +156,13 @@ export const make = (options: Options = {}): Strategy.Strategy => {
         for (let partIndex = content.length - 1; partIndex >= 0; partIndex--) {
           const part = content[partIndex]!
           if (part.type !== "tool-result") continue
-          const text = outputText(part.output)
-          if (outputIsError(part.output) || outputHasMedia(part.output) || text.startsWith(REFERENCE_PREFIX)) continue
+          const text = MessageParts.outputText(part.output)
+          if (
+            MessageParts.outputIsError(part.output) ||
+            MessageParts.outputHasMedia(part.output) ||
+            text.startsWith(REFERENCE_PREFIX)
+          )
+            continue
           const seenKeys: Array<[string, "file" | "identical"]> = []
           const file = fileKey(keys, part.toolName, inputs.get(part.toolCallId))
           if (file !== undefined) seenKeys.push([file, "file"])
@@ -181,7 +187,7 @@ export const make = (options: Options = {}): Strategy.Strategy => {
             parts = new Map()
             replaced.set(itemIndex, parts)
           }
-          parts.set(partIndex, withTextOutput(part, reference))
+          parts.set(partIndex, MessageParts.withTextOutput(part, reference))
           freedChars += text.length - reference.length
         }
       }
@@ -192,7 +198,7 @@ export const make = (options: Options = {}): Strategy.Strategy => {
         edits.push({
           op: "replace",
           entryId: item.entryId,
-          message: withParts(
+          message: MessageParts.withParts(
             item.message,
             content.map((part, index) => parts.get(index) ?? part)
           ),

@@ -16,8 +16,7 @@
  */
 
 import type { Message, ViewEdit } from "@context-engine/core"
-import { ContextView, ToolPairing, Turns } from "@context-engine/core"
-import { contentParts, isEmptyMessage, isReasoningOnly } from "./Parts.ts"
+import { ContextView, MessageParts, ToolPairing, Turns } from "@context-engine/core"
 
 /**
  * Entries a strategy may not change.
@@ -66,7 +65,9 @@ export const isEditable = (guard: Protected, entryId: string): boolean =>
   !guard.systemIds.has(entryId) && guard.latestUserId !== entryId
 
 const reasoningKey = (message: Message.Message): string =>
-  JSON.stringify(contentParts(message).filter((part) => part.type === "reasoning" || part.type === "reasoning-file"))
+  JSON.stringify(
+    MessageParts.contentParts(message).filter((part) => part.type === "reasoning" || part.type === "reasoning-file")
+  )
 
 /**
  * A violated invariant.
@@ -133,13 +134,17 @@ export const check = (before: ContextView.ContextView, after: ContextView.Contex
       })
   }
   for (const item of after.items) {
-    if (isEmptyMessage(item.message) && !guard.systemIds.has(item.entryId) && guard.latestUserId !== item.entryId)
+    if (
+      MessageParts.isEmptyMessage(item.message) &&
+      !guard.systemIds.has(item.entryId) &&
+      guard.latestUserId !== item.entryId
+    )
       violations.push({
         invariant: "no-empty-message",
         entryId: item.entryId,
         detail: `empty ${item.message.role} message`
       })
-    if (isReasoningOnly(item.message))
+    if (MessageParts.isReasoningOnly(item.message))
       violations.push({
         invariant: "no-reasoning-only-assistant",
         entryId: item.entryId,
@@ -186,7 +191,7 @@ export const enforce = (
   let refused = 0
   for (const edit of edits) {
     if (edit.op === "insert") {
-      if (isEmptyMessage(edit.message) || isReasoningOnly(edit.message)) refused++
+      if (MessageParts.isEmptyMessage(edit.message) || MessageParts.isReasoningOnly(edit.message)) refused++
       else accepted.push(edit)
       continue
     }
@@ -209,7 +214,7 @@ export const enforce = (
       refused++
       continue
     }
-    if (isEmptyMessage(edit.message) || isReasoningOnly(edit.message)) {
+    if (MessageParts.isEmptyMessage(edit.message) || MessageParts.isReasoningOnly(edit.message)) {
       if (guard.latestAssistantId === edit.entryId) refused++
       else
         accepted.push({

@@ -12,9 +12,8 @@
  */
 
 import type { Message, Strategy, ViewEdit } from "@context-engine/core"
-import { MediaTokens, Turns } from "@context-engine/core"
+import { MediaTokens, MessageParts, Turns } from "@context-engine/core"
 import * as Invariants from "./Invariants.ts"
-import { withParts } from "./Parts.ts"
 
 /**
  * Options.
@@ -173,7 +172,7 @@ export const replaceMedia = (message: Message.Message, entryId: string): Message
     }
     return part
   })
-  return changed ? withParts(message, parts) : undefined
+  return changed ? MessageParts.withParts(message, parts) : undefined
 }
 
 /**

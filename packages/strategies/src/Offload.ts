@@ -13,9 +13,10 @@
  *
  * @since 0.1.0
  */
+
 import type { Entry, Message, ViewEdit } from "@context-engine/core"
+import { MessageParts } from "@context-engine/core"
 import * as HeadTail from "./HeadTail.ts"
-import { outputHasMedia, outputText, withParts, withTextOutput } from "./Parts.ts"
 
 /**
  * The strategy name offload edits carry.
@@ -98,8 +99,9 @@ export const offloadMessage = (
   const count = options.countTokens ?? estimate
   let changed = false
   const parts = message.content.map((part) => {
-    if (part.type !== "tool-result" || keepWhole.has(part.toolName) || outputHasMedia(part.output)) return part
-    const text = outputText(part.output)
+    if (part.type !== "tool-result" || keepWhole.has(part.toolName) || MessageParts.outputHasMedia(part.output))
+      return part
+    const text = MessageParts.outputText(part.output)
     if (text.length <= headChars + tailChars) return part
     const totalTokens = count(text)
     if (totalTokens <= thresholdTokens) return part
@@ -119,9 +121,9 @@ export const offloadMessage = (
           cutChars: cut.cutChars
         })
     )
-    return withTextOutput(part, truncated)
+    return MessageParts.withTextOutput(part, truncated)
   })
-  return changed ? withParts(message, parts) : undefined
+  return changed ? MessageParts.withParts(message, parts) : undefined
 }
 
 /**

@@ -26,11 +26,9 @@ import type {
   Strategy,
   ViewEdit
 } from "@context-engine/core"
-import { Measurement } from "@context-engine/core"
+import { MeasureCache, Measurement, MessageParts } from "@context-engine/core"
 import { Effect } from "effect"
 import * as Invariants from "./Invariants.ts"
-import * as MeasureCache from "./MeasureCache.ts"
-import { isEmptyMessage, isReasoningOnly } from "./Parts.ts"
 
 /**
  * What the pipeline runs on.
@@ -89,7 +87,7 @@ const now = (): number => performance.now()
  * per-message part is re-summed from identity-cached counts.
  */
 const makeTracker = (
-  measurer: MeasureCache.CachedMeasurer,
+  measurer: Measurer.CachedMeasurer,
   view: ContextView.ContextView,
   first: Measurement.Measurement
 ) => {
@@ -126,9 +124,9 @@ const normalizeEdits = (view: ContextView.ContextView): Array<ViewEdit.ViewEdit>
   const guard = Invariants.protectedOf(view)
   return view.items.flatMap((item): Array<ViewEdit.ViewEdit> => {
     if (!Invariants.isEditable(guard, item.entryId)) return []
-    if (isEmptyMessage(item.message))
+    if (MessageParts.isEmptyMessage(item.message))
       return [{ op: "drop", entryId: item.entryId, strategy: NORMALIZE_STAGE, reason: "empty message" }]
-    if (isReasoningOnly(item.message))
+    if (MessageParts.isReasoningOnly(item.message))
       return [
         {
           op: "drop",

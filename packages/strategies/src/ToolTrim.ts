@@ -19,9 +19,10 @@
  *
  * @since 0.1.0
  */
+
 import type { ContextView, Message, Strategy, ViewEdit } from "@context-engine/core"
+import { MessageParts } from "@context-engine/core"
 import * as HeadTail from "./HeadTail.ts"
-import { outputHasMedia, outputText, withParts, withTextOutput } from "./Parts.ts"
 
 /**
  * Options. Token and character units are in the names.
@@ -143,7 +144,7 @@ export const candidates = (view: ContextView.ContextView, options: Options = {})
   return eligible.filter(
     (candidate) =>
       !exclude.has(candidate.part.toolName) &&
-      !outputHasMedia(candidate.part.output) &&
+      !MessageParts.outputHasMedia(candidate.part.output) &&
       !isCleared(candidate.part, options.placeholder ?? defaults.placeholder)
   )
 }
@@ -162,8 +163,8 @@ const partTokens = (input: Strategy.StrategyInput, candidate: Candidate): number
   const content = item.message.content as ReadonlyArray<Message.ContentPart>
   if (content.length === 1) return total
   let chars = 0
-  for (const part of content) if (part.type === "tool-result") chars += outputText(part.output).length
-  return chars === 0 ? 0 : Math.round((total * outputText(candidate.part.output).length) / chars)
+  for (const part of content) if (part.type === "tool-result") chars += MessageParts.outputText(part.output).length
+  return chars === 0 ? 0 : Math.round((total * MessageParts.outputText(candidate.part.output).length) / chars)
 }
 
 type Rewrite = (candidate: Candidate) => Message.ToolResultPart | undefined
@@ -189,9 +190,11 @@ const rewriteOldest = (
     if (replacement === undefined) continue
     // Estimates only (proportional to characters); the pipeline re-measures the result exactly.
     const before = partTokens(input, candidate)
-    const originalChars = outputText(candidate.part.output).length
+    const originalChars = MessageParts.outputText(candidate.part.output).length
     const after =
-      originalChars === 0 ? before : Math.ceil((before * outputText(replacement.output).length) / originalChars)
+      originalChars === 0
+        ? before
+        : Math.ceil((before * MessageParts.outputText(replacement.output).length) / originalChars)
     if (after >= before) continue
     freed += before - after
     let parts = byItem.get(candidate.itemIndex)
@@ -210,7 +213,7 @@ const rewriteOldest = (
     edits.push({
       op: "replace",
       entryId: item.entryId,
-      message: withParts(
+      message: MessageParts.withParts(
         item.message,
         content.map((part, index) => parts.get(index) ?? part)
       ),
@@ -237,10 +240,10 @@ export const soft = (options: Options = {}): Strategy.Strategy => {
     minReclaimTokens: options.minReclaimTokens ?? defaults.minReclaimTokens,
     apply: (input) =>
       rewriteOldest(input, options, SOFT, "old tool result soft-trimmed to head + tail", (candidate) => {
-        const text = outputText(candidate.part.output)
+        const text = MessageParts.outputText(candidate.part.output)
         if (text.length <= maxChars || text.length <= keepChars) return undefined
         const tokens = Math.ceil(text.length / 4)
-        return withTextOutput(
+        return MessageParts.withTextOutput(
           candidate.part,
           HeadTail.truncate(text, keepChars, headShare, tokens, HeadTail.marker("trimmed", candidate.entryId))
         )
@@ -268,7 +271,7 @@ export const clear = (options: Options = {}): Strategy.Strategy => {
     minReclaimTokens: options.minReclaimTokens ?? defaults.minReclaimTokens,
     apply: (input) =>
       rewriteOldest(input, options, CLEAR, "old tool result cleared", (candidate) =>
-        withTextOutput(candidate.part, placeholderText(placeholder, candidate.entryId, candidate.part))
+        MessageParts.withTextOutput(candidate.part, placeholderText(placeholder, candidate.entryId, candidate.part))
       )
   }
 }

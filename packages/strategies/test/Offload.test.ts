@@ -1,7 +1,7 @@
 import type { Entry, Message } from "@context-engine/core"
+import { MessageParts } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Offload from "../src/Offload.ts"
-import { outputText } from "../src/Parts.ts"
 
 const result = (toolName: string, value: string, id = "c1"): Message.Message => ({
   role: "tool",
@@ -25,7 +25,9 @@ describe("Offload", () => {
     expect(original).toEqual(frozen)
     expect(edit).toMatchObject({ op: "replace", entryId: "e7", strategy: "offload" })
     const text =
-      edit!.op === "replace" ? outputText((edit!.message.content as Array<Message.ToolResultPart>)[0]!.output) : ""
+      edit!.op === "replace"
+        ? MessageParts.outputText((edit!.message.content as Array<Message.ToolResultPart>)[0]!.output)
+        : ""
     expect(text.startsWith(big.slice(0, 100))).toBe(true)
     expect(text.endsWith(big.slice(-50))).toBe(true)
     expect(text).toContain("transcript entry e7")

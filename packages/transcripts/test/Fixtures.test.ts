@@ -5,7 +5,7 @@
  * a round trip import → export → import that preserves the messages.
  */
 import { readFileSync } from "node:fs"
-import { Decode, Entry, Message, ToolPairing } from "@context-engine/core"
+import { Decode, Entry, Message, MessageParts, ToolPairing } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import {
   AnthropicMessagesExport,
@@ -39,14 +39,14 @@ const load = async (name: string) => {
 
 type Loaded = Awaited<ReturnType<typeof load>>
 
-const textOf = (entry: Entry.MessageEntry) => ExportInput.textOf(entry.message.content)
+const textOf = (entry: Entry.MessageEntry) => MessageParts.textOf(entry.message.content)
 
 // ---------------------------------------------------------------------------
 // Round trip: what each target format can carry, compared before and after
 // ---------------------------------------------------------------------------
 
 const outputAtom = (output: Message.ToolResultOutput, withError: boolean) => [
-  ExportInput.outputText(output),
+  MessageParts.outputText(output),
   withError && (output.type === "error-text" || output.type === "error-json")
 ]
 

@@ -14,8 +14,8 @@
  *
  * @since 0.1.0
  */
-import type { Message } from "@context-engine/core"
-import { dataString, type ExportInput, isUrl, messagesOf, outputText } from "./ExportInput.ts"
+import { type Message, MessageParts } from "@context-engine/core"
+import { dataString, type ExportInput, isUrl, messagesOf } from "./ExportInput.ts"
 
 type Block = Record<string, unknown>
 
@@ -64,7 +64,7 @@ const userBlock = (part: Message.UserContentPart): Block => {
 // Multi-part content keeps its images as blocks; everything else is the shared text form.
 const resultContent = (output: Message.ToolResultOutput): string | Array<Block> =>
   output.type !== "content"
-    ? outputText(output)
+    ? MessageParts.outputText(output)
     : output.value.flatMap((item): Array<Block> => {
         if (item.type === "text") return [{ type: "text", text: item.text }]
         if (item.type === "image-data")

@@ -52,37 +52,3 @@ export const dataString = (data: unknown): string => {
  * @category guards
  */
 export const isUrl = (data: string): boolean => /^(https?|data|file|gs|s3):/u.test(data)
-
-/**
- * A tool output as the text a text-only tool message carries: text values
- * as they are, JSON stringified, multi-part content as its text items
- * joined by `\n` (images are not representable as text and are dropped).
- *
- * @category utils
- */
-export const outputText = (output: Message.ToolResultOutput): string => {
-  switch (output.type) {
-    case "text":
-    case "error-text":
-      return output.value
-    case "json":
-    case "error-json":
-      return JSON.stringify(output.value)
-    case "execution-denied":
-      return `Tool execution denied${output.reason ? `: ${output.reason}` : "."}`
-    case "content":
-      return output.value.flatMap((item) => (item.type === "text" ? [item.text] : [])).join("\n")
-  }
-}
-
-/**
- * The text of the text parts of a message, joined by `\n`.
- *
- * @category utils
- */
-export const textOf = (content: Message.Message["content"]): string =>
-  typeof content === "string"
-    ? content
-    : (content as ReadonlyArray<Message.ContentPart>)
-        .flatMap((part) => (part.type === "text" ? [part.text] : []))
-        .join("\n")

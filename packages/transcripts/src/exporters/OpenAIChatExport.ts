@@ -15,8 +15,8 @@
  *
  * @since 0.1.0
  */
-import type { Message } from "@context-engine/core"
-import { dataString, type ExportInput, isUrl, messagesOf, outputText } from "./ExportInput.ts"
+import { type Message, MessageParts } from "@context-engine/core"
+import { dataString, type ExportInput, isUrl, messagesOf } from "./ExportInput.ts"
 
 /**
  * An OpenAI Chat Completions message (the subset this exporter writes).
@@ -115,7 +115,7 @@ export const toOpenAIChat = (input: ExportInput): Array<ChatMessage> =>
         return message.content.flatMap(
           (part): Array<ChatMessage> =>
             part.type === "tool-result"
-              ? [{ role: "tool", tool_call_id: part.toolCallId, content: outputText(part.output) }]
+              ? [{ role: "tool", tool_call_id: part.toolCallId, content: MessageParts.outputText(part.output) }]
               : []
         )
     }

@@ -1,24 +1,52 @@
 /**
- * Part-level helpers shared by the built-in strategies: the text of a tool
- * result, rebuilding a message with new parts, and JSON string-leaf mapping
- * (so a clamped tool-call argument object stays valid JSON).
+ * The one home of message-part helpers: a message's content parts, a tool
+ * output as text (with one text for a denied call), whether an output is an
+ * error or carries media, rebuilding a message with new parts, and JSON
+ * string-leaf mapping (so a clamped tool-call argument object stays valid
+ * JSON). Used by the measurer, identifier extraction, the strategies, the
+ * summarizers and the exporters.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-import type { Message as M } from "@context-engine/core"
-
-type ContentPart = M.ContentPart
-type Message = M.Message
-type ToolResultOutput = M.ToolResultOutput
-type ToolResultPart = M.ToolResultPart
+import type { ContentPart, Message, ToolResultOutput, ToolResultPart } from "./Message.ts"
 
 /**
- * The textual payload of a tool result (what dominates its token count).
- * JSON outputs are serialized; media items contribute nothing.
+ * The text a denied tool call's result carries: its reason, or
+ * `"Tool call execution denied."` when it has none. That is the text the AI
+ * SDK's provider packages send for an `execution-denied` output
+ * (`@ai-sdk/openai` chat and responses converters), so counting, summarizing
+ * and exporting it say what the model will read.
  *
  * @category getters
  */
-export const outputText = (output: ToolResultOutput): string => {
+export const deniedText = (reason: string | undefined): string => reason ?? "Tool call execution denied."
+
+/**
+ * Options of {@link outputText}.
+ *
+ * @category models
+ */
+export interface OutputTextOptions {
+  /** Write `[image]` / `[file]`-style markers for media items (default: media items contribute nothing). */
+  readonly mediaMarkers?: boolean
+}
+
+/**
+ * The textual payload of a tool result (what dominates its token count):
+ * text values as they are, JSON serialized, a denied call as
+ * {@link deniedText}, multi-part content as its text items joined by `\n`
+ * (media items dropped, or as markers with `mediaMarkers`).
+ *
+ * @example
+ * ```ts
+ * import { MessageParts } from "@context-engine/core"
+ * MessageParts.outputText({ type: "json", value: { ok: true } }) // '{"ok":true}'
+ * MessageParts.outputText({ type: "execution-denied" }) // "Tool call execution denied."
+ * ```
+ *
+ * @category getters
+ */
+export const outputText = (output: ToolResultOutput, options: OutputTextOptions = {}): string => {
   switch (output.type) {
     case "text":
     case "error-text":
@@ -27,9 +55,11 @@ export const outputText = (output: ToolResultOutput): string => {
     case "error-json":
       return JSON.stringify(output.value) ?? ""
     case "execution-denied":
-      return output.reason ?? ""
+      return deniedText(output.reason)
     case "content":
-      return output.value.map((item) => (item.type === "text" ? item.text : "")).join("\n")
+      return output.value
+        .flatMap((item) => (item.type === "text" ? [item.text] : options.mediaMarkers ? [`[${item.type}]`] : []))
+        .join("\n")
   }
 }
 
@@ -42,7 +72,7 @@ export const outputHasMedia = (output: ToolResultOutput): boolean =>
   output.type === "content" && output.value.some((item) => item.type !== "text")
 
 /**
- * Whether the output is an error.
+ * Whether the output is an error: `error-text`, `error-json`, or a denied call.
  *
  * @category guards
  */
@@ -89,6 +119,16 @@ export const isEmptyMessage = (message: Message): boolean => {
   if (typeof message.content === "string") return message.content.trim().length === 0
   return message.content.every((part) => part.type === "text" && part.text.trim().length === 0)
 }
+
+/**
+ * The text of the text parts of a message's content, joined by `\n`.
+ *
+ * @category getters
+ */
+export const textOf = (content: Message["content"]): string =>
+  typeof content === "string"
+    ? content
+    : (content as ReadonlyArray<ContentPart>).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
 
 /**
  * Whether an assistant message holds only reasoning parts.
