@@ -60,7 +60,10 @@ const middleware = contextEngineMiddleware({
 const wrapped = wrapLanguageModel({ model, middleware })
 // Plain conversation (no tool output for the cheap stages to trim), so the request needs a checkpoint.
 const messages: Array<ModelMessage> = Array.from({ length: 12 }, (_, turn) => [
-  { role: "user" as const, content: `Task ${turn}: explain src/module${turn}.ts. ${"Some context for the task. ".repeat(40)}` },
+  {
+    role: "user" as const,
+    content: `Task ${turn}: explain src/module${turn}.ts. ${"Some context for the task. ".repeat(40)}`
+  },
   { role: "assistant" as const, content: `module${turn} exports value${turn}. ${"It does this and that. ".repeat(60)}` }
 ]).flat()
 messages.push({ role: "user", content: "Which modules export a value?" })
