@@ -65,7 +65,9 @@ case "$command" in
       chown postgres "$directory"
     fi
     chmod 700 "$directory"
-    as_owner timeout 120 "$bin/initdb" -D "$directory/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+    # C.UTF-8 keeps full-text word splitting Unicode-aware; a system without it falls back to the C locale.
+    as_owner timeout 120 "$bin/initdb" -D "$directory/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null ||
+      { rm -rf "$directory/data" && as_owner timeout 120 "$bin/initdb" -D "$directory/data" -U postgres --auth=trust -E UTF8 --no-locale >/dev/null; }
     port="$(free_port)"
     as_owner timeout 120 "$bin/pg_ctl" -D "$directory/data" -l "$directory/server.log" -w -t 60 \
       -o "-c listen_addresses=127.0.0.1 -p $port -k $directory -c fsync=on -c max_connections=100" start >/dev/null

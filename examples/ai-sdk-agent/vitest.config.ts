@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config"
 
 export default defineProject({
-  test: { name: "example-ai-sdk-agent", include: ["test/**/*.test.ts"] }
+  test: { name: "example-ai-sdk-agent", testTimeout: 60_000, hookTimeout: 60_000, include: ["test/**/*.test.ts"] }
 })

@@ -180,6 +180,10 @@ export const make = (backend: Backend): Service => {
   const append: Service["append"] = (sessionId, entries) =>
     Effect.gen(function* () {
       yield* checkSession(sessionId)
+      if (!Array.isArray(entries))
+        return yield* Effect.fail(
+          new InvalidInput({ what: "entries", path: "", detail: `Expected an array of entries, got ${typeof entries}` })
+        )
       const checkpointAt = entries.findIndex((entry) => entry.kind === "checkpoint")
       if (checkpointAt !== -1) {
         return yield* Effect.fail(
@@ -251,6 +255,17 @@ export const make = (backend: Backend): Service => {
     )
 
   const load: Service["load"] = (sessionId, options) =>
+    checkSessionId(sessionId) !== undefined
+      ? Effect.fail(
+          new TranscriptStoreFailed({
+            source: String(sessionId).slice(0, 80),
+            operation: "load",
+            reason: checkSessionId(sessionId)!.message
+          })
+        )
+      : loadValid(sessionId, options)
+
+  const loadValid: Service["load"] = (sessionId, options) =>
     Effect.tryPromise({
       try: async (): Promise<LoadedTranscript> => {
         const entries: Array<Entry> = []

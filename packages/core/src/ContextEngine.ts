@@ -166,11 +166,25 @@ export type CompactionError =
 export type InputError = InvalidInput | PolicyInvalid
 
 /**
+ * The version of the {@link ContextEngine} contract (and of the
+ * `Strategy` contract, `Strategy.SPECIFICATION_VERSION`) this release
+ * defines. Like the AI SDK's `specificationVersion: "v4"` on
+ * `LanguageModelV4`, it is a literal that changes only when the contract
+ * breaks, so a caller can tell an engine written against another contract
+ * from a bug (the middleware rejects one with `InvalidInput`).
+ *
+ * @category constants
+ */
+export const SPECIFICATION_VERSION = "v1" as const
+
+/**
  * A context engine.
  *
  * @category models
  */
 export interface ContextEngine {
+  /** The contract version this engine implements: {@link SPECIFICATION_VERSION}. */
+  readonly specificationVersion: typeof SPECIFICATION_VERSION
   readonly name: string
   readonly measure: (input: EngineInput) => Effect.Effect<Measurement, InputError>
   readonly shouldCompact: (input: EngineInput) => Effect.Effect<CompactionDecision, InputError>
@@ -193,12 +207,16 @@ export interface ContextEngine {
  * @category models
  */
 export type AsyncContextEngine = {
-  readonly [K in Exclude<keyof ContextEngine, "name">]: ContextEngine[K] extends (
+  readonly [K in Exclude<keyof ContextEngine, "name" | "specificationVersion">]: ContextEngine[K] extends (
     ...args: infer A
   ) => Effect.Effect<infer R, infer _E>
     ? (...args: A) => Promise<R>
     : never
-} & { readonly name: string; readonly engine: ContextEngine }
+} & {
+  readonly specificationVersion: typeof SPECIFICATION_VERSION
+  readonly name: string
+  readonly engine: ContextEngine
+}
 
 /**
  * Wraps an engine in its Promise face.
@@ -206,6 +224,7 @@ export type AsyncContextEngine = {
  * @category constructors
  */
 export const toAsync = (engine: ContextEngine): AsyncContextEngine => ({
+  specificationVersion: engine.specificationVersion,
   name: engine.name,
   engine,
   measure: (input) => Effect.runPromise(engine.measure(input)),

@@ -30,6 +30,7 @@ import type { ContextEngine, EngineInput, InputError } from "./ContextEngine.ts"
 import { decodeUnknown } from "./Decode.ts"
 import { Entry } from "./Entry.ts"
 import { InvalidInput, PolicyInvalid } from "./Errors.ts"
+import * as JsonSafety from "./JsonSafety.ts"
 import { JsonValue } from "./Message.ts"
 import { ModelPolicy } from "./ModelPolicy.ts"
 import * as PolicyLimits from "./PolicyLimits.ts"
@@ -145,6 +146,8 @@ export const makeValidator = (): Validator => {
         const entry: unknown = entries[index]
         if (!isObject(entry) || !validEntries.has(entry)) {
           decoded++
+          const unsafe = JsonSafety.check(entry, `entries[${index}]`)
+          if (unsafe !== undefined) return yield* invalid(unsafe.path, unsafe.detail)
           yield* Effect.mapError(decodeEntry(withoutUndefinedKeys(entry)), (error) => under(`entries[${index}]`, error))
           validEntries.add(entry as object)
         }

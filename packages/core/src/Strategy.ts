@@ -54,11 +54,27 @@ export interface StrategyResult {
 }
 
 /**
+ * The version of the strategy contract this release defines (the same
+ * literal as `ContextEngine.SPECIFICATION_VERSION`). A strategy may declare
+ * it; one that declares another version is skipped by the pipeline with a
+ * stage report saying so, instead of being called with inputs it does not
+ * expect.
+ *
+ * @category constants
+ */
+export const SPECIFICATION_VERSION = "v1" as const
+
+/**
  * A strategy.
  *
  * @category models
  */
 export interface Strategy {
+  /**
+   * The contract version the strategy implements. Optional (absent means
+   * {@link SPECIFICATION_VERSION}), so the few-line strategies above stay valid.
+   */
+  readonly specificationVersion?: typeof SPECIFICATION_VERSION
   readonly name: string
   /**
    * Prompt-cache guard: the pipeline discards this strategy's edits when they

@@ -185,6 +185,57 @@ export const INTERRUPTED_RESULT_TEXT =
 export const interruptedResultId = (toolCallId: string): string => `interrupted:${toolCallId}`
 
 /**
+ * Gives every reused tool-call id a fresh one: the n-th call (n ≥ 2) of id
+ * `X` becomes `X~n` (the next free suffix), and the first result of `X` that
+ * follows it is renamed with it, so each call keeps exactly one result.
+ * Providers reject a request with two calls of one id ("tool_use ids must be
+ * unique", Anthropic Messages API), and a naive pairing silently drops one
+ * of their results.
+ */
+const renameReusedCallIds = (
+  items: ReadonlyArray<Item>,
+  strategy: string
+): { readonly items: ReadonlyArray<Item>; readonly edits: Array<ViewEdit> } => {
+  const taken = new Set<string>()
+  for (const item of items)
+    for (const part of contentParts(item.message)) if (part.type === "tool-call") taken.add(part.toolCallId)
+  const seen = new Set<string>()
+  const pending = new Map<string, string>()
+  const edits: Array<ViewEdit> = []
+  let out: Array<Item> | undefined
+  items.forEach((item, index) => {
+    let changed = false
+    const parts = contentParts(item.message).map((part): ContentPart => {
+      if (part.type === "tool-call") {
+        if (!seen.has(part.toolCallId)) {
+          seen.add(part.toolCallId)
+          pending.delete(part.toolCallId)
+          return part
+        }
+        let suffix = 2
+        while (taken.has(`${part.toolCallId}~${suffix}`)) suffix++
+        const fresh = `${part.toolCallId}~${suffix}`
+        taken.add(fresh)
+        pending.set(part.toolCallId, fresh)
+        changed = true
+        return { ...part, toolCallId: fresh }
+      }
+      const fresh = part.type === "tool-result" ? pending.get(part.toolCallId) : undefined
+      if (part.type !== "tool-result" || fresh === undefined) return part
+      pending.delete(part.toolCallId)
+      changed = true
+      return { ...part, toolCallId: fresh }
+    })
+    if (!changed) return
+    const message = { ...item.message, content: parts } as Message
+    out ??= items.slice()
+    out[index] = { ...item, message }
+    edits.push({ op: "replace", entryId: item.entryId, strategy, reason: "renamed a reused tool-call id", message })
+  })
+  return { items: out ?? items, edits }
+}
+
+/**
  * View edits that make the view's pairing valid:
  *
  * - a result that sits away from its call (a user or assistant message came
@@ -194,7 +245,9 @@ export const interruptedResultId = (toolCallId: string): string => `interrupted:
  * - a call without a result gets one synthesized `interrupted` error result
  *   in that same place (so a parallel batch stays answered in one place);
  * - an orphan tool result is removed from its message (the message is
- *   dropped when nothing else is left in it).
+ *   dropped when nothing else is left in it);
+ * - a reused tool-call id is renamed (`X~2`) in the later call and the
+ *   result that follows it.
  *
  * Results that a provider executed inside an assistant message stay where
  * they are. Idempotent: on a repaired view it returns no edits.
@@ -202,9 +255,10 @@ export const interruptedResultId = (toolCallId: string): string => `interrupted:
  * @category repair
  */
 export const repairEdits = (view: ContextView, strategy = "toolPairing"): Array<ViewEdit> => {
-  const items = view.items
+  const renamed = renameReusedCallIds(view.items, strategy)
+  const items = renamed.items
   const found = scan(items)
-  const edits: Array<ViewEdit> = []
+  const edits: Array<ViewEdit> = renamed.edits
   const removals = new Map<number, Set<ContentPart>>()
   const remove = (itemIndex: number, part: ContentPart) => {
     const set = removals.get(itemIndex) ?? new Set()

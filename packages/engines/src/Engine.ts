@@ -25,7 +25,7 @@ import type { Entry as EntryType, Measurement, ModelPolicy, Strategy, ViewEdit }
 import {
   ActiveView,
   Budget,
-  type ContextEngine,
+  ContextEngine,
   ContextView,
   EngineInput,
   Entry,
@@ -354,6 +354,7 @@ export interface Configuration {
  */
 export const make = (core: ReturnType<typeof kernel>, configuration: Configuration): ContextEngine.ContextEngine =>
   EngineInput.guard({
+    specificationVersion: ContextEngine.SPECIFICATION_VERSION,
     name: configuration.name,
     measure: (input) => Effect.sync(() => core.prepare(input).measurement),
     shouldCompact: (input) =>

@@ -31,8 +31,7 @@
  *
  * @since 0.1.0
  */
-import type { ContextEngine, Entry, Message, ModelPolicy } from "@context-engine/core"
-import { Budget, EngineInput } from "@context-engine/core"
+import { Budget, ContextEngine, EngineInput, type Entry, type Message, type ModelPolicy } from "@context-engine/core"
 import { Effect } from "effect"
 
 /**
@@ -407,6 +406,7 @@ export const make = (options: Options): ProviderNativeEngine => {
 
   // Validate before `view(input)` reads the entries (typed InvalidInput / PolicyInvalid, never a raw TypeError).
   return EngineInput.guard<ProviderNativeEngine>({
+    specificationVersion: ContextEngine.SPECIFICATION_VERSION,
     name: `provider-native(${fallback.name})`,
     providerNative: true,
     providerOptions,

@@ -218,6 +218,23 @@ const keepingCheckpoint = (strategy: Strategy.Strategy): Strategy.Strategy => ({
  *
  * @category constructors
  */
+/**
+ * Id of the last of `items` that is a transcript entry. View items can be
+ * synthesized (an "interrupted" result for a call without one, id
+ * `ToolPairing.interruptedResultId`); a checkpoint that referenced one would
+ * point at nothing the store or a rebuilt view knows.
+ */
+const lastRealEntryId = (
+  entries: ReadonlyArray<{ readonly id: string }>,
+  items: ReadonlyArray<{ readonly entryId: string }>
+): string => {
+  const ids = new Set<string>()
+  for (const entry of entries) ids.add(entry.id)
+  for (let index = items.length - 1; index >= 0; index--)
+    if (ids.has(items[index]!.entryId)) return items[index]!.entryId
+  return items[items.length - 1]!.entryId
+}
+
 export const make = (options: Options = {}): ContextEngine.ContextEngine => {
   // The extractive summarizer shrinks to the same identifier-retention minimum the engine validates with.
   const extractive = () =>
@@ -302,7 +319,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
             cutPoint: {
               firstKeptEntryId: conversation[cut.firstKeptIndex]?.entryId ?? null,
               coveredFromEntryId: covered[0]?.entryId ?? null,
-              coveredToEntryId: covered[covered.length - 1]!.entryId,
+              coveredToEntryId: lastRealEntryId(input.entries, covered),
               splitTurn: cut.splitTurn
             }
           }
@@ -432,6 +449,8 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const covered = conversation.slice(0, historyEnd).map(original)
       const turnPrefix = cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : []
       const coveredItems = conversation.slice(0, cut.firstKeptIndex)
+      // The covered range ends on a transcript entry, never on a synthesized "interrupted" result.
+      const lastCoveredEntryId = lastRealEntryId(input.entries, coveredItems)
       const previousEntry = checkpointView.checkpoint
       const previous = previousEntry?.checkpoint
       const previousItem = cheap.view.items.find((item) => item.source === "checkpoint")
@@ -499,7 +518,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       ).inputTokens
       const framingTokens = measurer.messageTokens(
         CheckpointRenderer.toMessage({
-          id: `checkpoint:${generation}:${coveredItems[coveredItems.length - 1]!.entryId}`,
+          id: `checkpoint:${generation}:${lastCoveredEntryId}`,
           generation,
           coveredRange: { fromEntryId: coveredItems[0]?.entryId ?? null, toEntryId: coveredItems[0]!.entryId },
           firstKeptEntryId: firstKept?.entryId ?? null,
@@ -518,11 +537,11 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         result: SummarizeResult
       ): SummaryLadder.Built<{ view: ContextView.ContextView; after: Measurement.Measurement }> => {
         const checkpoint: Checkpoint.Checkpoint = {
-          id: `checkpoint:${generation}:${coveredItems[coveredItems.length - 1]!.entryId}`,
+          id: `checkpoint:${generation}:${lastCoveredEntryId}`,
           generation,
           coveredRange: {
             fromEntryId: previous ? (coveredItems[0]?.entryId ?? null) : null,
-            toEntryId: coveredItems[coveredItems.length - 1]!.entryId
+            toEntryId: lastCoveredEntryId
           },
           firstKeptEntryId: firstKept?.entryId ?? null,
           tokensBefore: before.inputTokens,

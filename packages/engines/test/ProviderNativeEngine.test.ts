@@ -45,6 +45,7 @@ const passThrough = (): ContextEngine.ContextEngine & { seen: Array<ReadonlyArra
     return { view, budget, measurement: measurer.measure(view, { budget }) }
   }
   return {
+    specificationVersion: "v1",
     name: "pass-through",
     seen,
     measure: (input) => Effect.sync(() => measure(input).measurement),

@@ -14,7 +14,7 @@ import {
   ContextEngine,
   type ContextView,
   type Entry,
-  type Errors,
+  Errors,
   type Message,
   type ModelPolicy,
   PluginGuard,
@@ -224,8 +224,18 @@ export interface ContextController {
 
 const toEffectEngine = (
   engine: ContextEngine.ContextEngine | ContextEngine.AsyncContextEngine
-): ContextEngine.ContextEngine =>
-  "engine" in engine && typeof engine.engine === "object" ? engine.engine : (engine as ContextEngine.ContextEngine)
+): ContextEngine.ContextEngine => {
+  const effectEngine =
+    "engine" in engine && typeof engine.engine === "object" ? engine.engine : (engine as ContextEngine.ContextEngine)
+  const version: unknown = effectEngine.specificationVersion
+  if (version !== ContextEngine.SPECIFICATION_VERSION)
+    throw new Errors.InvalidInput({
+      what: "context engine",
+      path: "engine.specificationVersion",
+      detail: `engine "${effectEngine.name}" implements specificationVersion ${JSON.stringify(version)}; this middleware runs ${ContextEngine.SPECIFICATION_VERSION}`
+    })
+  return effectEngine
+}
 
 const emit = (options: ControllerOptions, event: ContextEvent): void => {
   try {

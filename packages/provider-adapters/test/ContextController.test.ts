@@ -1,4 +1,4 @@
-import { PolicyRegistry } from "@context-engine/core"
+import { type ContextEngine, Errors, PolicyRegistry } from "@context-engine/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as ContextController from "../src/ContextController.ts"
@@ -56,5 +56,13 @@ describe("ContextController policy resolution", () => {
     const policy = await controller.policyFor(model)
     expect(policy.contextWindowTokens).toBe(50_000)
     expect(policy.reserveTokens).toBeLessThanOrEqual(12_500)
+  })
+})
+
+describe("ContextController engine contract", () => {
+  it("rejects an engine written against another specificationVersion with InvalidInput", () => {
+    const engine = { ...TestEngine.make(), specificationVersion: "v2" } as unknown as ContextEngine.ContextEngine
+    expect(() => ContextController.make({ engine })).toThrow(Errors.InvalidInput)
+    expect(() => ContextController.make({ engine })).toThrow(/specificationVersion "v2"; this middleware runs v1/)
   })
 })

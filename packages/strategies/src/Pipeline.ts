@@ -17,16 +17,8 @@
  * @since 0.1.0
  */
 
-import type {
-  Budget,
-  ContextEngine,
-  ContextView,
-  Measurer,
-  ModelPolicy,
-  Strategy,
-  ViewEdit
-} from "@context-engine/core"
-import { MeasureCache, Measurement, MessageParts } from "@context-engine/core"
+import type { Budget, ContextEngine, ContextView, Measurer, ModelPolicy, ViewEdit } from "@context-engine/core"
+import { MeasureCache, Measurement, MessageParts, Strategy } from "@context-engine/core"
 import { Effect } from "effect"
 import * as Invariants from "./Invariants.ts"
 
@@ -193,6 +185,13 @@ export const run = (input: Input): Result => {
         status: "skipped",
         note
       })
+    }
+    const version = strategy.specificationVersion
+    if (version !== undefined && version !== Strategy.SPECIFICATION_VERSION) {
+      skip(
+        `strategy implements specificationVersion ${String(version)}; this pipeline runs ${Strategy.SPECIFICATION_VERSION}`
+      )
+      continue
     }
     let proposed: Strategy.StrategyResult
     try {

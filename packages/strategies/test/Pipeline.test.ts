@@ -39,6 +39,21 @@ const dropper = (name: string, entryId: string, minReclaimTokens = 0): Strategy.
 })
 
 describe("Pipeline.run", () => {
+  it("skips a strategy written against another specificationVersion, and runs one that declares v1", () => {
+    const view = StrategyInput.frozenView(session(2, 400))
+    const fromTheFuture = { ...dropper("future", "m2"), specificationVersion: "v2" } as unknown as Strategy.Strategy
+    const current: Strategy.Strategy = { ...dropper("current", "m3"), specificationVersion: "v1" }
+    const outcome = run(view, [fromTheFuture, current], 1)
+    expect(outcome.stages.map((stage) => [stage.stage, stage.status])).toEqual([
+      ["normalize", "not-needed"],
+      ["future", "skipped"],
+      ["current", "applied"]
+    ])
+    expect(outcome.stages[1]?.note).toContain("specificationVersion v2")
+    expect(outcome.edits.some((edit) => edit.strategy.startsWith("future"))).toBe(false)
+    expect(outcome.edits.some((edit) => edit.strategy === "current")).toBe(true)
+  })
+
   it("stops as soon as the view fits and reports later stages as not needed", () => {
     const view = StrategyInput.frozenView(session(6, 8_000))
     const before = measurer.measure(view).inputTokens

@@ -53,6 +53,7 @@ export const make = (options: { readonly failCompaction?: boolean } = {}): TestE
     return { reasons: ["threshold"], targetTokens: Math.floor(budget.inputBudgetTokens * 0.6), stages: ["dropOldest"] }
   }
   return {
+    specificationVersion: "v1",
     name: "test-engine",
     outcomes,
     compactions,

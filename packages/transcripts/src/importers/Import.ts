@@ -58,6 +58,22 @@ const PROBLEMS: Record<string, TranscriptUnreadable["problem"]> = {
   EPERM: "permission-denied"
 }
 
+const specialKind = (stats: {
+  isFIFO(): boolean
+  isCharacterDevice(): boolean
+  isBlockDevice(): boolean
+  isSocket(): boolean
+}): string =>
+  stats.isFIFO()
+    ? "a FIFO"
+    : stats.isCharacterDevice()
+      ? "a character device"
+      : stats.isBlockDevice()
+        ? "a block device"
+        : stats.isSocket()
+          ? "a socket"
+          : "a special file"
+
 const toImportError = (source: string, error: unknown): ImportError => {
   if (
     error instanceof Errors.TranscriptCorrupt ||
@@ -186,6 +202,9 @@ export const importFile = (path: string, options: FileOptions = {}): Effect.Effe
       const stats = await stat(path)
       if (stats.isDirectory())
         throw new TranscriptUnreadable({ source, problem: "is-a-directory", detail: `EISDIR: ${path} is a directory` })
+      // A FIFO blocks the read forever and a device never ends: only regular files are read.
+      if (!stats.isFile())
+        throw new TranscriptUnreadable({ source, problem: "not-a-regular-file", detail: specialKind(stats) })
       const size = stats.size
       const head = LineSource.head(path)
       const explicit = options.format !== undefined && options.format !== "auto"

@@ -130,14 +130,15 @@ export class FormatNotDetected extends Schema.TaggedError<FormatNotDetected>()("
 }
 
 /**
- * The transcript file cannot be read: it does not exist, is a directory, or
- * the process may not read it.
+ * The transcript file cannot be read: it does not exist, is a directory or
+ * another special file (a FIFO would block the read forever, a device never
+ * ends), or the process may not read it.
  *
  * @category errors
  */
 export class TranscriptUnreadable extends Schema.TaggedError<TranscriptUnreadable>()("TranscriptUnreadable", {
   source: Schema.String,
-  problem: Schema.Literals(["not-found", "is-a-directory", "permission-denied", "other"]),
+  problem: Schema.Literals(["not-found", "is-a-directory", "not-a-regular-file", "permission-denied", "other"]),
   /** The system error, e.g. `ENOENT: no such file or directory, stat 'x'`. */
   detail: Schema.String
 }) {
@@ -147,6 +148,8 @@ export class TranscriptUnreadable extends Schema.TaggedError<TranscriptUnreadabl
         return `Transcript file ${this.source} not found`
       case "is-a-directory":
         return `${this.source} is a directory, not a transcript file`
+      case "not-a-regular-file":
+        return `${this.source} is not a regular file (${this.detail}); refusing to read it`
       case "permission-denied":
         return `Transcript file ${this.source} is not readable (permission denied)`
       default:
