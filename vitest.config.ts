@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     projects: ["packages/*", "examples/*"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000
+    // Per-project options (timeouts, quiet when green) are in vitest.shared.ts: vitest does
+    // not pass these down to projects.
+    silent: "passed-only"
   }
 })

@@ -1,5 +1,6 @@
 import { defineProject } from "vitest/config"
+import { sharedTest } from "../../vitest.shared.ts"
 
 export default defineProject({
-  test: { name: "example-policy-file", testTimeout: 60_000, hookTimeout: 60_000, include: ["test/**/*.test.ts"] }
+  test: { ...sharedTest, name: "example-policy-file", include: ["test/**/*.test.ts"] }
 })

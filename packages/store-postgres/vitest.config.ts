@@ -1,5 +1,6 @@
 import { defineProject } from "vitest/config"
+import { sharedTest } from "../../vitest.shared.ts"
 
 export default defineProject({
-  test: { name: "store-postgres", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }
+  test: { ...sharedTest, name: "store-postgres", include: ["test/**/*.test.ts"] }
 })

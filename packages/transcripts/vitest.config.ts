@@ -1,5 +1,6 @@
 import { defineProject } from "vitest/config"
+import { sharedTest } from "../../vitest.shared.ts"
 
 export default defineProject({
-  test: { name: "transcripts", testTimeout: 60_000, hookTimeout: 60_000, include: ["test/**/*.test.ts"] }
+  test: { ...sharedTest, name: "transcripts", include: ["test/**/*.test.ts"] }
 })

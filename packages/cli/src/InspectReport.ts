@@ -16,6 +16,7 @@
  */
 import {
   Budget,
+  CheckpointRenderer,
   type ContextView,
   Entry,
   Measurement,
@@ -27,15 +28,15 @@ import {
 } from "@context-engine/core"
 import type { ImportResult } from "@context-engine/transcripts"
 import { Effect, Schema } from "effect"
+import * as PolicyOptions from "./PolicyOptions.ts"
 
 /**
- * The model assumed when neither `--model` nor the transcript names one:
- * `claude-sonnet-4-5` (200,000-token window), the model family of most
- * transcripts in the shared corpus.
+ * The model assumed when neither `--model` nor the transcript names one
+ * (`PolicyOptions.DEFAULT_MODEL`).
  *
  * @category constants
  */
-export const DEFAULT_MODEL = "claude-sonnet-4-5"
+export const DEFAULT_MODEL = PolicyOptions.DEFAULT_MODEL
 
 /** How many of the largest entries the report lists. @category constants */
 export const LARGEST_COUNT = 10
@@ -196,6 +197,8 @@ const preview = (message: Message.Message): string => {
  */
 export interface BuildOptions {
   readonly model?: string | undefined
+  /** The policy resolved from the command's flags (`PolicyOptions.resolve`); looked up from `model` when absent. */
+  readonly resolved?: PolicyOptions.ResolvedPolicy | undefined
   readonly startedAt?: number | undefined
   /** Called with (entries measured, total) while counting. */
   readonly onProgress?: ((done: number, total: number) => void) | undefined
@@ -209,10 +212,13 @@ export interface BuildOptions {
 export const build = (result: ImportResult.ImportResult, options: BuildOptions = {}): InspectReport => {
   const entries = result.transcript.entries
   const recorded = recordedModel(entries)
-  const modelId = options.model ?? recorded ?? DEFAULT_MODEL
-  const source = options.model !== undefined ? "flag" : recorded !== undefined ? "transcript" : "default"
-  const known = Effect.runSync(Effect.exit(PolicyRegistry.lookup(modelId)))._tag === "Success"
-  const policy = Effect.runSync(PolicyRegistry.lookupOrFallback(modelId))
+  const modelId = options.resolved?.modelId ?? options.model ?? recorded ?? DEFAULT_MODEL
+  const source =
+    options.resolved?.source ??
+    (options.model !== undefined ? "flag" : recorded !== undefined ? "transcript" : "default")
+  const known =
+    options.resolved?.known ?? Effect.runSync(Effect.exit(PolicyRegistry.lookup(modelId)))._tag === "Success"
+  const policy = options.resolved?.policy ?? Effect.runSync(PolicyRegistry.lookupOrFallback(modelId))
   const tokenizer = Tokenizers.forPolicy(policy)
   const measurer = Measurer.make(tokenizer)
   const messages = entries.filter(Entry.isMessageEntry)
@@ -245,7 +251,8 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
   })
   const checkpointItem = (entry: Entry.CheckpointEntry): ContextView.ViewItem => ({
     entryId: entry.id,
-    message: { role: "user", content: [{ type: "text", text: entry.checkpoint.text ?? "" }] },
+    // rendered as the engines render it, so `inspect` and `compact` agree on the "before" size
+    message: CheckpointRenderer.toMessage(entry.checkpoint),
     source: "checkpoint",
     editedBy: []
   })

@@ -1,16 +1,30 @@
 #!/usr/bin/env node
 /**
  * `context-engine` command line. Each command lives in `commands/` and
- * registers itself on the program.
+ * registers itself on the program; exit codes are in `ExitCodes.ts`.
  */
-import { Command } from "commander"
+import { Command, CommanderError } from "commander"
 import * as Compact from "./commands/compact.ts"
 import * as Inspect from "./commands/inspect.ts"
+import * as Replay from "./commands/replay.ts"
+import * as Report from "./commands/report.ts"
+import * as ExitCodes from "./ExitCodes.ts"
 
 const program = new Command()
   .name("context-engine")
-  .description("Measure and compact LLM agent transcripts to fit a model's context window")
+  .description("Measure, compact and replay LLM agent transcripts against a model's context window")
+  .addHelpText("after", `\n${ExitCodes.HELP}`)
+  .exitOverride()
 program.showHelpAfterError()
 Inspect.register(program)
 Compact.register(program)
-await program.parseAsync(process.argv)
+Replay.register(program)
+Report.register(program)
+try {
+  await program.parseAsync(process.argv)
+} catch (error) {
+  // commander's own errors (unknown option, bad choice, missing argument) are usage errors;
+  // --help and --version exit 0.
+  if (error instanceof CommanderError) process.exitCode = error.exitCode === 0 ? ExitCodes.OK : ExitCodes.USAGE
+  else throw error
+}

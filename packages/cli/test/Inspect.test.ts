@@ -82,7 +82,7 @@ describe("context-engine inspect", { timeout: 60_000 }, () => {
     expect(report.model.budgetTokens).toBe(
       Budget.make(policy, { systemTokens: 0, toolSchemaTokens: 0 }).inputBudgetTokens
     )
-    const unknown = await inspectJson(pi, { model: "no-such-model-1" })
+    const unknown = await inspectJson(pi, { model: "no-such-model-1", allowUnknownModel: true })
     expect(unknown.model.known).toBe(false)
   }, 60_000)
 

@@ -29,6 +29,7 @@
 import type { Checkpoint, CheckpointContent, ValidationReport } from "./Checkpoint.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { ContentPart, Message } from "./Message.ts"
+import * as SubstringIndex from "./SubstringIndex.ts"
 
 /**
  * Default minimum share of salient identifiers a summary keeps. Chosen so an
@@ -304,7 +305,7 @@ export const validate = (input: ValidationInput): ValidationReport => {
   // no-invented-files / no-invented-actions
   const source = [...input.covered.map(messageText), input.previous ? checkpointText(input.previous) : ""].join("\n")
   const inventedFiles = content
-    ? [...new Set([...content.filesRead, ...content.filesModified])].filter((file) => !source.includes(file))
+    ? SubstringIndex.absentFrom([...new Set([...content.filesRead, ...content.filesModified])], source)
     : []
   missing.push(...inventedFiles.map((file) => `file:${file}`))
   checks.push(
@@ -320,7 +321,7 @@ export const validate = (input: ValidationInput): ValidationReport => {
     ? IdentifierExtraction.fromText(content.progress.done.join("\n"), { maxErrors: 0 })
     : undefined
   const inventedActions = doneIds
-    ? [...doneIds.paths, ...doneIds.hashes, ...doneIds.commands].filter((value) => !source.includes(value))
+    ? SubstringIndex.absentFrom([...doneIds.paths, ...doneIds.hashes, ...doneIds.commands], source)
     : []
   missing.push(...inventedActions.map((value) => `action:${value}`))
   checks.push(

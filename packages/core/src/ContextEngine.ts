@@ -26,6 +26,7 @@ import type { Measurement } from "./Measurement.ts"
 import type { Message } from "./Message.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
 import type { PluginFailed } from "./PluginGuard.ts"
+import * as Telemetry from "./Telemetry.ts"
 import type { ViewEdit } from "./ViewEdit.ts"
 
 /**
@@ -40,6 +41,11 @@ export interface EngineInput {
   readonly policy: ModelPolicy
   /** Compaction was requested explicitly (e.g. `/compact`). */
   readonly manual?: boolean
+  /**
+   * Run only the deterministic tiers (no summarizer, no checkpoint): the
+   * `advisory` rollout mode. Engines without a summarizer ignore it.
+   */
+  readonly deterministicOnly?: boolean
   /**
    * The caller's signal (AI SDK `abortSignal`). Plug-ins (summarizer, hooks,
    * memory extractor) receive it; when it fires they are abandoned and the
@@ -219,7 +225,9 @@ export type AsyncContextEngine = {
 }
 
 /**
- * Wraps an engine in its Promise face.
+ * Wraps an engine in its Promise face. `measure` and `compact` run inside
+ * OpenTelemetry spans (`Telemetry.ts`; no-ops until a tracer provider is
+ * registered).
  *
  * @category constructors
  */
@@ -227,10 +235,11 @@ export const toAsync = (engine: ContextEngine): AsyncContextEngine => ({
   specificationVersion: engine.specificationVersion,
   name: engine.name,
   engine,
-  measure: (input) => Effect.runPromise(engine.measure(input)),
+  measure: (input) => Telemetry.measureSpan(engine.name, input, () => Effect.runPromise(engine.measure(input))),
   shouldCompact: (input) => Effect.runPromise(engine.shouldCompact(input)),
   plan: (input) => Effect.runPromise(engine.plan(input)),
-  compact: (input, plan) => Effect.runPromise(engine.compact(input, plan)),
+  compact: (input, plan) =>
+    Telemetry.compactSpan(engine.name, input, () => Effect.runPromise(engine.compact(input, plan))),
   validate: (input, result) => Effect.runPromise(engine.validate(input, result)),
   assembleContext: (input) => Effect.runPromise(engine.assembleContext(input)),
   recordOutcome: (input, outcome) => Effect.runPromise(engine.recordOutcome(input, outcome))

@@ -134,6 +134,8 @@ export const makeValidator = (): Validator => {
   const validPolicies = new WeakSet<object>()
   const validTools = new WeakSet<object>()
   let decoded = 0
+  // Our own copy of the last valid entries (callers may mutate theirs) and the index of each id in it.
+  let lastValid: { readonly known: Array<unknown>; readonly firstIndex: Map<string, number> } | undefined
 
   const validate = (input: unknown): Effect.Effect<EngineInput, EngineInputError> =>
     Effect.gen(function* () {
@@ -141,8 +143,20 @@ export const makeValidator = (): Validator => {
         return yield* invalid("", `Expected an object with entries and policy, got ${showValue(input)}`)
       const entries = input.entries
       if (!Array.isArray(entries)) return yield* invalid("entries", `Expected an array, got ${showValue(entries)}`)
-      const firstIndex = new Map<string, number>()
-      for (let index = 0; index < entries.length; index++) {
+      // The entries of the last valid input are usually a prefix of these (a step appends): only the
+      // rest is checked, against the ids seen so far (pointer compares over the prefix, no re-hashing).
+      let start = 0
+      let firstIndex = new Map<string, number>()
+      let known: Array<unknown> = []
+      if (lastValid !== undefined) {
+        const end = Math.min(lastValid.known.length, entries.length)
+        while (start < end && entries[start] === lastValid.known[start]) start++
+        if (start === lastValid.known.length) ({ known, firstIndex } = lastValid)
+        else start = 0
+      }
+      // Taken over (and extended below) only if this input is valid.
+      lastValid = undefined
+      for (let index = start; index < entries.length; index++) {
         const entry: unknown = entries[index]
         if (!isObject(entry) || !validEntries.has(entry)) {
           decoded++
@@ -172,6 +186,8 @@ export const makeValidator = (): Validator => {
         yield* validatePolicy(policy)
         validPolicies.add(policy as object)
       }
+      for (let index = start; index < entries.length; index++) known.push(entries[index])
+      lastValid = { known, firstIndex }
       return input as unknown as EngineInput
     })
 

@@ -17,6 +17,7 @@
 import type { Identifiers } from "./Checkpoint.ts"
 import type { ContentPart, Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
+import * as SubstringIndex from "./SubstringIndex.ts"
 
 /** @category models */
 export type Category = keyof Identifiers
@@ -219,11 +220,24 @@ export const fromToolResult = (part: Extract<ContentPart, { type: "tool-result" 
 }
 
 /**
- * The salient identifiers of one message (see the module doc).
+ * The salient identifiers of one message (see the module doc). Cached per
+ * message object; do not mutate the result.
  *
  * @category extraction
  */
 export const fromMessage = (message: Message): Identifiers => {
+  let found = byMessage.get(message)
+  if (found === undefined) {
+    found = extractMessage(message)
+    byMessage.set(message, found)
+  }
+  return found
+}
+
+/** Messages are immutable values (DESIGN.md): each is scanned once, however often a range is validated. */
+const byMessage = new WeakMap<Message, Identifiers>()
+
+const extractMessage = (message: Message): Identifiers => {
   if (message.role === "system") return empty()
   if (typeof message.content === "string") return fromText(message.content, { maxErrors: MAX_ERRORS_PER_MESSAGE })
   const sets: Array<Identifiers> = []
@@ -293,14 +307,55 @@ export const flatten = (ids: Identifiers): Array<{ readonly category: Category; 
  */
 export const size = (ids: Identifiers): number => categories.reduce((sum, category) => sum + ids[category].length, 0)
 
+/** One index per identifier set: fitting a checkpoint asks about the same set hundreds of times. */
+const indices = new WeakMap<
+  Identifiers,
+  { readonly flat: ReturnType<typeof flatten>; readonly index: SubstringIndex.SubstringIndex }
+>()
+
+const indexOf = (ids: Identifiers) => {
+  let cached = indices.get(ids)
+  if (cached === undefined) {
+    const flat = flatten(ids)
+    cached = { flat, index: SubstringIndex.make(flat.map((item) => item.value)) }
+    indices.set(ids, cached)
+  }
+  return cached
+}
+
 /**
- * Identifiers of `ids` that do not occur verbatim in `text`.
+ * Identifiers of `ids` that do not occur verbatim in `text`. One pass over
+ * `text` (an Aho–Corasick index of `ids`, built once per `ids` object and
+ * reused), so a check costs O(text length), not O(identifiers × text
+ * length). Treat `ids` as immutable once passed here.
  *
  * @category validation
  */
 export const missingFrom = (ids: Identifiers, text: string): Identifiers => {
+  const { flat, index } = indexOf(ids)
+  const found = new Set(index.foundIn(text))
   const out = empty() as { -readonly [K in Category]: Array<string> }
-  for (const category of categories)
-    for (const value of ids[category]) if (!text.includes(value)) out[category].push(value)
+  flat.forEach((item, id) => {
+    if (!found.has(id)) out[item.category].push(item.value)
+  })
   return out
+}
+
+/**
+ * Identifiers of `ids` that occur verbatim inside another, different
+ * identifier of `ids` (e.g. a path inside a command). One index over all
+ * values and one pass over each: O(total length + matches), not
+ * O(identifiers²).
+ *
+ * @category validation
+ */
+export const containedInOthers = (ids: Identifiers): Array<{ readonly category: Category; readonly value: string }> => {
+  const { flat, index } = indexOf(ids)
+  const inside = new Set<string>()
+  for (const item of flat)
+    for (const id of index.foundIn(item.value)) {
+      const value = flat[id]!.value
+      if (value !== item.value) inside.add(value)
+    }
+  return flat.filter((item) => inside.has(item.value))
 }

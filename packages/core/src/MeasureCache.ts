@@ -12,6 +12,7 @@ import type { ItemSource } from "./ContextView.ts"
 import type { Category } from "./Measurement.ts"
 import type { CachedMeasurer, Measurer } from "./Measurer.ts"
 import type { Message } from "./Message.ts"
+import * as ReasoningTokens from "./ReasoningTokens.ts"
 
 type Counts = Partial<Record<Category, number>>
 
@@ -29,7 +30,8 @@ const sumCounts = (counts: Counts): number => {
 
 /**
  * `measurer` with a count cache (idempotent: a cached measurer is returned
- * as is). The cache keys messages by object identity per item source;
+ * as is). The cache keys messages by object identity per item source (and,
+ * for messages with reasoning, per position — `ReasoningTokens`);
  * messages are immutable values (DESIGN.md invariants), so a new count needs
  * a new message object.
  *
@@ -47,8 +49,10 @@ export const wrap = (measurer: Measurer): CachedMeasurer => {
   if (isCached(measurer)) return measurer
   let bySource = new Map<string, WeakMap<Message, Counts>>()
   let size = 0
-  const countMessage = (message: Message, source?: ItemSource): Counts => {
-    const key = source ?? ""
+  const countMessage = (message: Message, source?: ItemSource, position?: ReasoningTokens.Position): Counts => {
+    // Only reasoning counts differently by position (ReasoningTokens); other messages share one count.
+    const prior = position === "prior" && ReasoningTokens.hasReasoning(message)
+    const key = `${source ?? ""}|${prior ? "prior" : "current"}`
     let cache = bySource.get(key)
     if (cache === undefined) {
       cache = new WeakMap()
@@ -56,7 +60,7 @@ export const wrap = (measurer: Measurer): CachedMeasurer => {
     }
     let counts = cache.get(message)
     if (counts === undefined) {
-      counts = measurer.countMessage(message, source)
+      counts = measurer.countMessage(message, source, prior ? "prior" : "current")
       cache.set(message, counts)
       size++
     }
@@ -65,7 +69,7 @@ export const wrap = (measurer: Measurer): CachedMeasurer => {
   return {
     tokenizer: measurer.tokenizer,
     countMessage,
-    messageTokens: (message, source) => sumCounts(countMessage(message, source)),
+    messageTokens: (message, source, position) => sumCounts(countMessage(message, source, position)),
     toolSchemaTokens: (tools) => measurer.toolSchemaTokens(tools),
     measure: (view, options) => measurer.measure(view, options),
     cacheSize: () => size,

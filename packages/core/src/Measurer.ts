@@ -14,16 +14,24 @@ import type { MediaFamily } from "./MediaTokens.ts"
 import type { Message } from "./Message.ts"
 import * as MessageTokens from "./MessageTokens.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
+import * as ReasoningTokens from "./ReasoningTokens.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 import * as Tokenizers from "./Tokenizers.ts"
+import * as ViewPrefix from "./ViewPrefix.ts"
 
 /**
  * Counts one message, by category. `source` decides whether text counts as
- * `checkpoint` / `memory` rather than user or assistant text.
+ * `checkpoint` / `memory` rather than user or assistant text; `position`
+ * (default `current`) whether its reasoning is in the current tool loop or a
+ * prior turn (`ReasoningTokens`).
  *
  * @category models
  */
-export type MessageCounter = (message: Message, source?: ItemSource) => Partial<Record<Category, number>>
+export type MessageCounter = (
+  message: Message,
+  source?: ItemSource,
+  position?: ReasoningTokens.Position
+) => Partial<Record<Category, number>>
 
 /**
  * A measurer bound to one tokenizer.
@@ -34,8 +42,8 @@ export interface Measurer {
   readonly tokenizer: Tokenizer
   /** Tokens of one message (including per-message framing), by category. */
   readonly countMessage: MessageCounter
-  /** Total tokens of one message. */
-  readonly messageTokens: (message: Message, source?: ItemSource) => number
+  /** Total tokens of one message (`position` as in {@link MessageCounter}). */
+  readonly messageTokens: (message: Message, source?: ItemSource, position?: ReasoningTokens.Position) => number
   /** Tokens of the tool schemas (name + description + JSON schema of each tool). */
   readonly toolSchemaTokens: (tools: ReadonlyArray<ToolDefinition>) => number
   /**
@@ -103,6 +111,13 @@ export interface Options {
    * auto or none), 0 otherwise.
    */
   readonly toolUseSystemPromptTokens?: number
+  /**
+   * How prior-turn reasoning counts; default `ReasoningTokens.ruleFor(mediaFamily)`
+   * (Anthropic and OpenAI: only the current tool loop's reasoning counts;
+   * see `ReasoningTokens` for the sources). `measure` applies it by position;
+   * `countMessage` / `messageTokens` count a message as if in the current loop.
+   */
+  readonly reasoningRule?: ReasoningTokens.Rule
   /** Cache per-message counts (default true). The cache never changes a result. */
   readonly cache?: boolean
   /** Content-hash cache capacity in entries (default 100,000); oldest entries are evicted first. */
@@ -233,11 +248,14 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     options.toolUseSystemPromptTokens ?? (mediaFamily === "anthropic" ? anthropicToolUseSystemPromptTokens : 0)
   const useCache = options.cache ?? true
   const maxEntries = options.maxCacheEntries ?? 100_000
+  const reasoningRule = options.reasoningRule ?? ReasoningTokens.ruleFor(mediaFamily)
   const countOptions: MessageTokens.Options = {
     tokenizer,
     mediaFamily,
+    reasoningRule,
     ...(options.messageFramingTokens !== undefined ? { messageFramingTokens: options.messageFramingTokens } : {})
   }
+  const priorOptions: MessageTokens.Options = { ...countOptions, reasoningPosition: "prior" }
 
   let byIdentity = new WeakMap<object, Map<string, { count: MessageTokens.MessageCount; shape: Shape }>>()
   const byContent = new Map<string, MessageTokens.MessageCount>()
@@ -245,6 +263,10 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     object,
     { tokens: number; name: string; description: string | undefined; inputSchema: unknown }
   >()
+
+  // Cumulative counts of the last views measured (the derived view and the repaired one sent).
+  const stamps: ViewPrefix.Stamps<Shape> = { stampOf: shapeOf, stillSame: sameShape }
+  const memo = ViewPrefix.makeSums(2, stamps)
 
   const remember = (key: string, value: MessageTokens.MessageCount): void => {
     if (byContent.size >= maxEntries) {
@@ -254,22 +276,30 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     byContent.set(key, value)
   }
 
-  const countItem = (message: Message, source: ItemSource = "transcript"): MessageTokens.MessageCount => {
-    if (!useCache) return MessageTokens.count(message, source, countOptions)
+  /** `prior`: the message sits before the current tool loop (its reasoning may be stripped, see `ReasoningTokens`). */
+  const countItem = (
+    message: Message,
+    source: ItemSource = "transcript",
+    position: ReasoningTokens.Position = "current"
+  ): MessageTokens.MessageCount => {
+    const prior = position === "prior" && reasoningRule === "current-tool-loop" && ReasoningTokens.hasReasoning(message)
+    const counting = prior ? priorOptions : countOptions
+    if (!useCache) return MessageTokens.count(message, source, counting)
+    const slot = prior ? `${source}|prior` : source
     let perSource = byIdentity.get(message)
-    const hit = perSource?.get(source)
+    const hit = perSource?.get(slot)
     if (hit !== undefined && sameShape(hit.shape, message)) return hit.count
-    const key = `${source}|${ContentHash.hash(message)}`
+    const key = `${slot}|${ContentHash.hash(message)}`
     let result = byContent.get(key)
     if (result === undefined) {
-      result = MessageTokens.count(message, source, countOptions)
+      result = MessageTokens.count(message, source, counting)
       remember(key, result)
     }
     if (perSource === undefined) {
       perSource = new Map()
       byIdentity.set(message, perSource)
     }
-    perSource.set(source, { count: result, shape: shapeOf(message) })
+    perSource.set(slot, { count: result, shape: shapeOf(message) })
     return result
   }
 
@@ -319,27 +349,31 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     if (
       anchorIndex >= 0 &&
       anchor?.prefixFingerprint !== undefined &&
-      fingerprintThrough(view.items, anchorIndex) !== anchor.prefixFingerprint
+      ViewPrefix.fingerprintThrough(view.items, anchorIndex) !== anchor.prefixFingerprint
     ) {
       anchorIndex = -1
       anchorStale = true
     }
+    const loopStart =
+      reasoningRule === "current-tool-loop" ? ReasoningTokens.currentLoopStart(view.items, (item) => item.message) : 0
+    const sums = (useCache ? memo : ViewPrefix.makeSums(1, stamps))(
+      view.items,
+      (index) => index < loopStart,
+      (item, prior) => countItem(item.message, item.source, prior ? "prior" : "current")
+    )
+    const end = view.items.length
+    const prefixVector = sums.categories(anchorIndex + 1)
+    const totalVector = sums.categories(end)
     const prefix = zeroCounts()
     const suffix = zeroCounts()
-    let unknownImages = 0
-    let estimatedFiles = 0
-    prefix.toolSchemas = toolSchemaTokens(view.tools)
-    prefix.assistantText = replyPriming
-    for (let index = 0; index < view.items.length; index++) {
-      const item = view.items[index]!
-      const result = countItem(item.message, item.source)
-      const target = index <= anchorIndex ? prefix : suffix
-      for (const category in result.byCategory) {
-        target[category as Category] += result.byCategory[category as Category]!
-      }
-      unknownImages += result.unknownImages
-      estimatedFiles += result.estimatedFiles
-    }
+    categories.forEach((category, index) => {
+      prefix[category] = prefixVector[index]!
+      suffix[category] = totalVector[index]! - prefixVector[index]!
+    })
+    const unknownImages = sums.unknownImages(end)
+    const estimatedFiles = sums.estimatedFiles(end)
+    prefix.toolSchemas += toolSchemaTokens(view.tools)
+    prefix.assistantText += replyPriming
     const inputCategories = categories.filter((category) => category !== "reservedOutput")
     const byCategory = zeroCounts()
     if (anchorIndex >= 0) {
@@ -385,8 +419,8 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   return {
     tokenizer,
-    countMessage: (message, source) => ({ ...countItem(message, source).byCategory }),
-    messageTokens: (message, source) => countItem(message, source).totalTokens,
+    countMessage: (message, source, position) => ({ ...countItem(message, source, position).byCategory }),
+    messageTokens: (message, source, position) => countItem(message, source, position).totalTokens,
     toolSchemaTokens,
     measure,
     cacheSize: () => byContent.size,
@@ -440,28 +474,6 @@ export const layer = (options?: Options): Layer.Layer<MeasurerService, never, To
 // Anchors
 // ---------------------------------------------------------------------------
 
-// Content hashes by message identity. Messages are immutable in this library
-// (views and edits build new objects), so identity is a safe key.
-const hashByIdentity = new WeakMap<object, string>()
-
-const messageHash = (message: Message): string => {
-  let hash = hashByIdentity.get(message)
-  if (hash === undefined) {
-    hash = ContentHash.hash(message)
-    hashByIdentity.set(message, hash)
-  }
-  return hash
-}
-
-const fingerprintThrough = (items: ContextView["items"], lastIndex: number): string => {
-  const keys: Array<string> = []
-  for (let index = 0; index <= lastIndex; index++) {
-    const item = items[index]!
-    keys.push(`${item.entryId}\u0000${item.source}\u0000${messageHash(item.message)}`)
-  }
-  return ContentHash.hash(keys.join("\u0001"))
-}
-
 /**
  * Fingerprint (entry ids, sources and content hashes) of the view's items up
  * to and including `lastEntryId`; `undefined` when that entry is not in the
@@ -471,7 +483,7 @@ const fingerprintThrough = (items: ContextView["items"], lastIndex: number): str
  */
 export const prefixFingerprint = (view: ContextView, lastEntryId: string): string | undefined => {
   const index = view.items.findIndex((item) => item.entryId === lastEntryId)
-  return index < 0 ? undefined : fingerprintThrough(view.items, index)
+  return index < 0 ? undefined : ViewPrefix.fingerprintThrough(view.items, index)
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Category } from "./Measurement.ts"
 import * as MediaTokens from "./MediaTokens.ts"
 import type { ContentPart, Message, ToolResultContentItem, ToolResultOutput } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
+import * as ReasoningTokens from "./ReasoningTokens.ts"
 import type { Tokenizer } from "./Tokenizer.ts"
 
 /**
@@ -44,6 +45,10 @@ export interface Options {
   readonly mediaFamily: MediaTokens.MediaFamily
   /** Defaults to {@link messageFramingTokens}. */
   readonly messageFramingTokens?: number
+  /** How prior-turn reasoning counts; default `all-turns` (see `ReasoningTokens`). */
+  readonly reasoningRule?: ReasoningTokens.Rule
+  /** Where the message sits: `prior` turns' reasoning is stripped under `current-tool-loop`; default `current`. */
+  readonly reasoningPosition?: ReasoningTokens.Position
 }
 
 /**
@@ -70,14 +75,6 @@ interface Accumulator {
 
 const add = (acc: Accumulator, category: Category, tokens: number): void => {
   if (tokens > 0) acc.byCategory[category] = (acc.byCategory[category] ?? 0) + tokens
-}
-
-/** Every string leaf of a JSON-ish value (signatures, redacted or encrypted reasoning). */
-const stringLeaves = (value: unknown, out: Array<string>, depth = 0): void => {
-  if (depth > 8 || value === null || value === undefined) return
-  if (typeof value === "string") out.push(value)
-  else if (Array.isArray(value)) for (const item of value) stringLeaves(item, out, depth + 1)
-  else if (typeof value === "object") for (const item of Object.values(value)) stringLeaves(item, out, depth + 1)
 }
 
 /**
@@ -191,16 +188,18 @@ const part = (acc: Accumulator, options: Options, p: ContentPart, text: Category
     case "text":
       add(acc, text, count(p.text))
       return
-    case "reasoning": {
-      const leaves: Array<string> = []
-      stringLeaves(p.providerOptions, leaves)
+    case "reasoning":
       add(
         acc,
         as("reasoning"),
-        leaves.reduce((sum, leaf) => sum + count(leaf), count(p.text))
+        ReasoningTokens.partTokens(
+          p,
+          options.reasoningRule ?? "all-turns",
+          options.reasoningPosition ?? "current",
+          count
+        )
       )
       return
-    }
     case "tool-call":
       add(acc, as("toolCalls"), count(p.toolName) + count(p.toolCallId) + count(jsonText(p.input)))
       return

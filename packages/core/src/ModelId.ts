@@ -35,7 +35,9 @@ const BOUNDARY = new Set(["-", "_", ":", "@"])
  * The forms of an id worth looking up, most literal first: lower-cased; the
  * part after the last `/` (`anthropic/claude-…`, `models/gemini-…`); without
  * a known `provider:` prefix (`openai:gpt-5`); without a Bedrock
- * `region.vendor.` prefix.
+ * `region.vendor.` prefix; and a Claude id written with dots as AI Gateway
+ * and OpenRouter write it (`claude-sonnet-4.5` → `claude-sonnet-4-5`,
+ * Anthropic's own ids use dashes).
  *
  * @category utils
  */
@@ -50,6 +52,8 @@ export const candidateIds = (modelId: string): ReadonlyArray<string> => {
   out.push(id)
   const bedrock = BEDROCK_PREFIX.exec(id)
   if (bedrock?.[1]) out.push(bedrock[1])
+  const last = out.at(-1) ?? ""
+  if (last.startsWith("claude-")) out.push(last.replace(/(\d)\.(\d)/g, "$1-$2"))
   return [...new Set(out)].filter((candidate) => candidate.length > 0)
 }
 

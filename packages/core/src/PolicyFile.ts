@@ -14,6 +14,10 @@
  * }
  * ```
  *
+ * `catalog` names a models.dev-format catalog file (path relative to the
+ * policy file) whose models are merged below the file's own `models`
+ * (`ModelsDevCatalog.ts`).
+ *
  * Keys of `models` are ids or id prefixes, matched like catalog ids
  * (`PolicyRegistry.keyMatches`). Unknown keys anywhere are rejected with
  * {@link InvalidInput} naming the key path and the file; impossible numbers
@@ -22,11 +26,13 @@
  * @since 0.1.0
  */
 import { readFile } from "node:fs/promises"
-import { extname, resolve as resolvePath } from "node:path"
+import { dirname, extname, resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Effect, Layer, Schema } from "effect"
 import { toInvalidInput } from "./Decode.ts"
 import { InvalidInput, PolicyInvalid } from "./Errors.ts"
+import * as ModelId from "./ModelId.ts"
+import * as ModelsDevCatalog from "./ModelsDevCatalog.ts"
 import * as PolicyRegistry from "./PolicyRegistry.ts"
 
 /**
@@ -38,7 +44,9 @@ export const PolicyFileContent = Schema.Struct({
   /** Overrides by model id or id prefix. */
   models: Schema.Record(Schema.String, PolicyRegistry.PolicyFields),
   /** Applied to every model, below the `models` entries. */
-  defaults: Schema.optionalKey(PolicyRegistry.PolicyFields)
+  defaults: Schema.optionalKey(PolicyRegistry.PolicyFields),
+  /** A models.dev-format catalog file, relative to the policy file. */
+  catalog: Schema.optionalKey(Schema.String)
 })
 /** @category models */
 export type PolicyFileContent = typeof PolicyFileContent.Type
@@ -66,8 +74,22 @@ const knownKeys = (path: string): string => {
   const depth = path.split(".").length
   if (path.includes("nativeCompaction."))
     return "anthropicContextEditing, anthropicCompaction, openaiResponsesCompaction"
-  if (depth === 1) return "models, defaults"
+  if (depth === 1) return "models, defaults, catalog"
   return Object.keys(PolicyRegistry.PolicyFields.fields).join(", ")
+}
+
+/** Catalog models below the file's: a file entry for a catalog model changes only the fields it names. */
+const mergeModels = (
+  catalogModels: Readonly<Record<string, PolicyRegistry.PolicyFields>>,
+  fileModels: Readonly<Record<string, PolicyRegistry.PolicyFields>>
+): Record<string, PolicyRegistry.PolicyFields> => {
+  const merged: Record<string, PolicyRegistry.PolicyFields> = {}
+  for (const [key, fields] of Object.entries(catalogModels)) merged[ModelId.normalizeId(key)] = fields
+  for (const [key, fields] of Object.entries(fileModels)) {
+    const id = ModelId.normalizeId(key)
+    merged[id] = { ...merged[id], ...fields }
+  }
+  return merged
 }
 
 /**
@@ -77,12 +99,13 @@ const knownKeys = (path: string): string => {
  * @category constructors
  */
 export const toRegistry = (
-  content: PolicyFileContent,
-  source: string
+  content: Omit<PolicyFileContent, "catalog">,
+  source: string,
+  catalogModels: Readonly<Record<string, PolicyRegistry.PolicyFields>> = {}
 ): Effect.Effect<PolicyRegistry.PolicyRegistry, PolicyInvalid> =>
   Effect.mapError(
     PolicyRegistry.make({
-      models: content.models,
+      models: mergeModels(catalogModels, content.models),
       ...(content.defaults ? { defaults: content.defaults } : {}),
       source
     }),
@@ -122,29 +145,54 @@ const readContent = (path: string): Effect.Effect<unknown, InvalidInput> => {
 }
 
 /**
+ * Loads a models.dev-format catalog file (JSON) into policy overrides.
+ * Fails with {@link InvalidInput} when it cannot be read or is not such a
+ * catalog.
+ *
+ * @category constructors
+ */
+export const loadCatalogFile = (path: string): Effect.Effect<ModelsDevCatalog.CatalogOverrides, InvalidInput> =>
+  readContent(path).pipe(Effect.flatMap((input) => ModelsDevCatalog.toOverrides(input, path)))
+
+/**
  * Loads a policy file (`.json`, or a `.ts` / `.js` module's default export)
- * into a registry of the built-in catalog plus the file's overrides.
- * Fails with {@link InvalidInput} when the file is missing, malformed or has
- * unknown keys, and with {@link PolicyInvalid} when a resulting policy is
+ * into a registry of the built-in catalog plus the file's overrides; its
+ * `catalog` file and `options.catalog` (a models.dev file, e.g. the CLI's
+ * `--catalog`) are merged below the file's own `models`. Either path may be
+ * absent: with neither, the result is the built-in catalog. Fails with
+ * {@link InvalidInput} when a file is missing, malformed or has unknown
+ * keys, and with {@link PolicyInvalid} when a resulting policy is
  * impossible.
  *
  * @category constructors
  */
 export const loadPolicyFile = (
-  path: string
+  path: string | undefined,
+  options: { readonly catalog?: string | undefined } = {}
 ): Effect.Effect<PolicyRegistry.PolicyRegistry, PolicyInvalid | InvalidInput> =>
-  readContent(path).pipe(
-    Effect.flatMap((input) => decode(input, path)),
-    Effect.flatMap((content) => toRegistry(content, path))
-  )
+  Effect.gen(function* () {
+    const content: PolicyFileContent =
+      path === undefined ? { models: {} } : yield* decode(yield* readContent(path), path)
+    const catalogs = [
+      ...(content.catalog !== undefined && path !== undefined ? [resolvePath(dirname(path), content.catalog)] : []),
+      ...(options.catalog !== undefined ? [options.catalog] : [])
+    ]
+    let catalogModels: Record<string, PolicyRegistry.PolicyFields> = {}
+    for (const catalog of catalogs) catalogModels = { ...catalogModels, ...(yield* loadCatalogFile(catalog)).models }
+    const { catalog: _catalog, ...rest } = content
+    return yield* toRegistry(rest, path ?? options.catalog ?? "built-in catalog", catalogModels)
+  })
 
 /**
  * Promise form of {@link loadPolicyFile}; rejects with the typed error.
  *
  * @category constructors
  */
-export const loadPolicyFilePromise = (path: string): Promise<PolicyRegistry.PolicyRegistry> =>
-  Effect.runPromise(Effect.result(loadPolicyFile(path))).then((result) =>
+export const loadPolicyFilePromise = (
+  path: string | undefined,
+  options: { readonly catalog?: string | undefined } = {}
+): Promise<PolicyRegistry.PolicyRegistry> =>
+  Effect.runPromise(Effect.result(loadPolicyFile(path, options))).then((result) =>
     result._tag === "Success" ? result.success : Promise.reject(result.failure)
   )
 

@@ -82,4 +82,22 @@ describe("EngineInput.validate", () => {
     expect(Exit.isFailure(Effect.runSyncExit(validator.validate({ entries: [bad], policy })))).toBe(true)
     expect(Exit.isFailure(Effect.runSyncExit(validator.validate({ entries: [bad], policy })))).toBe(true)
   })
+
+  it("checks an extended input against the ids seen before, also when the caller mutates its array", () => {
+    const validator = EngineInput.makeValidator()
+    const entries = [message("a", "one"), message("b", "two", "a")]
+    Effect.runSync(validator.validate({ entries, policy }))
+    const outcome = (list: ReadonlyArray<Entry.Entry>) =>
+      Effect.runSyncExit(validator.validate({ entries: list, policy }))
+    // A new array repeating an earlier id after the known prefix.
+    const repeated = outcome([...entries, message("a", "three", "b")])
+    expect(Exit.isFailure(repeated) && String(repeated.cause)).toContain("entries[0] and entries[2]")
+    // The failed input taught nothing: the valid extension still passes.
+    expect(Exit.isSuccess(outcome([...entries, message("c", "three", "b")]))).toBe(true)
+    // The same array, pushed to and then edited in place, is checked again.
+    entries.push(message("c", "three", "b"))
+    expect(Exit.isSuccess(outcome(entries))).toBe(true)
+    entries[1] = message("a", "edited", "a")
+    expect(Exit.isFailure(outcome(entries))).toBe(true)
+  })
 })

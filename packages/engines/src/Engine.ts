@@ -96,11 +96,7 @@ export interface Options {
   readonly now?: () => Date
 }
 
-/**
- * An input made ready: its view, the measurer, overhead, budget and measurement.
- *
- * @category models
- */
+/** An input made ready: its view, the measurer, overhead, budget and measurement. @category models */
 export interface Prepared {
   readonly active: ActiveView.ActiveView
   readonly view: ContextView.ContextView
@@ -112,11 +108,7 @@ export interface Prepared {
   readonly checkpoint: { readonly item: ContextView.ViewItem; readonly tokens: number } | undefined
 }
 
-/**
- * The targets of one compaction, in input tokens.
- *
- * @category models
- */
+/** The targets of one compaction, in input tokens. @category models */
 export interface Targets {
   readonly reasons: ReadonlyArray<ContextEngine.CompactionReason>
   /** Manual or overflow: compact even when the request fits. */
@@ -127,11 +119,7 @@ export interface Targets {
   readonly lowWaterTokens: number
 }
 
-/**
- * The kernel an engine configuration is built on.
- *
- * @category models
- */
+/** The kernel an engine configuration is built on. @category models */
 export interface Kernel {
   readonly measurerFor: (policy: ModelPolicy.ModelPolicy) => Measurer.Measurer
   readonly prepare: (input: ContextEngine.EngineInput) => Prepared
@@ -163,11 +151,7 @@ export interface Kernel {
   readonly compacted: () => void
 }
 
-/**
- * Deterministic id of the `index`-th edit entry appended after `lastEntryId`.
- *
- * @category constructors
- */
+/** Deterministic id of the `index`-th edit entry appended after `lastEntryId`. @category constructors */
 export const editEntryId = (lastEntryId: string, index: number): string => `${lastEntryId}/edit/${index}`
 
 const withoutItem = (view: ContextView.ContextView, entryId: string): ContextView.ContextView => ({
@@ -211,7 +195,26 @@ export const kernel = (
   }
   const lowWaterShare = options.lowWaterShare ?? DEFAULT_LOW_WATER_SHARE
 
+  // The last input's preparation, reused while its entries, tools, policy and the anchor are the same
+  // objects: shouldCompact, assembleContext and recordOutcome of one step derive the view once.
+  let last:
+    | { readonly input: ContextEngine.EngineInput; readonly anchor: Measurer.Anchor | undefined; prepared: Prepared }
+    | undefined
   const prepare = (input: ContextEngine.EngineInput): Prepared => {
+    if (
+      last !== undefined &&
+      last.anchor === state.anchor &&
+      last.input.entries === input.entries &&
+      last.input.tools === input.tools &&
+      last.input.policy === input.policy
+    )
+      return last.prepared
+    const prepared = freshPrepare(input)
+    last = { input, anchor: state.anchor, prepared }
+    return prepared
+  }
+
+  const freshPrepare = (input: ContextEngine.EngineInput): Prepared => {
     const measurer = measurerFor(input.policy)
     const tools = input.tools ?? []
     const active = ActiveView.reconstruct(input.entries, { tools, ...viewOptions(input, measurer) })
@@ -332,12 +335,7 @@ export const kernel = (
   }
 }
 
-/**
- * What a configuration supplies: its name and the methods that differ
- * (compaction and its plan and validation).
- *
- * @category models
- */
+/** What a configuration supplies: its name, compaction, plan and validation. @category models */
 export interface Configuration {
   readonly name: string
   readonly plan: ContextEngine.ContextEngine["plan"]

@@ -437,10 +437,7 @@ export const fitToBudget = (
       candidates: (c) => {
         // Only other identifiers count: prose and file lists may be dropped later (the renderer already
         // avoids repeating an identifier another section quotes).
-        const flat = IdentifierExtraction.flatten(c.identifiers)
-        return flat.filter((item) =>
-          flat.some((other) => other.value !== item.value && other.value.includes(item.value))
-        )
+        return IdentifierExtraction.containedInOthers(c.identifiers)
       },
       remove: withoutIds,
       cost: idCost

@@ -460,6 +460,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0)
       const hookPlan = plan ?? planOf(input, ctx)
 
+      if (input.deterministicOnly === true) return yield* reduce("deterministic tiers only (advisory mode)")
       // beforeCompact hooks (chained).
       let hookSummary: Checkpoint.CheckpointContent | undefined
       for (const [index, hook] of (options.hooks?.beforeCompact ?? []).entries()) {

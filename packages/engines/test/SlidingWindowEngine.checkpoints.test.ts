@@ -61,7 +61,7 @@ describe("SlidingWindowEngine on pi/before-compaction.jsonl (2 imported pi compa
     expect(measured.inputTokens).toBe(measurer.measure(view, {}).inputTokens)
     expect(measured.inputTokens).toBeLessThan(wholeHistory / 2)
     expect(measured.byCategory.checkpoint).toBeGreaterThan(0)
-  })
+  }, 30_000)
 
   it("compaction keeps pi's checkpoint, never brings back covered messages, and replays from its entries", () => {
     const engine = SlidingWindowEngine.make({ measurer: () => measurer })

@@ -19,6 +19,7 @@ import {
   type ModelPolicy,
   PluginGuard,
   PolicyRegistry,
+  Telemetry,
   Tokenizers
 } from "@context-engine/core"
 import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
@@ -27,6 +28,7 @@ import { Cause, Effect, Exit } from "effect"
 import * as GuardedCompaction from "./GuardedCompaction.ts"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
+import * as RolloutMode from "./RolloutMode.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -95,6 +97,10 @@ export type ContextEvent =
       readonly tokensAfter: number
       readonly stages: ReadonlyArray<ContextEngine.StageReport>
       readonly checkpointId?: string
+      /** The rollout mode; in `shadow` (and `advisory` with a checkpoint) the checkpoint was recorded, not applied. */
+      readonly mode?: RolloutMode.RolloutMode
+      /** Id of the shadow entry holding what was withheld. */
+      readonly shadowEntryId?: string
     }
   | {
       readonly type: "compaction-failed"
@@ -137,6 +143,12 @@ export interface ControllerOptions {
   readonly onEvent?: (event: ContextEvent) => void
   /** Compact-and-retry once on a classified context overflow. Default `true`. */
   readonly overflowRecovery?: boolean
+  /**
+   * Rollout mode (`RolloutMode.ts`): `shadow` records what compaction would
+   * do and sends the request unchanged; `advisory` applies only the
+   * deterministic tiers; `active` (default) applies everything.
+   */
+  readonly mode?: RolloutMode.RolloutMode
   /**
    * Offload large tool results as they arrive (`Offload`: head + tail + a
    * pointer in the view, original in the transcript). Default on with
@@ -305,7 +317,32 @@ export const make = (options: ControllerOptions): ContextController => {
     return opened
   }
 
+  // Policies per model (before the learned window) and per learned window, when the option is not a
+  // function (a function may answer differently each call). The same policy object each step also keeps
+  // the engine's caches (validated input, measurement) warm.
+  const basePolicies = new Map<string, ModelPolicy.ModelPolicy>()
+  const learnedPolicies = new Map<string, ModelPolicy.ModelPolicy>()
   const policyFor = async (model: ModelRef, current?: Session.Session): Promise<ModelPolicy.ModelPolicy> => {
+    const cacheable = typeof options.policy !== "function"
+    const baseKey = `${model.provider}\u0000${model.modelId}`
+    let base = cacheable ? basePolicies.get(baseKey) : undefined
+    if (base === undefined) {
+      base = await resolvePolicy(model)
+      if (cacheable) basePolicies.set(baseKey, base)
+    }
+    const learned = (current ?? (await session(model))).learnedWindow(base.model)
+    if (learned === undefined) return base
+    const key = `${baseKey}\u0000${learned}`
+    let policy = cacheable ? learnedPolicies.get(key) : undefined
+    if (policy === undefined) {
+      policy = OverflowRecovery.applyLearnedWindow(base, learned)
+      if (cacheable) learnedPolicies.set(key, policy)
+    }
+    return policy
+  }
+
+  /** The policy for a model from the option, the registry and the provider profile (no learned window). */
+  const resolvePolicy = async (model: ModelRef): Promise<ModelPolicy.ModelPolicy> => {
     const profile = ProviderProfile.forProvider(model.provider)
     const option = options.policy
     const registry = isRegistry(option) ? option : PolicyRegistry.builtin
@@ -318,15 +355,10 @@ export const make = (options: ControllerOptions): ContextController => {
     const resolved = await Effect.runPromiseExit(
       registry.resolve({ ...fields, model: modelId } as PolicyRegistry.PolicyOverride)
     )
-    let policy: ModelPolicy.ModelPolicy
-    if (Exit.isSuccess(resolved)) policy = resolved.value
-    else {
-      const error = Cause.squash(resolved.cause)
-      if ((error as { _tag?: string })._tag !== "UnknownModel") throw error
-      policy = ProviderProfile.fallbackPolicy(profile, modelId, fields)
-    }
-    const learned = (current ?? (await session(model))).learnedWindow(policy.model)
-    return OverflowRecovery.applyLearnedWindow(policy, learned)
+    if (Exit.isSuccess(resolved)) return resolved.value
+    const error = Cause.squash(resolved.cause)
+    if ((error as { _tag?: string })._tag !== "UnknownModel") throw error
+    return ProviderProfile.fallbackPolicy(profile, modelId, fields)
   }
 
   const assemble = async (
@@ -338,8 +370,11 @@ export const make = (options: ControllerOptions): ContextController => {
     const assembled = await asyncEngine.assembleContext(input)
     const items = assembled.view.items.filter((item) => !item.entryId.startsWith(EPHEMERAL_PREFIX))
     const messages = items.map((item) => item.message)
+    // What was synced is the session's message entries (the AI SDK's new objects were matched to them).
+    const synced = current.messageEntries()
     const rewritten =
-      messages.length !== original.length || messages.some((message, index) => message !== original[index])
+      messages.length !== original.length ||
+      messages.some((message, index) => message !== original[index] && message !== synced[index]?.message)
     const providerOptions = native?.providerOptions(input)
     emit(options, {
       type: "request",
@@ -349,7 +384,7 @@ export const make = (options: ControllerOptions): ContextController => {
       budgetTokens: assembled.measurement.budgetTokens,
       contextWindowTokens: input.policy.contextWindowTokens,
       messagesSent: messages.length,
-      messagesInTranscript: current.entries().filter((entry) => entry.kind === "message").length,
+      messagesInTranscript: synced.length,
       rewritten
     })
     return {
@@ -362,6 +397,42 @@ export const make = (options: ControllerOptions): ContextController => {
       rewritten,
       ...(providerOptions !== undefined ? { providerOptions } : {})
     }
+  }
+
+  const mode = options.mode ?? "active"
+
+  /** Commits what the mode allows of a compaction and reports it. */
+  const commitIn = async (
+    current: Session.Session,
+    input: ContextEngine.EngineInput,
+    result: ContextEngine.CompactionResult,
+    reasons: ReadonlyArray<ContextEngine.CompactionReason>
+  ): Promise<void> => {
+    const last = current.entries().at(-1)
+    const { commit, shadow } = RolloutMode.split(mode, result, reasons, {
+      id: current.nextId(),
+      parentId: last?.id ?? null,
+      timestamp: new Date().toISOString()
+    })
+    let committed = commit
+    if (mode === "advisory" && result.checkpoint !== undefined) {
+      // The checkpoint is recorded as a shadow; what is applied is the deterministic reduction.
+      const deterministic = { ...input, deterministicOnly: true }
+      const reduced = await Effect.runPromise(Effect.result(engine.compact(deterministic)))
+      committed = reduced._tag === "Success" ? reduced.success.entriesToAppend : []
+    }
+    await current.append(shadow ? [...committed, shadow] : committed)
+    emit(options, {
+      type: "compaction",
+      sessionId: current.sessionId,
+      reasons,
+      tokensBefore: result.before.inputTokens,
+      tokensAfter: result.after.inputTokens,
+      stages: result.stages,
+      ...(result.checkpoint ? { checkpointId: result.checkpoint.id } : {}),
+      mode,
+      ...(shadow ? { shadowEntryId: shadow.id } : {})
+    })
   }
 
   const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = [], signal) => {
@@ -388,13 +459,16 @@ export const make = (options: ControllerOptions): ContextController => {
       kind: "message",
       message
     }))
-    const entriesFor = (): ReadonlyArray<Entry.Entry> => [...ephemeral, ...current.entries()]
+    const entriesFor = (): ReadonlyArray<Entry.Entry> =>
+      ephemeral.length === 0 ? [...current.entries()] : [...ephemeral, ...current.entries()]
     const input: ContextEngine.EngineInput = {
       entries: entriesFor(),
       tools,
       policy,
       ...(signal !== undefined ? { signal } : {})
     }
+    let assembleInput = input
+    const startMs = Date.now()
     const outcome = await GuardedCompaction.run({
       engine,
       input,
@@ -404,16 +478,9 @@ export const make = (options: ControllerOptions): ContextController => {
     })
     if (outcome._tag === "Compacted") {
       const { result, decision } = outcome
-      await current.append(result.entriesToAppend)
-      emit(options, {
-        type: "compaction",
-        sessionId: current.sessionId,
-        reasons: decision.reasons,
-        tokensBefore: result.before.inputTokens,
-        tokensAfter: result.after.inputTokens,
-        stages: result.stages,
-        ...(result.checkpoint ? { checkpointId: result.checkpoint.id } : {})
-      })
+      Telemetry.recordCompactionSpan(engine.name, input, result, { mode, startMs })
+      await commitIn(current, input, result, decision.reasons)
+      assembleInput = { ...input, entries: entriesFor() }
     } else if (outcome._tag === "Failed") {
       // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.
       emit(options, {
@@ -430,7 +497,12 @@ export const make = (options: ControllerOptions): ContextController => {
         reason: `automatic compaction is off for ${model.provider}:${model.modelId} after ${outcome.route.consecutiveFailures} consecutive failures (cap ${breaker.maxConsecutiveFailures}); a manual compaction or a new controller retries`
       })
     }
-    return assemble(current, model, { ...input, entries: entriesFor() }, messages)
+    // Same input object when nothing was appended, so the engine reuses what it derived for shouldCompact.
+    if (mode === "shadow") {
+      const prepared = await assemble(current, model, assembleInput, messages)
+      return { ...prepared, messages, rewritten: false }
+    }
+    return assemble(current, model, assembleInput, messages)
   }
 
   const recordSuccess: ContextController["recordSuccess"] = async (prepared, usage, response) => {

@@ -229,6 +229,14 @@ const observe = (
 export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngineMiddleware => {
   const controller = ContextController.make(options)
   const prepared = new WeakMap<LanguageModelV4CallOptions, ContextController.Prepared>()
+  // The AI SDK passes new tool objects each step; equal tools keep one definitions array, so the
+  // engine's validated-input and measurement caches hit (cost: one serialization of the tools).
+  let lastTools: { readonly key: string; readonly definitions: ReadonlyArray<ContextView.ToolDefinition> } | undefined
+  const sameTools = (tools: LanguageModelV4CallOptions["tools"]): ReadonlyArray<ContextView.ToolDefinition> => {
+    const key = JSON.stringify(tools ?? [])
+    if (lastTools?.key !== key) lastTools = { key, definitions: toolDefinitions(tools) }
+    return lastTools.definitions
+  }
 
   const recover = async (
     context: ContextController.Prepared,
@@ -270,7 +278,7 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
       const context = await controller.prepare(
         modelRef(model),
         messages,
-        toolDefinitions(params.tools),
+        sameTools(params.tools),
         [],
         params.abortSignal
       )

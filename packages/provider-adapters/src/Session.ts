@@ -6,9 +6,10 @@
  *
  * The AI SDK re-sends the whole history each step (`generateText`,
  * `streamText` and `ToolLoopAgent` append the response messages to the
- * prompt). {@link Session.sync} finds the longest prefix of the incoming
- * messages that matches the transcript's active path and appends only the
- * rest. When the application rewrote its history (the messages diverge), the
+ * prompt), as new objects each call. {@link Session.sync} finds the longest
+ * prefix of the incoming messages that matches the transcript's active path
+ * — by position and a cheap fingerprint ({@link messageFingerprint}), never
+ * re-serializing unchanged messages — and appends only the rest. When the application rewrote its history (the messages diverge), the
  * transcript keeps every old entry and the session continues on a new branch
  * whose `parentId` is the last matching message (Pi's session tree).
  *
@@ -43,6 +44,8 @@ export interface Session {
   readonly sessionId: string
   /** The active path: entries of the current branch, oldest first. */
   readonly entries: () => ReadonlyArray<Entry.Entry>
+  /** The message entries of the active path, oldest first (kept incrementally; do not mutate). */
+  readonly messageEntries: () => ReadonlyArray<Entry.MessageEntry>
   /** Every entry ever appended (all branches), oldest first. */
   readonly transcript: () => ReadonlyArray<Entry.Entry>
   /** Appends the messages not yet in the active path; returns the new message entries. */
@@ -112,6 +115,78 @@ export const learnedFromEvent = (data: OverflowEventData): number | undefined =>
   return data.learnedWindowTokens
 }
 
+/** Mixes `value` into the 32-bit hash `hash` (FNV-1a step on a whole number). */
+const mix = (hash: number, value: number): number => Math.imul(hash ^ value, 16777619) >>> 0
+
+/** Strings up to this many characters are hashed whole; longer ones by {@link TEXT_SAMPLES} samples. */
+const WHOLE_TEXT_CHARS = 64
+const TEXT_SAMPLES = 32
+
+/** Length and characters of a string (all of a short one, evenly spaced samples and the ends of a long one). */
+const mixText = (hash: number, text: string): number => {
+  let next = mix(hash, text.length)
+  const step = text.length <= WHOLE_TEXT_CHARS ? 1 : Math.floor(text.length / TEXT_SAMPLES)
+  for (let index = 0; index < text.length; index += step) next = mix(next, text.charCodeAt(index))
+  return mix(next, text.charCodeAt(text.length - 1) | 0)
+}
+
+const mixValue = (hash: number, value: unknown): number => {
+  if (typeof value === "string") return mixText(hash, value)
+  if (typeof value !== "object" || value === null) return mix(hash, typeof value === "number" ? value | 0 : 7)
+  if (Array.isArray(value)) return mix(hash, value.length)
+  let next = hash
+  for (const key in value) next = mixValue(mixText(next, key), (value as Record<string, unknown>)[key])
+  return next
+}
+
+/**
+ * A cheap structural fingerprint of a message: role, number of parts, and
+ * every field of every part except `providerOptions` (strings of up to 64
+ * characters whole, longer ones by length and 32 evenly spaced characters;
+ * arrays by length). Costs O(fields), independent of text length, with no
+ * serialization (unlike {@link messageKey}), so syncing a step does not
+ * re-serialize the history. Equal messages always have equal fingerprints;
+ * an edit of a long text that keeps its length and every sampled character
+ * is not seen (the transcript keeps the earlier message).
+ *
+ * @category utils
+ */
+export const messageFingerprint = (message: Message.Message): number => {
+  let hash = mixText(2166136261, message.role)
+  const content = message.content as unknown
+  if (typeof content === "string") return mixText(hash, content)
+  if (!Array.isArray(content)) return mix(hash, 1)
+  hash = mix(hash, content.length)
+  for (const part of content as ReadonlyArray<Record<string, unknown>>) {
+    for (const key in part) {
+      if (key === "providerOptions") continue
+      hash = mixValue(mixText(hash, key), part[key])
+    }
+  }
+  return hash
+}
+
+/**
+ * How many leading `messages` are already the session's message entries:
+ * same object, or same fingerprint by position (the AI SDK passes new
+ * objects each call). Stops at the first difference.
+ */
+const matchedPrefix = (
+  entries: ReadonlyArray<Entry.MessageEntry>,
+  fingerprints: ReadonlyArray<number>,
+  messages: ReadonlyArray<Message.Message>
+): number => {
+  const limit = Math.min(entries.length, messages.length)
+  let matched = 0
+  while (
+    matched < limit &&
+    (entries[matched]!.message === messages[matched] ||
+      fingerprints[matched] === messageFingerprint(messages[matched]!))
+  )
+    matched++
+  return matched
+}
+
 /**
  * Opens a session, loading its transcript from `store` when one is given.
  * With a store, the active path is the branch of the newest entry
@@ -122,14 +197,9 @@ export const learnedFromEvent = (data: OverflowEventData): number | undefined =>
 export const make = async (sessionId: string, store?: SessionStore): Promise<Session> => {
   const all: Array<Entry.Entry> = store ? [...(await store.load(sessionId)).entries] : []
   let path = [...ActiveView.branch(all)]
-  const keys = new Map<string, string>()
-  const keyOf = (entry: Entry.MessageEntry): string => {
-    const cached = keys.get(entry.id)
-    if (cached !== undefined) return cached
-    const key = messageKey(entry.message)
-    keys.set(entry.id, key)
-    return key
-  }
+  // The message entries of the active path and their fingerprints, kept in step with `path`.
+  let messageEntries: Array<Entry.MessageEntry> = path.filter(isMessageEntry)
+  let fingerprints: Array<number> = messageEntries.map((entry) => messageFingerprint(entry.message))
   let counter = all.length
   const ids = new Set(all.map((entry) => entry.id))
   const nextId = (): string => {
@@ -175,19 +245,15 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
       all.push(entry)
       ids.add(entry.id)
       path.push(entry)
+      if (entry.kind === "message") {
+        messageEntries.push(entry)
+        fingerprints.push(messageFingerprint(entry.message))
+      }
     }
   }
 
   const sync = async (messages: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
-    const messageEntries = path.filter(isMessageEntry)
-    let matched = 0
-    while (
-      matched < messages.length &&
-      matched < messageEntries.length &&
-      (messageEntries[matched]!.message === messages[matched] ||
-        keyOf(messageEntries[matched]!) === messageKey(messages[matched]!))
-    )
-      matched++
+    const matched = matchedPrefix(messageEntries, fingerprints, messages)
     if (matched < messageEntries.length) {
       // Diverged: continue on a branch after the last matching message and the
       // non-message entries (edits, checkpoints) that directly follow it.
@@ -195,6 +261,8 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
       let end = lastMatched === undefined ? 0 : path.indexOf(lastMatched) + 1
       if (lastMatched !== undefined) while (end < path.length && path[end]!.kind !== "message") end++
       path = path.slice(0, end)
+      messageEntries = messageEntries.slice(0, matched)
+      fingerprints = fingerprints.slice(0, matched)
     }
     const appended: Array<Entry.MessageEntry> = []
     for (const message of messages.slice(matched)) {
@@ -216,6 +284,7 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
   return {
     sessionId,
     entries: () => path,
+    messageEntries: () => messageEntries,
     transcript: () => all,
     sync,
     append: async (entries) => {

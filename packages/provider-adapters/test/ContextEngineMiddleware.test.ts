@@ -48,6 +48,27 @@ describe("contextEngineMiddleware with MockLanguageModelV4", () => {
     expect(engine.outcomes[0]!.outcome.lastEntryId).toBeDefined()
   })
 
+  it("a later step with new but equal message objects is sent as passed (not rebuilt), transcript not duplicated", async () => {
+    const engine = TestEngine.make()
+    const { model, calls } = windowedModel({ windowTokens: 100_000, replies: () => ({ text: "done" }) })
+    const middleware = contextEngineMiddleware({ engine, policy: policy(100_000) })
+    const wrapped = wrapLanguageModel({ model, middleware })
+    const prompt = (extra: number) => [
+      { role: "system" as const, content: system },
+      ...Array.from({ length: 3 + extra }, (_, index) => ({
+        role: "user" as const,
+        content: [{ type: "text" as const, text: `message ${index}` }]
+      }))
+    ]
+    await wrapped.doGenerate({ prompt: prompt(0) })
+    const second = { prompt: prompt(1) }
+    await wrapped.doGenerate(second)
+    // The inner model got the caller's own prompt array back: nothing was rebuilt.
+    expect(calls[1]!.params.prompt).toBe(second.prompt)
+    const session = await middleware.controller.session({ provider: model.provider, modelId: model.modelId })
+    expect(session.transcript().filter((entry) => entry.kind === "message")).toHaveLength(5)
+  })
+
   it("generate: compacts a long history to fit, keeping system, the latest user message and tool pairing", async () => {
     const engine = TestEngine.make()
     const events: Array<ContextEvent> = []

@@ -1,7 +1,7 @@
 /**
  * Session: learned windows from persisted `context-overflow` events.
  */
-import { type Entry, InMemoryTranscriptStore } from "@context-engine/core"
+import { type Entry, InMemoryTranscriptStore, type Message } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Session from "../src/Session.ts"
 
@@ -91,5 +91,76 @@ describe("Session branches", () => {
     expect((await store.activeView("s")).view.items.map((item) => item.message)).toEqual(expected)
     const reopened = await Session.make("s", store)
     expect(reopened.entries().map((entry) => (entry.kind === "message" ? entry.message : entry.kind))).toEqual(expected)
+  })
+})
+
+describe("Session.sync", () => {
+  const history = (): Array<Message.Message> => [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: [{ type: "text", text: "Read src/app.ts" }] },
+    {
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: "call-1", toolName: "read", input: { path: "src/app.ts" } }]
+    },
+    {
+      role: "tool",
+      content: [
+        { type: "tool-result", toolCallId: "call-1", toolName: "read", output: { type: "text", value: "x = 1" } }
+      ]
+    }
+  ]
+
+  it("appends only new messages when every call passes new, equal objects (as the AI SDK does)", async () => {
+    const session = await Session.make("s")
+    expect(await session.sync(history())).toHaveLength(4)
+    const appended = await session.sync([...history(), { role: "user", content: "next" }])
+    expect(appended.map((entry) => entry.message)).toEqual([{ role: "user", content: "next" }])
+    expect(session.transcript()).toHaveLength(5)
+    expect(session.messageEntries()).toHaveLength(5)
+    // The entries keep the first objects synced; nothing is re-appended for a third equal history.
+    expect(await session.sync([...history(), { role: "user", content: "next" }])).toHaveLength(0)
+  })
+
+  it("branches when an earlier message changed: a tool result, a tool input, a text of the same length", async () => {
+    const changes: ReadonlyArray<(messages: Array<Message.Message>) => void> = [
+      (messages) => {
+        messages[3] = {
+          role: "tool",
+          content: [
+            { type: "tool-result", toolCallId: "call-1", toolName: "read", output: { type: "text", value: "x = 22" } }
+          ]
+        }
+      },
+      (messages) => {
+        messages[2] = {
+          role: "assistant",
+          content: [{ type: "tool-call", toolCallId: "call-1", toolName: "read", input: { path: "src/lib.ts" } }]
+        }
+      },
+      (messages) => {
+        messages[1] = { role: "user", content: [{ type: "text", text: "Read src/app.js" }] }
+      }
+    ]
+    for (const change of changes) {
+      const session = await Session.make("s")
+      await session.sync(history())
+      const rewritten = history()
+      change(rewritten)
+      const appended = await session.sync(rewritten)
+      const firstChanged = rewritten.findIndex(
+        (message, index) => JSON.stringify(message) !== JSON.stringify(history()[index])
+      )
+      expect(appended).toHaveLength(rewritten.length - firstChanged)
+      expect(session.transcript()).toHaveLength(4 + appended.length)
+      expect(session.entries().map((entry) => (entry as Entry.MessageEntry).message)).toEqual(rewritten)
+    }
+  })
+
+  it("a shorter history continues on a branch after the last kept message", async () => {
+    const session = await Session.make("s")
+    await session.sync(history())
+    expect(await session.sync(history().slice(0, 2))).toHaveLength(0)
+    expect(session.messageEntries()).toHaveLength(2)
+    expect(session.transcript()).toHaveLength(4)
   })
 })

@@ -18,7 +18,7 @@
  */
 
 import type { Budget, ContextEngine, ContextView, Measurer, ModelPolicy, ViewEdit } from "@context-engine/core"
-import { MeasureCache, Measurement, MessageParts, Strategy } from "@context-engine/core"
+import { MeasureCache, Measurement, MessageParts, ReasoningTokens, Strategy } from "@context-engine/core"
 import { Effect } from "effect"
 import * as Invariants from "./Invariants.ts"
 
@@ -83,10 +83,13 @@ const makeTracker = (
   view: ContextView.ContextView,
   first: Measurement.Measurement
 ) => {
+  // Counted as the measurer counts a view: reasoning before the current tool loop by its provider rule.
   const itemCounts = (items: ReadonlyArray<ContextView.ViewItem>): Counts => {
     const sum: Counts = Measurement.zeroCounts()
-    for (const item of items) {
-      const counts = measurer.countMessage(item.message, item.source)
+    const loopStart = ReasoningTokens.currentLoopStart(items, (item) => item.message)
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]!
+      const counts = measurer.countMessage(item.message, item.source, index < loopStart ? "prior" : "current")
       for (const key in counts) sum[key as Measurement.Category] += counts[key as Measurement.Category] ?? 0
     }
     return sum

@@ -15,8 +15,10 @@
  * needs its API key; without one the command fails at once with a typed
  * `SummarizerFailed` naming the variable to set (exit code 2).
  *
- * Exit codes: 0 success, 1 the file cannot be imported or compaction failed,
- * 2 the summarizer cannot be used.
+ * Policy flags (`--model`, `--context-window`, `--reserve`, `--keep-recent`,
+ * `--policy`, `--catalog`, `--allow-unknown-model`) as `PolicyOptions.ts`
+ * describes; exit codes as `ExitCodes.ts` lists them (2: the summarizer
+ * cannot be used).
  *
  * @since 0.1.0
  */
@@ -33,7 +35,9 @@ import { LanguageModelSummarizer, ModelSpec } from "@context-engine/provider-ada
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
-import { DEFAULT_MODEL, recordedModel } from "../InspectReport.ts"
+import * as ExitCodes from "../ExitCodes.ts"
+import { recordedModel } from "../InspectReport.ts"
+import * as PolicyOptions from "../PolicyOptions.ts"
 import * as Progress from "../Progress.ts"
 
 /**
@@ -41,8 +45,7 @@ import * as Progress from "../Progress.ts"
  *
  * @category models
  */
-export interface CompactOptions {
-  readonly model?: string | undefined
+export interface CompactOptions extends PolicyOptions.PolicyOptions {
   readonly engine?: "tiered" | "sliding-window" | undefined
   /** `extractive` (default) or a model spec. */
   readonly summarizer?: string | undefined
@@ -67,7 +70,7 @@ export interface CompactReport {
   readonly file: string
   readonly format: string
   readonly entries: number
-  readonly model: { readonly id: string; readonly source: "flag" | "transcript" | "default" }
+  readonly model: { readonly id: string; readonly source: "flag" | "transcript" | "default"; readonly known: boolean }
   readonly policy: {
     readonly contextWindowTokens: number
     readonly reserveTokens: number
@@ -75,6 +78,8 @@ export interface CompactReport {
     readonly inputBudgetTokens: number
   }
   readonly engine: string
+  /** E.g. the generic fallback used for an unknown model the transcript records. */
+  readonly warnings: ReadonlyArray<string>
   readonly summarizer: string
   readonly decision: { readonly compact: boolean; readonly reasons: ReadonlyArray<string> }
   readonly tokens: {
@@ -140,6 +145,7 @@ export const render = (report: CompactReport, checkpoint: Checkpoint.Checkpoint 
     `  ${report.format} transcript, ${n(report.entries)} entries · model ${report.model.id} (${report.model.source}) · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · keep-recent ${n(report.policy.keepRecentTokens)}`
   )
   out.push(`  engine ${report.engine} · summarizer ${report.summarizer}`)
+  for (const warning of report.warnings) out.push(`  warning: ${warning}`)
   const imported = report.import
   if (imported.issues.length > 0) {
     out.push(
@@ -269,22 +275,16 @@ export const run = async (
   options: CompactOptions,
   progress: Progress.Progress = Progress.make()
 ): Promise<{ output: string; exitCode: number; report?: CompactReport }> => {
-  const fail = (error: unknown, exitCode: number) => {
+  const fail = (error: unknown, exitCode?: number) => {
     progress.stop()
-    const tagged = error as { _tag?: string; message?: string }
-    const message = tagged.message ?? String(error)
-    return {
-      output: options.json
-        ? JSON.stringify({ error: { tag: tagged._tag ?? "Error", message } }, null, 2)
-        : `context-engine compact: ${message}`,
-      exitCode
-    }
+    const failed = ExitCodes.failure("compact", error, options.json)
+    return exitCode === undefined ? failed : { ...failed, exitCode }
   }
   let summarizer: Summarizer.Summarizer | undefined
   try {
     summarizer = await Effect.runPromise(summarizerFor(options.summarizer))
   } catch (error) {
-    return fail(error, 2)
+    return fail(error, ExitCodes.SUMMARIZER_UNAVAILABLE)
   }
   try {
     const imported = await Import.importFilePromise(file, {
@@ -293,9 +293,8 @@ export const run = async (
       onProgress: (done, total) => progress.update("importing", done, total)
     })
     const entries = imported.transcript.entries
-    const recorded = recordedModel(entries)
-    const modelId = options.model ?? recorded ?? DEFAULT_MODEL
-    const policy = Effect.runSync(PolicyRegistry.lookupOrFallback(modelId))
+    const resolved = await PolicyOptions.resolve(options, recordedModel(entries))
+    const { policy, modelId } = resolved
     const engine =
       options.engine === "sliding-window"
         ? SlidingWindowEngine.makeAsync()
@@ -312,7 +311,8 @@ export const run = async (
       entries: entries.length,
       model: {
         id: modelId,
-        source: options.model !== undefined ? "flag" : recorded !== undefined ? "transcript" : "default"
+        source: resolved.source,
+        known: resolved.known
       },
       policy: {
         contextWindowTokens: policy.contextWindowTokens,
@@ -321,6 +321,7 @@ export const run = async (
         inputBudgetTokens: decision.budget.inputBudgetTokens
       },
       engine: engine.name,
+      warnings: resolved.warnings,
       summarizer:
         options.engine === "sliding-window"
           ? "none (sliding window drops whole turns)"
@@ -375,7 +376,7 @@ export const run = async (
       report
     }
   } catch (error) {
-    return fail(error, 1)
+    return fail(error)
   }
 }
 
@@ -385,17 +386,15 @@ export const run = async (
  * @category commands
  */
 export const register = (program: Command): void => {
-  program
+  const command = program
     .command("compact")
     .description("Compact a transcript: cheap stages first, then a validated checkpoint; print the report")
     .argument(
       "<file>",
       "transcript file (pi / Claude Code JSONL, SWE-agent .traj, OpenAI / Anthropic / AI SDK JSON, …)"
     )
-    .option(
-      "-m, --model <id>",
-      "model whose window, reserve and tokenizer to use (default: the model the transcript records)"
-    )
+  PolicyOptions.register(command)
+  command
     .addOption(new Option("-e, --engine <engine>", "engine").choices(["tiered", "sliding-window"]).default("tiered"))
     .option(
       "-s, --summarizer <summarizer>",

@@ -7,15 +7,19 @@
  * schema's object instead. Lenient by default: malformed lines are skipped
  * and listed; `--strict` fails on the first one.
  *
- * Exit codes: 0 on success, 1 when the file cannot be imported.
+ * Policy flags (`--model`, `--context-window`, `--reserve`, `--keep-recent`,
+ * `--policy`, `--catalog`, `--allow-unknown-model`) as `PolicyOptions.ts`
+ * describes; exit codes as `ExitCodes.ts` lists them.
  *
  * @since 0.1.0
  */
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Schema } from "effect"
+import * as ExitCodes from "../ExitCodes.ts"
 import * as InspectRender from "../InspectRender.ts"
 import * as InspectReport from "../InspectReport.ts"
+import * as PolicyOptions from "../PolicyOptions.ts"
 import * as Progress from "../Progress.ts"
 
 /**
@@ -23,8 +27,7 @@ import * as Progress from "../Progress.ts"
  *
  * @category models
  */
-export interface InspectOptions {
-  readonly model?: string | undefined
+export interface InspectOptions extends PolicyOptions.PolicyOptions {
   readonly format?: ImportResult.FormatId | "auto" | undefined
   readonly json?: boolean | undefined
   readonly strict?: boolean | undefined
@@ -50,8 +53,9 @@ export const run = async (
       strict: options.strict ?? false,
       onProgress: (done, total) => progress.update("importing", done, total)
     })
+    const resolved = await PolicyOptions.resolve(options, InspectReport.recordedModel(result.transcript.entries))
     const report = InspectReport.build(result, {
-      model: options.model,
+      resolved,
       startedAt,
       onProgress: (done, total) => progress.update("counting", done, total)
     })
@@ -62,14 +66,7 @@ export const run = async (
     }
   } catch (error) {
     progress.stop()
-    const tagged = error as { _tag?: string; message?: string }
-    const message = tagged.message ?? String(error)
-    return {
-      output: options.json
-        ? JSON.stringify({ error: { tag: tagged._tag ?? "Error", message } }, null, 2)
-        : `context-engine inspect: ${message}`,
-      exitCode: 1
-    }
+    return ExitCodes.failure("inspect", error, options.json)
   }
 }
 
@@ -79,14 +76,15 @@ export const run = async (
  * @category commands
  */
 export const register = (program: Command): void => {
-  program
+  const command = program
     .command("inspect")
     .description("Measure a transcript: tokens per category vs the model's budget, largest entries, pairing problems")
     .argument(
       "<file>",
       "transcript file (pi / Claude Code JSONL, SWE-agent .traj, OpenAI / Anthropic / AI SDK JSON, aider or console text)"
     )
-    .option("-m, --model <id>", "model whose window and tokenizer to use (default: the model the transcript records)")
+  PolicyOptions.register(command)
+  command
     .addOption(
       new Option("-f, --format <format>", "transcript format")
         .choices(["auto", ...ImportResult.formats])

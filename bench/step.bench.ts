@@ -1,0 +1,127 @@
+/**
+ * Per-step cost through the AI SDK middleware (issue #13, item 1). The pi
+ * session (`../shared/transcripts/pi/before-compaction.jsonl`, concatenated
+ * with relabelled copies to reach ~8K messages) is replayed through
+ * `wrapLanguageModel({ model: MockLanguageModelV4, middleware })`: each step
+ * sends the whole history as a fresh V4 prompt (new objects every call, as the
+ * AI SDK does) plus the messages since the previous step (the assistant
+ * reply and its tool results). Prints per-step median / p99 at ~1K and
+ * ~8K messages beside the cost of tokenizing only the new message, and the
+ * 8K / 1K ratio (target ≤ 1.5×; median target < 1 ms at 1K).
+ * `node bench/run.ts step`. Prints; never asserts times.
+ */
+import { wrapLanguageModel } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
+import type { Message } from "../packages/core/src/Message.ts"
+import * as PolicyRegistry from "../packages/core/src/PolicyRegistry.ts"
+import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
+import { piMessages } from "../packages/core/test/support/piTranscript.ts"
+import { TieredSummaryEngine } from "../packages/engines/src/index.ts"
+import { contextEngineMiddleware } from "../packages/provider-adapters/src/ContextEngineMiddleware.ts"
+import * as PromptConversion from "../packages/provider-adapters/src/PromptConversion.ts"
+
+const median = (values: ReadonlyArray<number>): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const p99 = (values: ReadonlyArray<number>): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]!
+const fmt = (ms: number): string => `${ms.toFixed(3)} ms`
+
+/** Copy `round` of the session: tool call ids and texts relabelled so no content hash repeats. */
+const relabel = (message: Message, round: number): Message => {
+  const tag = `[r${round}] `
+  if (typeof message.content === "string") return { ...message, content: tag + message.content } as Message
+  const content = message.content.map((part) => {
+    switch (part.type) {
+      case "text":
+      case "reasoning":
+        return { ...part, text: tag + part.text }
+      case "tool-call":
+        return { ...part, toolCallId: `${part.toolCallId}-r${round}` }
+      case "tool-result":
+        return {
+          ...part,
+          toolCallId: `${part.toolCallId}-r${round}`,
+          output: part.output.type === "text" ? { ...part.output, value: tag + part.output.value } : part.output
+        }
+      default:
+        return part
+    }
+  })
+  return { ...message, content } as Message
+}
+
+const STEPS = 60
+
+/**
+ * Times `STEPS` steps ending at or before `end` messages. A step is taken
+ * where the AI SDK calls the model: the history ends with a user or tool
+ * message (never an assistant tool call awaiting its result); the messages
+ * since the previous step are the new ones.
+ */
+const replay = async (
+  messages: ReadonlyArray<Message>,
+  end: number
+): Promise<{ readonly steps: Array<number>; readonly newMessagesMs: Array<number> }> => {
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => ({
+      content: [{ type: "text", text: "ok" }],
+      finishReason: { unified: "stop", raw: "stop" },
+      usage: {
+        inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: undefined, text: undefined, reasoning: undefined }
+      },
+      warnings: []
+    })
+  })
+  const policy = { ...PolicyRegistry.lookupSync("claude-opus-4-5"), contextWindowTokens: 100_000_000 }
+  const engine = TieredSummaryEngine.make()
+  const wrapped = wrapLanguageModel({ model, middleware: contextEngineMiddleware({ engine, policy }) })
+  const call = (count: number) =>
+    // A fresh prompt (new objects) every call, like the AI SDK's per-step conversion.
+    wrapped.doGenerate({ prompt: PromptConversion.toPrompt(messages.slice(0, count)) })
+  const stepEnds: Array<number> = []
+  for (let count = end; count > 0 && stepEnds.length <= STEPS; count--)
+    if (messages[count - 1]!.role !== "assistant") stepEnds.unshift(count)
+  // Warm: the session holds the history before the timed steps.
+  await call(stepEnds[0]!)
+  const tokenizer = Tokenizers.get("o200k_base")
+  const steps: Array<number> = []
+  const newMessagesMs: Array<number> = []
+  for (let index = 1; index < stepEnds.length; index++) {
+    const count = stepEnds[index]!
+    const start = performance.now()
+    await call(count)
+    steps.push(performance.now() - start)
+    const text = JSON.stringify(messages.slice(stepEnds[index - 1]!, count).map((message) => message.content))
+    const tokenStart = performance.now()
+    tokenizer.count(text)
+    newMessagesMs.push(performance.now() - tokenStart)
+  }
+  return { steps, newMessagesMs }
+}
+
+export default async function (): Promise<void> {
+  const pi = piMessages("pi/before-compaction.jsonl")
+  const rounds = Math.ceil(8_000 / pi.length)
+  const all: Array<Message> = []
+  for (let round = 0; round < rounds; round++) all.push(...pi.map((message) => relabel(message, round)))
+  const sizes = [1_000, 8_000].map((size) => Math.min(size, all.length))
+  const rows: Array<Record<string, string | number>> = []
+  const medians: Array<number> = []
+  for (const size of sizes) {
+    const { steps, newMessagesMs } = await replay(all, size)
+    const stepMedian = median(steps)
+    medians.push(stepMedian)
+    rows.push({
+      messages: size,
+      "step median": fmt(stepMedian),
+      "step p99": fmt(p99(steps)),
+      "tokenize new messages (median)": fmt(median(newMessagesMs)),
+      "step / tokenize new": `${(stepMedian / Math.max(median(newMessagesMs), 1e-6)).toFixed(1)}×`
+    })
+  }
+  console.table(rows)
+  console.log(
+    `flatness: step median at ${sizes[1]} / ${sizes[0]} messages = ${(medians[1]! / medians[0]!).toFixed(2)}× (target ≤ 1.5×; median target < 1 ms at ~1K)`
+  )
+}

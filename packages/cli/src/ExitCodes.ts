@@ -1,0 +1,77 @@
+/**
+ * The exit codes of every `context-engine` command, in one place so the
+ * commands, their docs and the README agree.
+ *
+ * | code | meaning |
+ * |---|---|
+ * | 0 | success |
+ * | 1 | the transcript cannot be read or imported, or the command's work failed |
+ * | 2 | the summarizer cannot be used (missing API key or provider package) |
+ * | 3 | usage: an unknown `--model`, a bad flag value, an invalid policy or catalog file |
+ *
+ * @since 0.2.0
+ */
+
+/** @category constants */
+export const OK = 0
+/** @category constants */
+export const FAILED = 1
+/** @category constants */
+export const SUMMARIZER_UNAVAILABLE = 2
+/** @category constants */
+export const USAGE = 3
+
+/**
+ * The exit code for a typed error: usage errors (`UnknownModel`,
+ * `PolicyInvalid`, `InvalidInput` from a policy or catalog file, `UsageError`)
+ * → {@link USAGE}; `SummarizerFailed` → {@link SUMMARIZER_UNAVAILABLE};
+ * anything else → {@link FAILED}.
+ *
+ * @category utils
+ */
+export const forError = (error: unknown): number => {
+  const tag = (error as { readonly _tag?: unknown } | null)?._tag
+  if (tag === "UnknownModel" || tag === "PolicyInvalid" || tag === "UsageError") return USAGE
+  if (tag === "InvalidInput" && /policy file|model catalog/.test(String((error as Error).message))) return USAGE
+  if (tag === "SummarizerFailed") return SUMMARIZER_UNAVAILABLE
+  return FAILED
+}
+
+/**
+ * Text for `--help`: the table above, one line per code.
+ *
+ * @category constants
+ */
+export const HELP = [
+  "Exit codes:",
+  "  0  success",
+  "  1  the transcript cannot be read or imported, or the command's work failed",
+  "  2  the summarizer cannot be used (missing API key or provider package)",
+  "  3  usage: unknown --model, bad flag value, invalid policy or catalog file"
+].join("\n")
+
+/**
+ * The output and exit code of a command that failed with `error`: one line
+ * `context-engine <command>: <message>` (or `{ "error": { tag, message } }`
+ * with `--json`) and {@link forError}'s code.
+ *
+ * @category utils
+ */
+export const failure = (
+  command: string,
+  error: unknown,
+  json: boolean | undefined
+): { readonly output: string; readonly exitCode: number } => {
+  const tagged = error as { readonly _tag?: string; readonly message?: string } | null
+  const hint =
+    tagged?._tag === "UnknownModel"
+      ? " — or give --context-window TOKENS, --policy FILE, --catalog FILE, or --allow-unknown-model for the generic window"
+      : ""
+  const message = `${tagged?.message ?? String(error)}${hint}`
+  return {
+    output: json
+      ? JSON.stringify({ error: { tag: tagged?._tag ?? "Error", message } }, null, 2)
+      : `context-engine ${command}: ${message}`,
+    exitCode: forError(error)
+  }
+}

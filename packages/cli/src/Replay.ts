@@ -1,0 +1,271 @@
+/**
+ * Replays a transcript step by step as an agent with the context-engine
+ * middleware would have run it: before every assistant message the
+ * application's messages so far go through `ContextController.prepare` (the
+ * code path of `contextEngineMiddleware` and `prepareStep`), which measures,
+ * compacts when due and assembles what is sent. Recorded checkpoints in the
+ * file are ignored: the replay starts from the original messages.
+ *
+ * Per step it records the request's tokens per category and the budget, the
+ * time the step took, and whether the request rewrote the previous
+ * request's prefix (a prompt-cache rewrite). Per compaction: step, reasons,
+ * tokens before/after, the tier that resolved it (the last applied stage),
+ * checkpoint size, text and validation, and whether it was a shadow (mode
+ * `shadow` or `advisory`). Two damage measures no peer reports:
+ *
+ * - re-reads: a file read in a covered range is read again within
+ *   {@link DEFAULT_DAMAGE_WINDOW_STEPS} steps after the compaction (Codex
+ *   users measured 95 % of compactions followed by a re-read);
+ * - repeated side effects: a side-effect tool call (write, edit, shell, …)
+ *   repeated with the same input within the same window.
+ *
+ * @since 0.2.0
+ */
+import {
+  Budget,
+  type Checkpoint,
+  CheckpointRenderer,
+  type Entry,
+  type Measurement,
+  type Message,
+  type ModelPolicy
+} from "@context-engine/core"
+import { SlidingWindowEngine, TieredSummaryEngine } from "@context-engine/engines"
+import { ContextController, RolloutMode } from "@context-engine/provider-adapters"
+import * as ToolCalls from "./ToolCalls.ts"
+
+/** Steps after a compaction in which re-reads and repeats count as its damage. @category constants */
+export const DEFAULT_DAMAGE_WINDOW_STEPS = 10
+
+/** @category models */
+export interface StepRecord {
+  readonly step: number
+  /** The assistant message this request produced. */
+  readonly entryId: string
+  readonly inputTokens: number
+  readonly byCategory: Measurement.CategoryCounts
+  /** The largest input allowed (`Budget.inputBudgetTokens`). */
+  readonly budgetTokens: number
+  readonly messagesSent: number
+  readonly compacted: boolean
+  readonly cacheRewrite: boolean
+  readonly durationMs: number
+}
+
+/** @category models */
+export interface CompactionRecord {
+  readonly step: number
+  readonly reasons: ReadonlyArray<string>
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  /** The last stage that applied: the tier that resolved it. */
+  readonly tier: string
+  readonly stages: ReadonlyArray<{ readonly stage: string; readonly status: string; readonly tokensAfter: number }>
+  readonly shadow: boolean
+  /** Index (in the replayed messages) of the first message not covered: re-reads of files read before it count. */
+  readonly coveredUntilIndex: number
+  readonly checkpoint: {
+    readonly id: string
+    readonly generation: number
+    readonly tokens: number
+    /** Messages before the first kept one: everything this and earlier checkpoints cover. */
+    readonly coveredEntries: number
+    readonly firstKeptEntryId: string | null
+    readonly text: string
+    readonly validation: { readonly ok: boolean; readonly failedChecks: ReadonlyArray<string> } | null
+  } | null
+}
+
+/** @category models */
+export interface DamageRecord {
+  readonly step: number
+  readonly compactionStep: number
+  readonly toolName: string
+  readonly target: string
+}
+
+/** @category models */
+export interface ReplayResult {
+  readonly mode: RolloutMode.RolloutMode
+  readonly engine: string
+  readonly steps: ReadonlyArray<StepRecord>
+  readonly compactions: ReadonlyArray<CompactionRecord>
+  readonly peak: { readonly step: number; readonly inputTokens: number }
+  readonly cacheRewrites: number
+  readonly timePerStepMs: { readonly mean: number; readonly max: number; readonly total: number }
+  readonly damage: {
+    readonly windowSteps: number
+    readonly rereads: ReadonlyArray<DamageRecord>
+    readonly compactionsFollowedByReread: number
+    readonly repeatedSideEffects: ReadonlyArray<DamageRecord>
+    readonly compactionsFollowedByRepeat: number
+  }
+}
+
+/** @category models */
+export interface ReplayOptions {
+  readonly policy: ModelPolicy.ModelPolicy
+  readonly engine?: "tiered" | "sliding-window" | undefined
+  readonly mode?: RolloutMode.RolloutMode | undefined
+  readonly damageWindowSteps?: number | undefined
+  readonly onProgress?: ((done: number, total: number) => void) | undefined
+}
+
+const checkpointRecord = (
+  checkpoint: Checkpoint.Checkpoint | undefined,
+  coveredEntries: number
+): CompactionRecord["checkpoint"] =>
+  checkpoint
+    ? {
+        id: checkpoint.id,
+        generation: checkpoint.generation,
+        tokens: checkpoint.tokensAfter,
+        coveredEntries,
+        firstKeptEntryId: checkpoint.firstKeptEntryId,
+        text: CheckpointRenderer.render(checkpoint),
+        validation: checkpoint.validation
+          ? {
+              ok: checkpoint.validation.ok,
+              failedChecks: checkpoint.validation.checks.filter((check) => !check.ok).map((check) => check.name)
+            }
+          : null
+      }
+    : null
+
+/** Identity of what a request sent: entry ids with their edits, to detect prefix rewrites. */
+const fingerprint = (items: ReadonlyArray<{ readonly entryId: string; readonly editedBy: ReadonlyArray<string> }>) =>
+  items.map((item) => `${item.entryId}|${item.editedBy.join(",")}`)
+
+const isPrefix = (previous: ReadonlyArray<string>, next: ReadonlyArray<string>): boolean =>
+  previous.length <= next.length && previous.every((key, index) => key === next[index])
+
+/**
+ * Replays `entries` (an imported transcript). Only message entries are
+ * replayed.
+ *
+ * @category constructors
+ */
+export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: ReplayOptions): Promise<ReplayResult> => {
+  const mode = options.mode ?? "active"
+  const engine = options.engine === "sliding-window" ? SlidingWindowEngine.makeAsync() : TieredSummaryEngine.makeAsync()
+  const events: Array<ContextController.ContextEvent> = []
+  const controller = ContextController.make({
+    engine,
+    policy: options.policy,
+    mode,
+    onEvent: (event) => events.push(event)
+  })
+  const model = { provider: "replay", modelId: options.policy.model }
+  const messages: ReadonlyArray<{ readonly id: string; readonly message: Message.Message }> = entries.flatMap(
+    (entry) => (entry.kind === "message" ? [{ id: entry.id, message: entry.message }] : [])
+  )
+  const indexOf = new Map(messages.map((item, index) => [item.id, index]))
+  const stepIndexes = messages.flatMap((item, index) => (item.message.role === "assistant" && index > 0 ? [index] : []))
+  const steps: Array<StepRecord> = []
+  const compactions: Array<CompactionRecord> = []
+  let previous: ReadonlyArray<string> = []
+  for (const [step, index] of stepIndexes.entries()) {
+    const startedAt = performance.now()
+    const seen = events.length
+    const prepared = await controller.prepare(
+      model,
+      messages.slice(0, index).map((item) => item.message),
+      []
+    )
+    const durationMs = performance.now() - startedAt
+    const session = prepared.session
+    for (const event of events.slice(seen))
+      if (event.type === "compaction") compactions.push(compactionOf(step, index, event, session.entries(), indexOf))
+    const items = prepared.assembled.view.items
+    const sent = mode === "shadow" ? messages.slice(0, index).map((item) => `${item.id}|`) : fingerprint(items)
+    const measurement = prepared.assembled.measurement
+    steps.push({
+      step,
+      entryId: messages[index]!.id,
+      inputTokens: measurement.inputTokens,
+      byCategory: measurement.byCategory,
+      budgetTokens: Number.isFinite(measurement.budgetTokens)
+        ? measurement.budgetTokens
+        : Budget.make(options.policy, {
+            systemTokens: measurement.byCategory.system,
+            toolSchemaTokens: measurement.byCategory.toolSchemas
+          }).inputBudgetTokens,
+      messagesSent: prepared.messages.length,
+      compacted: events.slice(seen).some((event) => event.type === "compaction"),
+      cacheRewrite: step > 0 && !isPrefix(previous, sent),
+      durationMs
+    })
+    previous = sent
+    options.onProgress?.(step + 1, stepIndexes.length)
+  }
+  return summarize(mode, engine.name, steps, compactions, messages, stepIndexes, options)
+}
+
+const compactionOf = (
+  step: number,
+  index: number,
+  event: Extract<ContextController.ContextEvent, { type: "compaction" }>,
+  sessionEntries: ReadonlyArray<Entry.Entry>,
+  indexOf: ReadonlyMap<string, number>
+): CompactionRecord => {
+  const shadow = event.shadowEntryId !== undefined
+  const shadowData = shadow
+    ? RolloutMode.shadows(sessionEntries).find((record) => record.entryId === event.shadowEntryId)?.data
+    : undefined
+  const committed = sessionEntries.find(
+    (entry): entry is Entry.CheckpointEntry => entry.kind === "checkpoint" && entry.checkpoint.id === event.checkpointId
+  )?.checkpoint
+  const checkpoint = (shadowData?.checkpoint as Checkpoint.Checkpoint | null | undefined) ?? committed
+  const applied = event.stages.filter((stage) => stage.status === "applied")
+  const firstKept = checkpoint?.firstKeptEntryId ? indexOf.get(checkpoint.firstKeptEntryId) : undefined
+  const coveredUntilIndex = firstKept ?? index
+  return {
+    step,
+    reasons: event.reasons,
+    tokensBefore: event.tokensBefore,
+    tokensAfter: event.tokensAfter,
+    tier: applied.at(-1)?.stage ?? "none",
+    stages: event.stages.map((stage) => ({ stage: stage.stage, status: stage.status, tokensAfter: stage.tokensAfter })),
+    shadow,
+    coveredUntilIndex,
+    checkpoint: checkpointRecord(checkpoint ?? undefined, coveredUntilIndex)
+  }
+}
+
+const summarize = (
+  mode: RolloutMode.RolloutMode,
+  engine: string,
+  steps: ReadonlyArray<StepRecord>,
+  compactions: ReadonlyArray<CompactionRecord>,
+  messages: ReadonlyArray<{ readonly id: string; readonly message: Message.Message }>,
+  stepIndexes: ReadonlyArray<number>,
+  options: ReplayOptions
+): ReplayResult => {
+  const windowSteps = options.damageWindowSteps ?? DEFAULT_DAMAGE_WINDOW_STEPS
+  const peak = steps.reduce(
+    (best, step) => (step.inputTokens > best.inputTokens ? { step: step.step, inputTokens: step.inputTokens } : best),
+    { step: 0, inputTokens: 0 }
+  )
+  const durations = steps.map((step) => step.durationMs)
+  const total = durations.reduce((sum, value) => sum + value, 0)
+  const damage = ToolCalls.damage(
+    messages.map((item) => item.message),
+    stepIndexes,
+    compactions.map((compaction) => ({ step: compaction.step, coveredUntilIndex: compaction.coveredUntilIndex })),
+    windowSteps
+  )
+  return {
+    mode,
+    engine,
+    steps,
+    compactions,
+    peak,
+    cacheRewrites: steps.filter((step) => step.cacheRewrite).length,
+    timePerStepMs: {
+      mean: steps.length > 0 ? total / steps.length : 0,
+      max: durations.reduce((max, value) => Math.max(max, value), 0),
+      total
+    },
+    damage: { windowSteps, ...damage }
+  }
+}

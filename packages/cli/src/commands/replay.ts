@@ -1,0 +1,184 @@
+/**
+ * `context-engine replay <file> [policy flags] [--engine E] [--mode M]
+ * [--damage-window N] [--json]`: replays a transcript step by step as the
+ * middleware would (`Replay.ts`) and prints each compaction (step, reason,
+ * tokens before/after, the tier that resolved it, checkpoint size), the peak
+ * request, prompt-cache rewrites, time per step, and the damage measures
+ * (re-reads and repeated side-effect calls after compactions). `--mode
+ * shadow` shows the checkpoints compaction would have written beside what
+ * was actually sent. Exit codes: `ExitCodes.ts`.
+ *
+ * @since 0.2.0
+ */
+import { Import, ImportResult } from "@context-engine/transcripts"
+import { type Command, Option } from "commander"
+import * as ExitCodes from "../ExitCodes.ts"
+import * as InspectReport from "../InspectReport.ts"
+import * as PolicyOptions from "../PolicyOptions.ts"
+import * as Progress from "../Progress.ts"
+import * as Replay from "../Replay.ts"
+
+/** @category models */
+export interface ReplayOptions extends PolicyOptions.PolicyOptions {
+  readonly engine?: "tiered" | "sliding-window" | undefined
+  readonly mode?: "shadow" | "advisory" | "active" | undefined
+  readonly damageWindow?: number | undefined
+  readonly format?: ImportResult.FormatId | "auto" | undefined
+  readonly json?: boolean | undefined
+}
+
+/**
+ * The JSON report of `replay` (and the data of `report`).
+ *
+ * @category models
+ */
+export interface ReplayReport extends Replay.ReplayResult {
+  readonly file: string
+  readonly format: string
+  readonly model: { readonly id: string; readonly source: string; readonly known: boolean }
+  readonly policy: {
+    readonly contextWindowTokens: number
+    readonly reserveTokens: number
+    readonly keepRecentTokens: number
+  }
+  readonly warnings: ReadonlyArray<string>
+}
+
+const n = (value: number): string => Math.round(value).toLocaleString("en-US")
+
+/**
+ * Builds the replay report for a file (imports, resolves the policy, replays)
+ * and the transcript's largest entries (as `inspect` lists them).
+ *
+ * @category constructors
+ */
+export const buildWithLargest = async (
+  file: string,
+  options: ReplayOptions,
+  progress: Progress.Progress = Progress.make()
+): Promise<{
+  readonly report: ReplayReport
+  readonly largest: ReadonlyArray<InspectReport.InspectReport["largest"][number]>
+}> => {
+  const imported = await Import.importFilePromise(file, {
+    format: options.format ?? "auto",
+    strict: false,
+    onProgress: (done, total) => progress.update("importing", done, total)
+  })
+  const entries = imported.transcript.entries
+  const resolved = await PolicyOptions.resolve(options, InspectReport.recordedModel(entries))
+  const result = await Replay.replay(entries, {
+    policy: resolved.policy,
+    engine: options.engine,
+    mode: options.mode,
+    damageWindowSteps: options.damageWindow,
+    onProgress: (done, total) => progress.update("replaying", done, total)
+  })
+  const largest = InspectReport.build(imported, { resolved }).largest
+  progress.stop()
+  const report: ReplayReport = {
+    file,
+    format: imported.format,
+    model: { id: resolved.modelId, source: resolved.source, known: resolved.known },
+    policy: {
+      contextWindowTokens: resolved.policy.contextWindowTokens,
+      reserveTokens: resolved.policy.reserveTokens,
+      keepRecentTokens: resolved.policy.keepRecentTokens
+    },
+    warnings: resolved.warnings,
+    ...result
+  }
+  return { report, largest }
+}
+
+/**
+ * Renders the human-readable replay.
+ *
+ * @category rendering
+ */
+export const render = (report: ReplayReport): string => {
+  const out: Array<string> = [`context-engine replay ${report.file}`]
+  for (const warning of report.warnings) out.push(`  warning: ${warning}`)
+  out.push(
+    `  ${report.format} transcript · model ${report.model.id} · window ${n(report.policy.contextWindowTokens)} · engine ${report.engine} · mode ${report.mode}`
+  )
+  out.push(`  ${n(report.steps.length)} steps (one per assistant message, as the middleware would see them)`)
+  out.push("")
+  out.push(report.compactions.length === 0 ? "No compaction was needed." : "Compactions")
+  for (const compaction of report.compactions) {
+    const checkpoint = compaction.checkpoint
+    out.push(
+      `  step ${compaction.step}${compaction.shadow ? " (shadow: not applied)" : ""}: ${compaction.reasons.join(", ")} · ${n(compaction.tokensBefore)} → ${n(compaction.tokensAfter)} tokens · resolved by ${compaction.tier}${checkpoint ? ` · checkpoint gen ${checkpoint.generation}, ${n(checkpoint.tokens)} tokens, validation ${checkpoint.validation?.ok === false ? "FAILED" : "passed"}` : ""}`
+    )
+  }
+  out.push("")
+  out.push(`Peak request: ${n(report.peak.inputTokens)} tokens at step ${report.peak.step}`)
+  out.push(`Prompt-cache rewrites: ${report.cacheRewrites} (requests whose prefix differs from the previous request's)`)
+  out.push(
+    `Time per step: mean ${report.timePerStepMs.mean.toFixed(1)} ms, max ${report.timePerStepMs.max.toFixed(1)} ms, total ${(report.timePerStepMs.total / 1000).toFixed(1)} s`
+  )
+  const damage = report.damage
+  out.push(
+    `Re-reads within ${damage.windowSteps} steps of a compaction: ${damage.rereads.length} (after ${damage.compactionsFollowedByReread} of ${report.compactions.length} compactions)`
+  )
+  for (const reread of damage.rereads.slice(0, 5))
+    out.push(`  step ${reread.step}: ${reread.toolName} ${reread.target} (compaction at step ${reread.compactionStep})`)
+  out.push(
+    `Repeated side-effect calls within ${damage.windowSteps} steps: ${damage.repeatedSideEffects.length} (after ${damage.compactionsFollowedByRepeat} of ${report.compactions.length} compactions)`
+  )
+  for (const repeat of damage.repeatedSideEffects.slice(0, 5))
+    out.push(`  step ${repeat.step}: ${repeat.target} (compaction at step ${repeat.compactionStep})`)
+  return out.join("\n")
+}
+
+/**
+ * Runs `replay`: the text (or JSON) to print and the exit code.
+ *
+ * @category commands
+ */
+export const run = async (file: string, options: ReplayOptions): Promise<{ output: string; exitCode: number }> => {
+  const progress = Progress.make()
+  try {
+    const { report } = await buildWithLargest(file, options, progress)
+    return { output: options.json ? JSON.stringify(report, null, 2) : render(report), exitCode: ExitCodes.OK }
+  } catch (error) {
+    progress.stop()
+    return ExitCodes.failure("replay", error, options.json)
+  }
+}
+
+/**
+ * Registers `context-engine replay`.
+ *
+ * @category commands
+ */
+export const register = (program: Command): void => {
+  const command = program
+    .command("replay")
+    .description("Replay a transcript step by step as the middleware would: compactions, peak, cache rewrites, damage")
+    .argument("<file>", "transcript file (any format `inspect` reads)")
+  PolicyOptions.register(command)
+  command
+    .addOption(new Option("-e, --engine <engine>", "engine").choices(["tiered", "sliding-window"]).default("tiered"))
+    .addOption(
+      new Option("--mode <mode>", "rollout mode: shadow records compactions without applying them")
+        .choices(["shadow", "advisory", "active"])
+        .default("active")
+    )
+    .option(
+      "--damage-window <steps>",
+      `steps after a compaction in which re-reads and repeats count (default ${Replay.DEFAULT_DAMAGE_WINDOW_STEPS})`,
+      (value) => Number.parseInt(value, 10)
+    )
+    .addOption(
+      new Option("-f, --format <format>", "transcript format")
+        .choices(["auto", ...ImportResult.formats])
+        .default("auto")
+    )
+    .option("--json", "print the report as JSON")
+    .action(async (file: string, options: ReplayOptions) => {
+      const { output, exitCode } = await run(file, options)
+      ;(exitCode === 0 ? process.stdout : process.stderr).write(`${output}\n`)
+      process.exitCode = exitCode
+    })
+}

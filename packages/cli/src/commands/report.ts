@@ -1,0 +1,73 @@
+/**
+ * `context-engine report <file> --out report.html [replay flags]`: replays
+ * the transcript (`replay`) and writes one self-contained HTML page
+ * (`ReportHtml.ts`): token composition per step with the budget line, every
+ * compaction with its checkpoint and validation (shadow checkpoints beside
+ * what was sent), the largest entries and the damage measures. `--json`
+ * also prints the report's JSON. Exit codes: `ExitCodes.ts`.
+ *
+ * @since 0.2.0
+ */
+import { writeFileSync } from "node:fs"
+import { type Command, Option } from "commander"
+import * as ExitCodes from "../ExitCodes.ts"
+import * as PolicyOptions from "../PolicyOptions.ts"
+import * as Progress from "../Progress.ts"
+import * as Replay from "../Replay.ts"
+import * as ReportHtml from "../ReportHtml.ts"
+import * as ReplayCommand from "./replay.ts"
+
+/** @category models */
+export interface ReportOptions extends ReplayCommand.ReplayOptions {
+  readonly out: string
+}
+
+/**
+ * Runs `report`: writes the page and returns what to print.
+ *
+ * @category commands
+ */
+export const run = async (file: string, options: ReportOptions): Promise<{ output: string; exitCode: number }> => {
+  const progress = Progress.make()
+  try {
+    const { report, largest } = await ReplayCommand.buildWithLargest(file, options, progress)
+    writeFileSync(options.out, ReportHtml.render(report, largest))
+    const summary = `Wrote ${options.out}: ${report.steps.length} steps, ${report.compactions.length} compactions (${report.compactions.filter((c) => c.shadow).length} shadow), peak ${report.peak.inputTokens.toLocaleString("en-US")} tokens. Open it in a browser; it needs no network.`
+    return { output: options.json ? JSON.stringify({ report, largest }, null, 2) : summary, exitCode: ExitCodes.OK }
+  } catch (error) {
+    progress.stop()
+    return ExitCodes.failure("report", error, options.json)
+  }
+}
+
+/**
+ * Registers `context-engine report`.
+ *
+ * @category commands
+ */
+export const register = (program: Command): void => {
+  const command = program
+    .command("report")
+    .description("Replay a transcript and write one self-contained HTML report (chart, compactions, largest entries)")
+    .argument("<file>", "transcript file (any format `inspect` reads)")
+    .requiredOption("-o, --out <file>", "HTML file to write")
+  PolicyOptions.register(command)
+  command
+    .addOption(new Option("-e, --engine <engine>", "engine").choices(["tiered", "sliding-window"]).default("tiered"))
+    .addOption(
+      new Option("--mode <mode>", "rollout mode: shadow shows compactions without applying them")
+        .choices(["shadow", "advisory", "active"])
+        .default("active")
+    )
+    .option(
+      "--damage-window <steps>",
+      `steps after a compaction in which re-reads and repeats count (default ${Replay.DEFAULT_DAMAGE_WINDOW_STEPS})`,
+      (value) => Number.parseInt(value, 10)
+    )
+    .option("--json", "also print the report's JSON")
+    .action(async (file: string, options: ReportOptions) => {
+      const { output, exitCode } = await run(file, options)
+      ;(exitCode === 0 ? process.stdout : process.stderr).write(`${output}\n`)
+      process.exitCode = exitCode
+    })
+}

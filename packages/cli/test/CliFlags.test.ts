@@ -1,0 +1,74 @@
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { repoRoot, transcript } from "@context-engine/core/test-support"
+import { describe, expect, it } from "vitest"
+import * as Compact from "../src/commands/compact.ts"
+import * as Inspect from "../src/commands/inspect.ts"
+import * as ExitCodes from "../src/ExitCodes.ts"
+import * as Progress from "../src/Progress.ts"
+
+const quiet = Progress.make({ enabled: false })
+const swe = transcript("swe-agent/pydicom__pydicom-1458.traj")
+const pi = transcript("pi/before-compaction.jsonl")
+const bin = join(repoRoot, "packages/cli/src/bin.ts")
+
+describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
+  it("an unknown --model is a usage error naming the closest ids", async () => {
+    const { output, exitCode } = await Compact.run(swe, { model: "claude-sonet-4-5" }, quiet)
+    expect(exitCode).toBe(ExitCodes.USAGE)
+    expect(output).toContain('Unknown model "claude-sonet-4-5"')
+    expect(output).toContain("claude-sonnet-4-5")
+    expect(output).toContain("--allow-unknown-model")
+  })
+
+  it("--allow-unknown-model uses the generic 32,768-token window and says so", async () => {
+    const { exitCode, report } = await Compact.run(
+      swe,
+      { model: "acme-7b", allowUnknownModel: true, json: true },
+      quiet
+    )
+    expect(exitCode).toBe(0)
+    expect(report!.policy.contextWindowTokens).toBe(32_768)
+    expect(report!.model.known).toBe(false)
+    expect(report!.warnings.join(" ")).toContain("not in the catalog")
+  })
+
+  it("--context-window, --reserve and --keep-recent set the budget", async () => {
+    const { exitCode, report } = await Compact.run(
+      swe,
+      { contextWindow: 32_000, reserve: 4_000, keepRecent: 3_000, json: true },
+      quiet
+    )
+    expect(exitCode).toBe(0)
+    expect(report!.policy).toMatchObject({ contextWindowTokens: 32_000, reserveTokens: 4_000, keepRecentTokens: 3_000 })
+  })
+
+  it("--policy FILE applies the policy-file format", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "policy-")), "policy.json")
+    writeFileSync(path, JSON.stringify({ models: { "claude-sonnet-4-5": { contextWindowTokens: 100_000 } } }))
+    const { exitCode, report } = await Compact.run(swe, { model: "claude-sonnet-4-5", policy: path, json: true }, quiet)
+    expect(exitCode).toBe(0)
+    expect(report!.policy.contextWindowTokens).toBe(100_000)
+    const bad = await Compact.run(swe, { policy: join(tmpdir(), "missing-policy.json") }, quiet)
+    expect(bad.exitCode).toBe(ExitCodes.USAGE)
+  })
+
+  it("inspect and compact report the same before figure", async () => {
+    const inspected = JSON.parse((await Inspect.run(pi, { json: true }, quiet)).output) as {
+      activeContext: { inputTokens: number }
+    }
+    const compacted = await Compact.run(pi, { json: true }, quiet)
+    expect(compacted.report!.tokens.before.input).toBe(inspected.activeContext.inputTokens)
+  })
+
+  it("commander's own errors exit with the usage code; --help lists the exit codes", () => {
+    const unknown = spawnSync(process.execPath, [bin, "inspect", swe, "--bogus"], { encoding: "utf8" })
+    expect(unknown.status).toBe(ExitCodes.USAGE)
+    const help = spawnSync(process.execPath, [bin, "--help"], { encoding: "utf8" })
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain("Exit codes:")
+    expect(help.stdout).toContain("replay")
+  })
+})

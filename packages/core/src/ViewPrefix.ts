@@ -1,0 +1,218 @@
+/**
+ * Incremental per-prefix state of the views a measurer sees, so a step that
+ * appends messages costs O(new items) in counting and hashing, not O(view).
+ *
+ * A view is matched against the last views seen (a few slots: an engine
+ * measures both the view it derives and the repaired view it sends) by item
+ * identity — same message object, source and entry id, position by position
+ * — and, for counts, the same reasoning position (`ReasoningTokens`). The
+ * matched prefix's cumulative counts and chained fingerprints are reused; the
+ * rest is computed and remembered. Identity compares are a tight O(n) loop
+ * of pointer checks; no message is re-hashed or re-counted.
+ *
+ * @since 0.1.0
+ */
+import * as ContentHash from "./ContentHash.ts"
+import type { ViewItem } from "./ContextView.ts"
+import { type Category, categories } from "./Measurement.ts"
+import type { Message } from "./Message.ts"
+
+/** Categories in a fixed order: index `i` of a sums vector is `categories[i]`. */
+const CATEGORY_COUNT = categories.length
+const categoryIndex = new Map<Category, number>(categories.map((category, index) => [category, index]))
+
+// Content hashes by message identity. Messages are immutable in this library
+// (views and edits build new objects), so identity is a safe key.
+const hashByIdentity = new WeakMap<object, string>()
+
+const messageHash = (message: Message): string => {
+  let hash = hashByIdentity.get(message)
+  if (hash === undefined) {
+    hash = ContentHash.hash(message)
+    hashByIdentity.set(message, hash)
+  }
+  return hash
+}
+
+/**
+ * Same item: same message object, or — for the few items an engine rebuilds
+ * every call (repaired tool results, synthetic items) — equal content hashes
+ * under the same entry id and source.
+ */
+const sameItem = (a: ViewItem, b: ViewItem): boolean =>
+  a === b ||
+  (a.source === b.source &&
+    a.entryId === b.entryId &&
+    (a.message === b.message || messageHash(a.message) === messageHash(b.message)))
+
+/** Length of the prefix `items` shares with `known` (by {@link sameItem}). */
+const sharedPrefix = (items: ReadonlyArray<ViewItem>, known: ReadonlyArray<ViewItem>, limit: number): number => {
+  const end = Math.min(items.length, known.length, limit)
+  let index = 0
+  while (index < end && sameItem(items[index]!, known[index]!)) index++
+  return index
+}
+
+/**
+ * Picks a slot for `items`: the one whose whole remembered view `items`
+ * extends (longest first), else the least recently used one (its shared
+ * prefix is kept). Views of different lineages (derived / repaired) thus keep
+ * their own slots instead of truncating each other.
+ */
+const pick = <S extends { items: Array<ViewItem>; used: number }>(
+  slots: Array<S>,
+  items: ReadonlyArray<ViewItem>,
+  limit: number,
+  clock: number
+): { readonly slot: S; readonly shared: number } => {
+  let extended: S | undefined
+  let extendedLength = -1
+  let oldest = slots[0]!
+  for (const slot of slots) {
+    if (slot.used < oldest.used) oldest = slot
+    const length = sharedPrefix(items, slot.items, limit)
+    if (length === Math.min(slot.items.length, limit) && length > extendedLength) {
+      extended = slot
+      extendedLength = length
+    }
+  }
+  const slot = extended ?? oldest
+  slot.used = clock
+  return { slot, shared: extended ? extendedLength : sharedPrefix(items, slot.items, limit) }
+}
+
+/** Per-item counts, as the measurer produces them. */
+export interface ItemCount {
+  readonly byCategory: Partial<Record<Category, number>>
+  readonly unknownImages: number
+  readonly estimatedFiles: number
+}
+
+/** Cumulative sums of a view: `through(i)` is the sum of items `0 … i − 1`. */
+export interface PrefixSums {
+  /** Category vector (in `Measurement.categories` order) of items `0 … end − 1`. */
+  readonly categories: (end: number) => Float64Array
+  readonly unknownImages: (end: number) => number
+  readonly estimatedFiles: (end: number) => number
+}
+
+interface SumSlot {
+  items: Array<ViewItem>
+  stamps: Array<unknown>
+  prior: Array<boolean>
+  sums: Array<Float64Array>
+  images: Array<number>
+  files: Array<number>
+  used: number
+}
+
+const emptySlot = (): SumSlot => ({
+  items: [],
+  stamps: [],
+  prior: [],
+  sums: [new Float64Array(CATEGORY_COUNT)],
+  images: [0],
+  files: [0],
+  used: 0
+})
+
+/**
+ * How to notice a message edited in place (against the immutability
+ * invariant, but cheap to catch): a stamp taken when the item is counted and
+ * a check that the message still matches it.
+ *
+ * @category models
+ */
+export interface Stamps<S> {
+  readonly stampOf: (message: Message) => S
+  readonly stillSame: (stamp: S, message: Message) => boolean
+}
+
+/**
+ * Cumulative counts of views, memoised across calls in `slotCount` slots.
+ *
+ * @category constructors
+ */
+export const makeSums = <S>(slotCount: number, stamps: Stamps<S>) => {
+  const slots = Array.from({ length: slotCount }, emptySlot)
+  let clock = 0
+  /**
+   * Sums of `items`, each counted by `count(item, prior)`; `prior(index)`
+   * says whether the item is before the current tool loop.
+   */
+  return (
+    items: ReadonlyArray<ViewItem>,
+    isPrior: (index: number) => boolean,
+    count: (item: ViewItem, prior: boolean) => ItemCount
+  ): PrefixSums => {
+    const { slot, shared } = pick(slots, items, items.length, ++clock)
+    let keep = shared
+    for (let index = 0; index < keep; index++)
+      if (
+        slot.prior[index] !== isPrior(index) ||
+        // A rebuilt item matched by content hash needs no stamp; the same object may have been edited in place.
+        (slot.items[index]!.message === items[index]!.message &&
+          !stamps.stillSame(slot.stamps[index] as S, items[index]!.message))
+      ) {
+        keep = index
+        break
+      }
+    slot.items.length = keep
+    slot.stamps.length = keep
+    slot.prior.length = keep
+    slot.sums.length = keep + 1
+    slot.images.length = keep + 1
+    slot.files.length = keep + 1
+    for (let index = keep; index < items.length; index++) {
+      const item = items[index]!
+      const prior = isPrior(index)
+      const result = count(item, prior)
+      const next = slot.sums[index]!.slice()
+      for (const category in result.byCategory)
+        next[categoryIndex.get(category as Category)!]! += result.byCategory[category as Category]!
+      slot.items.push(item)
+      slot.stamps.push(stamps.stampOf(item.message))
+      slot.prior.push(prior)
+      slot.sums.push(next)
+      slot.images.push(slot.images[index]! + result.unknownImages)
+      slot.files.push(slot.files[index]! + result.estimatedFiles)
+    }
+    return {
+      categories: (end) => slot.sums[end]!,
+      unknownImages: (end) => slot.images[end]!,
+      estimatedFiles: (end) => slot.files[end]!
+    }
+  }
+}
+
+interface ChainSlot {
+  items: Array<ViewItem>
+  fingerprints: Array<string>
+  used: number
+}
+
+const chainSlots: Array<ChainSlot> = Array.from({ length: 4 }, () => ({ items: [], fingerprints: [], used: 0 }))
+let chainClock = 0
+
+/**
+ * Fingerprint of `items[0 … lastIndex]`: chained content hashes of each
+ * item's entry id, source and message (`f(i) = hash(f(i − 1), item i)`), so
+ * two prefixes share a fingerprint exactly when their items do. Memoised
+ * across calls: extending a known prefix hashes only the new items.
+ *
+ * @category fingerprints
+ */
+export const fingerprintThrough = (items: ReadonlyArray<ViewItem>, lastIndex: number): string => {
+  const { slot, shared } = pick(chainSlots, items, lastIndex + 1, ++chainClock)
+  slot.items.length = shared
+  slot.fingerprints.length = shared
+  for (let index = shared; index <= lastIndex; index++) {
+    const item = items[index]!
+    const previous = index === 0 ? "" : slot.fingerprints[index - 1]!
+    slot.fingerprints.push(
+      ContentHash.hash(`${previous}\u0001${item.entryId}\u0000${item.source}\u0000${messageHash(item.message)}`)
+    )
+    slot.items.push(item)
+  }
+  return slot.fingerprints[lastIndex]!
+}

@@ -1,0 +1,57 @@
+/**
+ * SubstringIndex (Aho–Corasick): the same answer as `text.includes(pattern)`
+ * for every pattern, on hand-picked overlaps and on random strings over a
+ * small alphabet (where patterns overlap, nest and share suffixes).
+ */
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import * as IdentifierExtraction from "../src/IdentifierExtraction.ts"
+import * as SubstringIndex from "../src/SubstringIndex.ts"
+
+const naive = (patterns: ReadonlyArray<string>, text: string): Array<number> =>
+  patterns.flatMap((pattern, id) => (text.includes(pattern) ? [id] : []))
+
+describe("SubstringIndex", () => {
+  it("finds nested, overlapping and suffix-sharing patterns", () => {
+    const patterns = ["he", "she", "his", "hers", "src/app.ts", "app", "ts", "missing", ""]
+    const index = SubstringIndex.make(patterns)
+    expect(index.foundIn("ushers read src/app.ts")).toEqual([0, 1, 3, 4, 5, 6, 8])
+    expect(index.foundIn("")).toEqual([8])
+    expect(index.foundIn("this")).toEqual([2, 8])
+  })
+
+  it("agrees with String.includes on random patterns and texts", () => {
+    const word = fc.string({ unit: fc.constantFrom("a", "b", "c", "/", "."), maxLength: 6 })
+    fc.assert(
+      fc.property(
+        fc.array(word, { maxLength: 12 }),
+        fc.string({ unit: fc.constantFrom("a", "b", "c", "/", "."), maxLength: 40 }),
+        (patterns, text) => {
+          expect(SubstringIndex.make(patterns).foundIn(text)).toEqual(naive(patterns, text))
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+})
+
+describe("IdentifierExtraction with the index", () => {
+  const ids = {
+    ...IdentifierExtraction.empty(),
+    paths: ["src/app.ts", "app.ts", "packages/core/src/Budget.ts"],
+    commands: ["pnpm vitest run src/app.ts"],
+    ports: ["3000"]
+  }
+
+  it("missingFrom reports exactly the identifiers absent from the text, same index reused across texts", () => {
+    expect(IdentifierExtraction.missingFrom(ids, "ran `pnpm vitest run src/app.ts` on port 3000")).toEqual({
+      ...IdentifierExtraction.empty(),
+      paths: ["packages/core/src/Budget.ts"]
+    })
+    expect(IdentifierExtraction.missingFrom(ids, "nothing here")).toEqual(ids)
+  })
+
+  it("containedInOthers lists identifiers quoted inside a different identifier", () => {
+    expect(IdentifierExtraction.containedInOthers(ids).map((item) => item.value)).toEqual(["src/app.ts", "app.ts"])
+  })
+})

@@ -1,0 +1,87 @@
+/**
+ * Rollout modes: the adoption path from offline replay to full control
+ * (offline `replay` → `shadow` → `advisory` → `active`).
+ *
+ * - `shadow`: compaction is computed and recorded — spans, events, and the
+ *   checkpoint written to the transcript as a shadow entry (an event entry
+ *   named {@link SHADOW_EVENT}, which no view ever applies) — while the
+ *   request goes out exactly as the application passed it.
+ * - `advisory`: only the deterministic tiers are applied (clamp, dedupe,
+ *   tool-trim, media and, when still over budget, dropping whole old turns:
+ *   the engine's reduction for `EngineInput.deterministicOnly`); a
+ *   checkpoint the engine would write is recorded as a shadow entry instead.
+ * - `active` (default): today's behaviour — everything is committed.
+ *
+ * @since 0.2.0
+ */
+import type { ContextEngine, Entry } from "@context-engine/core"
+
+/** @category models */
+export type RolloutMode = "shadow" | "advisory" | "active"
+
+/** The modes, in adoption order. @category constants */
+export const modes: ReadonlyArray<RolloutMode> = ["shadow", "advisory", "active"]
+
+/** Name of the event entry holding a shadow checkpoint. @category constants */
+export const SHADOW_EVENT = "context_engine.shadow-checkpoint"
+
+/**
+ * The data of a shadow entry: what compaction would have done.
+ *
+ * @category models
+ */
+export interface ShadowData {
+  readonly mode: RolloutMode
+  readonly reasons: ReadonlyArray<string>
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  readonly stages: ReadonlyArray<string>
+  readonly checkpoint: unknown
+}
+
+/**
+ * Splits a compaction result by mode: the entries to commit to the
+ * transcript, and the shadow record (when something is withheld).
+ *
+ * @category constructors
+ */
+export const split = (
+  mode: RolloutMode,
+  result: ContextEngine.CompactionResult,
+  reasons: ReadonlyArray<string>,
+  header: { readonly id: string; readonly parentId: string | null; readonly timestamp: string }
+): { readonly commit: ReadonlyArray<Entry.Entry>; readonly shadow: Entry.Entry | undefined } => {
+  if (mode === "active") return { commit: result.entriesToAppend, shadow: undefined }
+  const withheld = mode === "shadow" || result.checkpoint !== undefined
+  const commit = mode === "shadow" ? [] : result.entriesToAppend.filter((entry) => entry.kind !== "checkpoint")
+  if (!withheld) return { commit, shadow: undefined }
+  const data: ShadowData = {
+    mode,
+    reasons,
+    tokensBefore: result.before.inputTokens,
+    tokensAfter: result.after.inputTokens,
+    stages: result.stages.filter((stage) => stage.status === "applied").map((stage) => stage.stage),
+    checkpoint: result.checkpoint ? JSON.parse(JSON.stringify(result.checkpoint)) : null
+  }
+  const shadow: Entry.Entry = {
+    ...header,
+    schemaVersion: 1,
+    kind: "event",
+    event: { name: SHADOW_EVENT, data: JSON.parse(JSON.stringify(data)) }
+  }
+  return { commit, shadow }
+}
+
+/**
+ * The shadow records of a transcript, in order.
+ *
+ * @category utils
+ */
+export const shadows = (
+  entries: ReadonlyArray<Entry.Entry>
+): ReadonlyArray<{ readonly entryId: string; readonly data: ShadowData }> =>
+  entries.flatMap((entry) =>
+    entry.kind === "event" && entry.event.name === SHADOW_EVENT
+      ? [{ entryId: entry.id, data: entry.event.data as unknown as ShadowData }]
+      : []
+  )

@@ -1,0 +1,84 @@
+import type { Message } from "@context-engine/core"
+import { TieredSummaryEngine } from "@context-engine/engines"
+import { describe, expect, it } from "vitest"
+import * as ContextController from "../src/ContextController.ts"
+import * as RolloutMode from "../src/RolloutMode.ts"
+
+/** 12 turns, each reading a 400-line file: about 40,000 tokens, over a 24,000-token window. */
+const conversation = (): Array<Message.Message> => {
+  const messages: Array<Message.Message> = [
+    { role: "user", content: [{ type: "text", text: "Fix src/auth/login.ts" }] }
+  ]
+  for (let turn = 0; turn < 12; turn++) {
+    messages.push({
+      role: "assistant",
+      content: [
+        { type: "tool-call", toolCallId: `c${turn}`, toolName: "read_file", input: { path: `src/m${turn}.ts` } }
+      ]
+    })
+    messages.push({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: `c${turn}`,
+          toolName: "read_file",
+          output: { type: "text", value: `export const v${turn} = 1\n`.repeat(400) }
+        }
+      ]
+    })
+    messages.push({ role: "assistant", content: [{ type: "text", text: `Read src/m${turn}.ts.` }] })
+    messages.push({ role: "user", content: [{ type: "text", text: `Continue with step ${turn + 1}.` }] })
+  }
+  return messages
+}
+
+const model = { provider: "test", modelId: "test-model" }
+const policy = { model: "test-model", contextWindowTokens: 24_000, maxOutputTokens: 2_000 }
+
+const run = async (mode: RolloutMode.RolloutMode) => {
+  const events: Array<ContextController.ContextEvent> = []
+  const controller = ContextController.make({
+    engine: TieredSummaryEngine.makeAsync(),
+    policy,
+    mode,
+    onEvent: (event) => events.push(event)
+  })
+  const messages = conversation()
+  const prepared = await controller.prepare(model, messages, [])
+  const entries = (await controller.session(model)).entries()
+  return { messages, prepared, entries, events }
+}
+
+describe("rollout modes", () => {
+  it("shadow: records the checkpoint as a shadow entry and sends the request unchanged", async () => {
+    const { messages, prepared, entries, events } = await run("shadow")
+    expect(prepared.rewritten).toBe(false)
+    expect(prepared.messages).toEqual(messages)
+    expect(entries.some((entry) => entry.kind === "checkpoint" || entry.kind === "edit")).toBe(false)
+    const shadows = RolloutMode.shadows(entries)
+    expect(shadows).toHaveLength(1)
+    expect(shadows[0]!.data.mode).toBe("shadow")
+    expect(shadows[0]!.data.tokensAfter).toBeLessThan(shadows[0]!.data.tokensBefore)
+    expect(shadows[0]!.data.checkpoint).not.toBeNull()
+    expect(events.find((event) => event.type === "compaction")).toMatchObject({
+      mode: "shadow",
+      shadowEntryId: shadows[0]!.entryId
+    })
+  })
+
+  it("advisory: applies the deterministic edits, records the checkpoint as a shadow entry", async () => {
+    const { prepared, entries } = await run("advisory")
+    expect(entries.some((entry) => entry.kind === "checkpoint")).toBe(false)
+    expect(entries.some((entry) => entry.kind === "edit")).toBe(true)
+    expect(RolloutMode.shadows(entries)).toHaveLength(1)
+    expect(prepared.rewritten).toBe(true)
+  })
+
+  it("active: commits the checkpoint, writes no shadow entry", async () => {
+    const { prepared, entries } = await run("active")
+    expect(entries.some((entry) => entry.kind === "checkpoint")).toBe(true)
+    expect(RolloutMode.shadows(entries)).toHaveLength(0)
+    expect(prepared.messages.length).toBeLessThan(conversation().length)
+  })
+})
