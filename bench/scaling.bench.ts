@@ -82,6 +82,16 @@ export default async function (): Promise<void> {
         message
       })
     }
+    // The request being prepared: a short user message, so the turn in progress is small (a concatenation
+    // can end inside a huge turn that no 50K window holds — that would measure the failure path instead).
+    entries.push({
+      id: "next-ask",
+      parentId: entries.at(-1)!.id,
+      timestamp: new Date(0).toISOString(),
+      schemaVersion: 1,
+      kind: "message",
+      message: { role: "user", content: "Continue with the next step." }
+    })
     sessions.push({ tokens, entries })
   }
   const policy = {

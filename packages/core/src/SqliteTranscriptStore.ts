@@ -25,8 +25,10 @@ import type * as NodeSqlite from "node:sqlite"
 import { Effect, Layer } from "effect"
 import * as BackendTranscriptStore from "./BackendTranscriptStore.ts"
 import * as PrivateFiles from "./PrivateFiles.ts"
+import * as SqliteSearchIndex from "./SqliteSearchIndex.ts"
 import type { Backend, RawRecord } from "./TranscriptBackend.ts"
 import { makeMutex } from "./TranscriptBackend.ts"
+import type * as TranscriptSearch from "./TranscriptSearch.ts"
 import { type AsyncTranscriptStore, type Service, TranscriptStore, toAsync } from "./TranscriptStore.ts"
 
 /**
@@ -208,11 +210,23 @@ export const layer = (options: Options): Layer.Layer<TranscriptStore> =>
   )
 
 /**
- * The Promise face of a SQLite store; call `close()` when done.
+ * The Promise face of a SQLite store; call `close()` when done. It offers
+ * full-text search over every stored entry (`TranscriptSearch.Searchable`,
+ * SQLite FTS5 through {@link SqliteSearchIndex}, opened on first use).
  *
  * @category constructors
  */
-export const open = (options: Options): AsyncTranscriptStore => {
+export const open = (options: Options): AsyncTranscriptStore & TranscriptSearch.Searchable => {
   const made = make(options)
-  return toAsync(made.store, made.close)
+  let index: SqliteSearchIndex.SqliteSearchIndex | undefined
+  return {
+    ...toAsync(made.store, async () => {
+      index?.close()
+      await made.close()
+    }),
+    search: (sessionId, text, searchOptions) => {
+      index ??= SqliteSearchIndex.open(options)
+      return index.search(sessionId, text, searchOptions)
+    }
+  }
 }

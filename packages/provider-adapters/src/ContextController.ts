@@ -26,6 +26,7 @@ import { OverflowRecovery, ProviderNativeEngine } from "@context-engine/engines"
 import { Offload } from "@context-engine/strategies"
 import { Cause, Effect, Exit } from "effect"
 import * as GuardedCompaction from "./GuardedCompaction.ts"
+import * as IdleReturn from "./IdleReturn.ts"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
 import * as RolloutMode from "./RolloutMode.ts"
@@ -156,6 +157,15 @@ export interface ControllerOptions {
    * turns it off.
    */
   readonly offload?: Offload.Options | false
+  /**
+   * Idle return (`IdleReturn`): after the provider's prompt cache expired, a
+   * request of at least `thresholdTokens` (default 100,000) is compacted
+   * (as a manual compaction) before it is sent, once per cache window.
+   * Default on; `false` turns it off.
+   */
+  readonly idleReturn?: IdleReturn.Options | false
+  /** Clock (default `() => new Date()`), for the idle-return check. */
+  readonly now?: () => Date
   /** Deadline of one compaction in ms (default `GuardedCompaction.DEFAULT_COMPACTION_TIMEOUT_MS`). */
   readonly compactionTimeoutMs?: number
   /**
@@ -450,6 +460,7 @@ export const make = (options: ControllerOptions): ContextController => {
     ephemeralSystem: ReadonlyArray<Message.Message>,
     signal: AbortSignal | undefined
   ): Promise<Prepared> => {
+    const lastMs = IdleReturn.lastRequestMs(current.entries())
     const arrived = await current.sync(messages)
     const policy = await policyFor(model, current)
     if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
@@ -471,17 +482,47 @@ export const make = (options: ControllerOptions): ContextController => {
     }
     let assembleInput = input
     const startMs = Date.now()
-    const outcome = await GuardedCompaction.run({
-      engine,
-      input,
-      route: `${model.provider}:${model.modelId}`,
-      breaker,
-      timeoutMs: options.compactionTimeoutMs
-    })
+    const guard = (compactInput: ContextEngine.EngineInput) =>
+      GuardedCompaction.run({
+        engine,
+        input: compactInput,
+        route: `${model.provider}:${model.modelId}`,
+        breaker,
+        timeoutMs: options.compactionTimeoutMs
+      })
+    let outcome = await guard(input)
+    // Idle return: the cache expired and the request is large — compact (as a manual compaction) before sending.
+    const nowMs = (options.now?.() ?? new Date()).getTime()
+    const idle =
+      outcome._tag === "NotNeeded" &&
+      outcome.decision !== undefined &&
+      options.idleReturn !== false &&
+      IdleReturn.isDue({
+        entries: current.entries(),
+        lastMs,
+        nowMs,
+        ttlMs: ProviderProfile.forProvider(model.provider).promptCache.ttlMs,
+        inputTokens: outcome.decision.measurement.inputTokens,
+        ...(options.idleReturn?.thresholdTokens !== undefined
+          ? { thresholdTokens: options.idleReturn.thresholdTokens }
+          : {})
+      })
+    if (idle) outcome = await guard({ ...input, manual: true })
     if (outcome._tag === "Compacted") {
       const { result, decision } = outcome
       Telemetry.recordCompactionSpan(engine.name, input, result, { mode, startMs })
       await commitIn(current, input, result, decision.reasons)
+      // The idle event follows the compaction's entries (the path stays one chain).
+      if (idle)
+        await current.append([
+          IdleReturn.event({
+            id: current.nextId(),
+            parentId: current.entries().at(-1)?.id ?? null,
+            lastMs: lastMs!,
+            nowMs,
+            inputTokens: decision.measurement.inputTokens
+          })
+        ])
       assembleInput = { ...input, entries: entriesFor() }
     } else if (outcome._tag === "Failed") {
       // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.

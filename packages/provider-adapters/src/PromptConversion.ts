@@ -207,11 +207,28 @@ const toToolPart = (part: Message.ToolContentPart): ToolPart =>
 /**
  * One message in the V4 prompt shape. Returns the same object when the
  * message is already V4-shaped (the common case: messages that came from a
- * prompt and passed through an engine untouched).
+ * prompt and passed through an engine untouched), and the same converted
+ * object for the same message object on later calls (cached by identity).
  *
  * @category conversions
  */
 export const toPromptMessage = (message: AnyMessage): LanguageModelV4Message => {
+  let converted = conversions.get(message)
+  if (converted === undefined) {
+    converted = convertMessage(message)
+    conversions.set(message, converted)
+  }
+  return converted
+}
+
+/**
+ * Conversions by message object: a request rebuilt every step (a repaired
+ * or compacted view) converts only the messages it has not seen. Messages
+ * are immutable values (DESIGN.md invariants).
+ */
+const conversions = new WeakMap<AnyMessage, LanguageModelV4Message>()
+
+const convertMessage = (message: AnyMessage): LanguageModelV4Message => {
   switch (message.role) {
     case "system":
       return message as LanguageModelV4Message

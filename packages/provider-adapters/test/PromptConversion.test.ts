@@ -5,6 +5,16 @@ import { describe, expect, expectTypeOf, it } from "vitest"
 import * as PromptConversion from "../src/PromptConversion.ts"
 
 describe("PromptConversion", () => {
+  it("converts a message object once: later calls return the same converted object", () => {
+    const message: Message.Message = { role: "user", content: "hello" }
+    const first = PromptConversion.toPromptMessage(message)
+    expect(first).toEqual({ role: "user", content: [{ type: "text", text: "hello" }] })
+    expect(PromptConversion.toPrompt([message, message])).toEqual([first, first])
+    expect(PromptConversion.toPrompt([message])[0]).toBe(first)
+    // An equal but different object is converted on its own.
+    expect(PromptConversion.toPromptMessage({ role: "user", content: "hello" })).not.toBe(first)
+  })
+
   it("every V4 prompt message is a Message (type level), so V4 → Message is the identity", () => {
     expectTypeOf<LanguageModelV4Message>().toExtend<Message.Message>()
     const prompt: LanguageModelV4Prompt = [

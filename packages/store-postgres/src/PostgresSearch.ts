@@ -8,78 +8,36 @@
  *
  * @since 0.1.0
  */
-import { CheckpointValidation, type Entry } from "@context-engine/core"
+import { TranscriptSearch } from "@context-engine/core"
 import type { Pool } from "pg"
 
 /**
- * One hit. `offset` is the character position of the first matching term in
- * the entry's searchable text.
+ * One hit (core's `TranscriptSearch.SearchHit`: the one definition every store's search returns).
  *
  * @category models
  */
-export interface SearchHit {
-  readonly entryId: string
-  /** A short excerpt around the first match. */
-  readonly snippet: string
-  /** `ts_rank` relevance, higher is better (comparable within one result list). */
-  readonly score: number
-  readonly offset: number
-}
+export type SearchHit = TranscriptSearch.SearchHit
 
 /**
- * The search capability.
+ * The search capability (core's `TranscriptSearch.Searchable`, which `contextTools` detects on a store).
  *
  * @category models
  */
-export interface Searchable {
-  /** Hits for `text` among the session's entries, best first; `limit` defaults to 5. */
-  readonly search: (
-    sessionId: string,
-    text: string,
-    options?: { readonly limit?: number }
-  ) => Promise<ReadonlyArray<SearchHit>>
-}
+export type Searchable = TranscriptSearch.Searchable
 
 /** Characters of a snippet. @category constants */
-export const SNIPPET_CHARS = 240
+export const SNIPPET_CHARS = TranscriptSearch.SNIPPET_CHARS
 
 /**
- * The searchable text of an entry: a message's text
- * (`CheckpointValidation.messageText`), a checkpoint's text or goal, a
- * memory record's text; empty for edits and events.
+ * The searchable text of an entry: core's `TranscriptSearch.entryText` (one
+ * definition for every index, and the text `context_restore` offsets into).
  *
  * @category getters
  */
-export const searchableText = (entry: Entry.Entry): string => {
-  switch (entry.kind) {
-    case "message":
-      return CheckpointValidation.messageText(entry.message)
-    case "checkpoint":
-      return entry.checkpoint.text ?? entry.checkpoint.content?.goal ?? ""
-    case "memory":
-      return entry.memory.text
-    default:
-      return ""
-  }
-}
+export const searchableText = TranscriptSearch.entryText
 
-const termsOf = (text: string): ReadonlyArray<string> =>
-  text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}_]+/u)
-    .filter((term) => term.length > 0)
-
-const snippet = (text: string, terms: ReadonlyArray<string>) => {
-  const lower = text.toLowerCase()
-  const found = terms.map((term) => lower.indexOf(term)).filter((at) => at !== -1)
-  const offset = found.reduce((first, at) => Math.min(first, at), found[0] ?? 0)
-  const start = Math.max(0, offset - SNIPPET_CHARS / 3)
-  const end = Math.min(text.length, start + SNIPPET_CHARS)
-  return {
-    offset,
-    snippet: `${start > 0 ? "…" : ""}${text.slice(start, end).replace(/\s+/g, " ")}${end < text.length ? "…" : ""}`
-  }
-}
+const termsOf = TranscriptSearch.queryTerms
+const snippet = TranscriptSearch.snippetOf
 
 /**
  * The search function over a migrated schema (the pool's `search_path`).
