@@ -28,7 +28,41 @@ export const Identifiers = Schema.Struct({
 export type Identifiers = typeof Identifiers.Type
 
 /**
- * The sections of a checkpoint.
+ * One artifact of the cumulative ledger (DESIGN.md "Checkpoints are
+ * handoffs"): a file read, modified or created, a branch, a commit, a URL or
+ * a port, with the transcript entries that touched it (oldest first, at most
+ * {@link MAX_ARTIFACT_ENTRY_IDS}). Carried through every later checkpoint.
+ *
+ * @category schemas
+ */
+export const Artifact = Schema.Struct({
+  kind: Schema.Literals(["file", "branch", "commit", "url", "port"]),
+  /** The path, branch name, commit hash (with its subject after a space), URL or port. */
+  value: Schema.String,
+  /** Files: `read`, `modified` or `created`; commits: `committed`; others: `mentioned` or `created`. */
+  status: Schema.String,
+  entryIds: Strings
+})
+/** @category models */
+export type Artifact = typeof Artifact.Type
+
+/**
+ * Most entry ids an artifact keeps (the first and the latest ones).
+ *
+ * @category constants
+ */
+export const MAX_ARTIFACT_ENTRY_IDS = 4
+
+/**
+ * The sections of a checkpoint: a handoff another model can continue from.
+ * `goal` is the current objective (the latest task-setting request);
+ * `constraints` the user's rules and corrections still in force, in their
+ * words; `progress.done` side effects with outcomes (never read-only
+ * commands); `progress.inProgress` work started and not finished;
+ * `progress.blocked` outcomes to check; `failedApproaches` what was tried and
+ * failed; `nextSteps` the agent's own plan or todo items; `pendingUserAsks`
+ * the latest unresolved ask; `artifacts` the cumulative ledger; `dropped`
+ * what an iterative update removed and why.
  *
  * @category schemas
  */
@@ -42,7 +76,10 @@ export const CheckpointContent = Schema.Struct({
   pendingUserAsks: Strings,
   identifiers: Identifiers,
   filesRead: Strings,
-  filesModified: Strings
+  filesModified: Strings,
+  failedApproaches: Schema.optionalKey(Strings),
+  artifacts: Schema.optionalKey(Schema.Array(Artifact)),
+  dropped: Schema.optionalKey(Strings)
 })
 /** @category models */
 export type CheckpointContent = typeof CheckpointContent.Type

@@ -29,67 +29,130 @@ const list = (items: ReadonlyArray<string>, bullet = "-"): string =>
 
 const code = (items: ReadonlyArray<string>): string => items.map((item) => `\`${item.replace(/`/g, "'")}\``).join(", ")
 
-/**
- * Markdown of structured content (without the header). An identifier that
- * another section already quotes verbatim is not repeated under Exact
- * Identifiers, so it is kept once.
- *
- * @category rendering
- */
-export const renderContent = (content: Checkpoint.CheckpointContent): string => {
-  const sections: Array<string> = []
-  sections.push(`## Goal\n${content.goal.trim() || "(unknown)"}`)
-  sections.push(`## Constraints & Preferences\n${list(content.constraints)}`)
-  sections.push(
-    [
-      "## Progress",
-      `### Done\n${list(content.progress.done, "- [x]")}`,
-      `### In Progress\n${list(content.progress.inProgress, "- [ ]")}`,
-      `### Blocked\n${list(content.progress.blocked)}`
-    ].join("\n")
-  )
-  sections.push(
-    `## Key Decisions\n${
-      content.decisions.length === 0
-        ? "- (none)"
-        : content.decisions.map((item) => `- **${item.decision}**: ${item.rationale}`).join("\n")
-    }`
-  )
-  sections.push(
-    `## Next Steps\n${content.nextSteps.length === 0 ? "- (none)" : content.nextSteps.map((step, index) => `${index + 1}. ${step}`).join("\n")}`
-  )
-  sections.push(`## Critical Context\n${list(content.criticalContext)}`)
-  sections.push(`## Pending User Asks\n${list(content.pendingUserAsks)}`)
+const section = (title: string, items: ReadonlyArray<string>, bullet = "-"): Array<string> =>
+  items.length === 0 ? [] : [`${title}\n${list(items, bullet)}`]
+
+/** Newest artifacts of one group shown; the rest are counted (they stay in the stored ledger). */
+const ARTIFACTS_SHOWN = { read: 8, other: 10 } as const
+
+const group = (label: string, values: ReadonlyArray<string>, shown: number): Array<string> =>
+  values.length === 0
+    ? []
+    : [
+        `${label}: ${code(values.slice(-shown))}${values.length > shown ? ` (+${values.length - shown} older in the ledger)` : ""}`
+      ]
+
+/** The directory every path shares (ending in `/`), or "" — so a long list names each file once, briefly. */
+const commonDirectory = (paths: ReadonlyArray<string>): string => {
+  if (paths.length < 2) return ""
+  let prefix = paths[0]!.slice(0, paths[0]!.lastIndexOf("/") + 1)
+  for (const path of paths)
+    while (prefix.length > 0 && !path.startsWith(prefix))
+      prefix = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1)
+  return prefix.length > 1 ? prefix : ""
+}
+
+/** Paths under their common directory, for a short list that names each once. */
+const relative = (paths: ReadonlyArray<string>): Array<string> => {
+  const base = commonDirectory(paths)
+  return paths.map((path) => path.slice(base.length))
+}
+
+/** Files as one line: under their common directory, every one of them (they are critical identifiers). */
+const files = (label: string, paths: ReadonlyArray<string>): Array<string> => {
+  if (paths.length === 0) return []
+  const base = commonDirectory(paths)
+  return [`${label}${base ? ` (under ${code([base])})` : ""}: ${code(paths.map((path) => path.slice(base.length)))}`]
+}
+
+/** The ledger as a few grouped lines; commits already listed under Done are not repeated. */
+const artifactLines = (artifacts: ReadonlyArray<Checkpoint.Artifact>, done: string): Array<string> => {
+  const of = (kind: Checkpoint.Artifact["kind"], test: (a: Checkpoint.Artifact) => boolean = () => true) =>
+    artifacts.filter((a) => a.kind === kind && test(a)).map((a) => a.value)
+  return [
+    ...files(
+      "files modified",
+      of("file", (a) => a.status === "modified")
+    ),
+    ...files(
+      "files created",
+      of("file", (a) => a.status === "created")
+    ),
+    ...artifacts
+      .filter((a) => a.kind === "branch")
+      .slice(-ARTIFACTS_SHOWN.other)
+      .map((a) => `branch ${code([a.value])} (${a.status})`),
+    ...group(
+      "commits",
+      of("commit", (a) => !done.includes(a.value.split(" ")[0]!)),
+      ARTIFACTS_SHOWN.other
+    ),
+    ...group("URLs", of("url"), ARTIFACTS_SHOWN.other),
+    ...group("ports", of("port"), ARTIFACTS_SHOWN.other),
+    ...group("files read (newest)", relative(of("file", (a) => a.status === "read")), ARTIFACTS_SHOWN.read)
+  ]
+}
+
+const identifierSection = (content: Checkpoint.CheckpointContent, elsewhere: string): Array<string> => {
   // Identifiers already quoted verbatim in another section are not repeated (they stay retained).
-  const elsewhere = [...sections, ...content.filesRead, ...content.filesModified].join("\n")
   const fresh = (values: ReadonlyArray<string>) => values.filter((value) => !elsewhere.includes(value))
   const all = content.identifiers
-  const ids = {
-    paths: fresh(all.paths),
-    ids: fresh(all.ids),
-    hashes: fresh(all.hashes),
-    urls: fresh(all.urls),
-    ports: fresh(all.ports),
-    commands: fresh(all.commands),
-    errors: fresh(all.errors)
-  }
   const idLines = (
     [
-      ["Paths", ids.paths],
-      ["IDs", ids.ids],
-      ["Hashes", ids.hashes],
-      ["URLs", ids.urls],
-      ["Ports", ids.ports],
-      ["Commands", ids.commands],
-      ["Errors", ids.errors]
+      ["Paths", fresh(all.paths)],
+      ["IDs", fresh(all.ids)],
+      ["Hashes", fresh(all.hashes)],
+      ["URLs", fresh(all.urls)],
+      ["Ports", fresh(all.ports)],
+      ["Commands", fresh(all.commands)],
+      ["Errors", fresh(all.errors)]
     ] as const
   )
     .filter(([, values]) => values.length > 0)
     .map(([label, values]) => `- ${label}: ${code(values)}`)
-  sections.push(`## Exact Identifiers\n${idLines.length === 0 ? "- (none)" : idLines.join("\n")}`)
-  if (content.filesRead.length > 0) sections.push(`<read-files>\n${content.filesRead.join("\n")}\n</read-files>`)
-  if (content.filesModified.length > 0)
-    sections.push(`<modified-files>\n${content.filesModified.join("\n")}\n</modified-files>`)
+  return idLines.length === 0 ? [] : [`## Exact Identifiers\n${idLines.join("\n")}`]
+}
+
+/**
+ * Markdown of structured content (without the header): the handoff
+ * sections in the order the next model needs them — Goal, Pending User
+ * Asks, Constraints & Preferences (the user's words), Progress (Done / In
+ * Progress / Blocked), Failed Approaches, Key Decisions, Next Steps,
+ * Critical Context, Artifacts (the ledger), Exact Identifiers. Goal,
+ * Progress and Next Steps always appear; other sections only when they have
+ * items. An identifier that another section already quotes is not repeated.
+ *
+ * @category rendering
+ */
+export const renderContent = (content: Checkpoint.CheckpointContent): string => {
+  const progress = content.progress
+  const sections: Array<string> = [
+    `## Goal\n${content.goal.trim() || "(unknown)"}`,
+    ...section("## Pending User Asks", content.pendingUserAsks),
+    ...section("## Constraints & Preferences", content.constraints),
+    [
+      "## Progress",
+      `### Done\n${list(progress.done, "- [x]")}`,
+      ...section("### In Progress", progress.inProgress, "- [ ]"),
+      ...section("### Blocked / Unknown Outcome", progress.blocked)
+    ].join("\n"),
+    ...section("## Failed Approaches (do not retry blindly)", content.failedApproaches ?? []),
+    ...section(
+      "## Key Decisions",
+      content.decisions.map((item) => `**${item.decision}**: ${item.rationale}`)
+    ),
+    `## Next Steps\n${content.nextSteps.length === 0 ? "- (none)" : content.nextSteps.map((step, index) => `${index + 1}. ${step}`).join("\n")}`,
+    ...section("## Critical Context", content.criticalContext)
+  ]
+  const artifacts = content.artifacts ?? []
+  if (artifacts.length > 0) sections.push(...section("## Artifacts", artifactLines(artifacts, sections.join("\n"))))
+  else {
+    if (content.filesRead.length > 0) sections.push(`<read-files>\n${content.filesRead.join("\n")}\n</read-files>`)
+    if (content.filesModified.length > 0)
+      sections.push(`<modified-files>\n${content.filesModified.join("\n")}\n</modified-files>`)
+  }
+  sections.push(...identifierSection(content, [...sections, ...content.filesRead, ...content.filesModified].join("\n")))
+  sections.push(...section("## Left Out", content.dropped ?? []))
   return sections.join("\n\n")
 }
 

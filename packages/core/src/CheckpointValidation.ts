@@ -13,9 +13,17 @@
  * - `latest-user-ask`: the latest user message of the covered range is
  *   represented (at least {@link MIN_ASK_WORD_OVERLAP} of its content words
  *   occur in the summary);
+ * - `not-degenerate`: not empty, one line repeated, a stub or a tool call
+ *   (`DegenerateSummary`, shared case C17);
  * - `identifier-retention`: at least `minIdentifierRetention` of the covered
- *   range's salient identifiers ({@link IdentifierExtraction.fromMessages})
- *   occur verbatim in the summary; the ratio is `identifierRetention`;
+ *   range's *critical* identifiers (`CriticalIdentifiers`: those in the
+ *   user's words, modified artifacts, unresolved errors — judged from the
+ *   transcript, not from what the summarizer listed) are kept; the ratio is
+ *   `identifierRetention`;
+ * - `asks-from-user`: every pending ask shares at least
+ *   {@link MIN_ASK_WORD_OVERLAP} of its words with something the user said
+ *   (covered range or previous checkpoint), so `/compact` instructions or a
+ *   summarizer's own plan never become an ask (shared case C18);
  * - `no-invented-files`: every file in `filesRead` / `filesModified` occurs in
  *   the covered range or the previous checkpoint;
  * - `no-invented-actions`: every path, hash or command named in
@@ -27,9 +35,12 @@
  * @since 0.1.0
  */
 import type { Checkpoint, CheckpointContent, ValidationReport } from "./Checkpoint.ts"
+import * as CriticalIdentifiers from "./CriticalIdentifiers.ts"
+import * as DegenerateSummary from "./DegenerateSummary.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { ContentPart, Message } from "./Message.ts"
 import * as SubstringIndex from "./SubstringIndex.ts"
+import * as UserSpeech from "./UserSpeech.ts"
 
 /**
  * Default minimum share of salient identifiers a summary keeps. Chosen so an
@@ -102,7 +113,9 @@ export const contentText = (content: CheckpointContent): string =>
     ...content.pendingUserAsks,
     ...IdentifierExtraction.flatten(content.identifiers).map((item) => item.value),
     ...content.filesRead,
-    ...content.filesModified
+    ...content.filesModified,
+    ...(content.failedApproaches ?? []),
+    ...(content.artifacts ?? []).map((artifact) => artifact.value)
   ].join("\n")
 
 const stringLeaves = (value: unknown, depth = 0): Array<string> =>
@@ -148,20 +161,18 @@ export const messageText = (message: Message): string => {
 }
 
 /**
- * The text a user typed in a message (text parts only).
+ * The text of a user-role message (text parts only); see
+ * `UserSpeech.spokenText` for the user's own words.
  *
  * @category getters
  */
-export const userText = (message: Message): string =>
-  message.role !== "user"
-    ? ""
-    : typeof message.content === "string"
-      ? message.content
-      : message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
+export const userText = UserSpeech.userText
 
 /**
- * The latest user message of a range and whether it is unresolved: no
- * assistant text answer (a message with text and no tool call) follows it
+ * The latest message of a range in the user's own words
+ * (`UserSpeech.spokenText`: shell output, slash commands, pasted logs and
+ * observations are skipped — shared case C21) and whether it is unresolved:
+ * no assistant text answer (a message with text and no tool call) follows it
  * inside the range.
  *
  * @category analysis
@@ -171,7 +182,7 @@ export const latestUserAsk = (
 ): { readonly index: number; readonly text: string; readonly unresolved: boolean } | undefined => {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!
-    const text = userText(message).trim()
+    const text = UserSpeech.spokenText(message).trim()
     if (message.role !== "user" || text.length === 0) continue
     const answered = messages.slice(index + 1).some((later) => {
       if (later.role !== "assistant") return false
@@ -270,6 +281,10 @@ export const validate = (input: ValidationInput): ValidationReport => {
   const errorText = summary.trim().length === 0 || looksLikeErrorText(head)
   checks.push(check("not-error-text", !errorText, errorText ? "summary is empty or reads as an error" : "ok"))
 
+  // not-degenerate
+  const degenerate = DegenerateSummary.of(checkpoint)
+  checks.push(check("not-degenerate", degenerate === undefined, degenerate ?? "ok"))
+
   // latest-user-ask
   const ask = latestUserAsk(input.covered)
   if (ask === undefined) checks.push(check("latest-user-ask", true, "no user message in the covered range"))
@@ -286,10 +301,10 @@ export const validate = (input: ValidationInput): ValidationReport => {
     )
   }
 
-  // identifier-retention
-  const wanted = IdentifierExtraction.fromMessages(input.covered)
+  // identifier-retention (critical identifiers only)
+  const wanted = CriticalIdentifiers.of(input.covered)
   const total = IdentifierExtraction.size(wanted)
-  const lost = IdentifierExtraction.missingFrom(wanted, summary)
+  const lost = CriticalIdentifiers.missingFrom(wanted, summary)
   const lostCount = IdentifierExtraction.size(lost)
   const identifierRetention = total === 0 ? 1 : (total - lostCount) / total
   const minRetention = input.minIdentifierRetention ?? DEFAULT_MIN_IDENTIFIER_RETENTION
@@ -298,9 +313,31 @@ export const validate = (input: ValidationInput): ValidationReport => {
     check(
       "identifier-retention",
       identifierRetention >= minRetention,
-      `${total - lostCount}/${total} identifiers kept (${(identifierRetention * 100).toFixed(1)}%, minimum ${Math.round(minRetention * 100)}%)`
+      `${total - lostCount}/${total} critical identifiers kept (${(identifierRetention * 100).toFixed(1)}%, minimum ${Math.round(minRetention * 100)}%)`
     )
   )
+
+  // asks-from-user
+  if (content && content.pendingUserAsks.length > 0) {
+    const said = [
+      ...input.covered.map(UserSpeech.spokenText),
+      input.previous ? checkpointText(input.previous) : ""
+    ].join("\n")
+    // A trailing parenthesised note ("(in progress; …)") is the summarizer's, not the ask.
+    const foreign = content.pendingUserAsks.filter(
+      (item) => askOverlap(item.replace(/\s*\([^()]*\)\s*$/, "").slice(0, 600), said) < MIN_ASK_WORD_OVERLAP
+    )
+    missing.push(...foreign.map((item) => `foreign-ask:${item.slice(0, 200)}`))
+    checks.push(
+      check(
+        "asks-from-user",
+        foreign.length === 0,
+        foreign.length === 0
+          ? "every pending ask is the user's"
+          : `not asked by the user: ${foreign.map((item) => item.slice(0, 80)).join("; ")}`
+      )
+    )
+  }
 
   // no-invented-files / no-invented-actions
   const source = [...input.covered.map(messageText), input.previous ? checkpointText(input.previous) : ""].join("\n")

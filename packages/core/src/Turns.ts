@@ -15,6 +15,7 @@
  */
 import type { ViewItem } from "./ContextView.ts"
 import type { ContentPart, Message } from "./Message.ts"
+import * as UserSpeech from "./UserSpeech.ts"
 
 /**
  * A half-open range of item indices.
@@ -104,13 +105,23 @@ export const turns = (items: ReadonlyArray<Pick<ViewItem, "message">>): Array<Sp
 }
 
 /**
- * Index of the latest user message, or -1.
+ * Index of the latest user message that is not data (`UserSpeech.classify`:
+ * the user's words, or a message without text such as an image), or, when
+ * every user message is data, of the latest user message; -1 when there is
+ * none. Shell-mode output, slash commands and
+ * pasted logs after the user's last words are data: they can be clamped like
+ * tool output instead of being pinned verbatim (shared case C21; a 27K-token
+ * `!find .` output must not make a 32K window impossible).
  *
  * @category analysis
  */
 export const latestUserIndex = (items: ReadonlyArray<Pick<ViewItem, "message">>): number => {
+  let fallback = -1
   for (let index = items.length - 1; index >= 0; index--) {
-    if (items[index]!.message.role === "user") return index
+    const message = items[index]!.message
+    if (message.role !== "user") continue
+    if (UserSpeech.isSpeech(message) || UserSpeech.userText(message).trim().length === 0) return index
+    if (fallback === -1) fallback = index
   }
-  return -1
+  return fallback
 }

@@ -115,7 +115,7 @@ export interface Targets {
   readonly force: boolean
   /** The request must fit this: the input budget, lowered by a caller's plan, an overflow or `/compact`. */
   readonly targetTokens: number
-  /** Where a threshold-triggered compaction aims (hysteresis); `targetTokens` otherwise. */
+  /** Where a compaction that is not manual or an overflow aims (hysteresis); `targetTokens` otherwise. */
   readonly lowWaterTokens: number
 }
 
@@ -247,10 +247,11 @@ export const kernel = (
     // The provider's reported limit, less what the reply and the tool loop need.
     if (limit !== undefined)
       targetTokens = Math.min(targetTokens, limit - budget.reservedOutputTokens - budget.toolLoopReserveTokens)
-    const lowWaterTokens =
-      force || plan?.targetTokens !== undefined
-        ? targetTokens
-        : Math.min(targetTokens, budget.fixedOverheadTokens + Math.floor(budget.availableTokens * lowWaterShare))
+    // Also with a caller's plan (its target is at most the input budget; a lower one, e.g. overflow recovery,
+    // wins through the min); a manual compaction and an overflow keep their own targets.
+    const lowWaterTokens = force
+      ? targetTokens
+      : Math.min(targetTokens, budget.fixedOverheadTokens + Math.floor(budget.availableTokens * lowWaterShare))
     return { reasons: all, force, targetTokens, lowWaterTokens }
   }
 

@@ -91,48 +91,11 @@ export class SummarizerService extends Context.Service<SummarizerService, Summar
   "@context-engine/engines/Summarizer"
 ) {}
 
-const union = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<string> => [...new Set([...a, ...b])]
-
 /**
- * Merges two contents: `later` wins for the goal when `earlier`'s is empty;
- * lists are unioned (earlier first); an item done in `later` leaves
- * `earlier`'s in-progress list. Used to carry a previous checkpoint forward,
- * to merge a split turn's prefix summary, and to merge staged (chunked)
- * summaries.
+ * Merges two contents (a previous checkpoint and a newer range, a split
+ * turn's prefix, staged summaries): newer wins, done never regresses, the
+ * ledger is cumulative. See `checkpoint/Update.ts`.
  *
  * @category combinators
  */
-export const mergeContent = (
-  earlier: Checkpoint.CheckpointContent,
-  later: Checkpoint.CheckpointContent
-): Checkpoint.CheckpointContent => {
-  const done = union(earlier.progress.done, later.progress.done)
-  const inProgress = union(earlier.progress.inProgress, later.progress.inProgress).filter(
-    (item) => !done.includes(item)
-  )
-  const decisions = [...earlier.decisions]
-  for (const decision of later.decisions)
-    if (!decisions.some((known) => known.decision === decision.decision)) decisions.push(decision)
-  const ids = earlier.identifiers
-  const more = later.identifiers
-  return {
-    goal: earlier.goal.trim().length > 0 ? earlier.goal : later.goal,
-    constraints: union(earlier.constraints, later.constraints),
-    progress: { done, inProgress, blocked: later.progress.blocked.length > 0 ? [...later.progress.blocked] : [] },
-    decisions,
-    nextSteps: later.nextSteps.length > 0 ? [...later.nextSteps] : [...earlier.nextSteps],
-    criticalContext: union(earlier.criticalContext, later.criticalContext),
-    pendingUserAsks: later.pendingUserAsks.length > 0 ? [...later.pendingUserAsks] : [],
-    identifiers: {
-      paths: union(ids.paths, more.paths),
-      ids: union(ids.ids, more.ids),
-      hashes: union(ids.hashes, more.hashes),
-      urls: union(ids.urls, more.urls),
-      ports: union(ids.ports, more.ports),
-      commands: union(ids.commands, more.commands),
-      errors: union(ids.errors, more.errors)
-    },
-    filesRead: union(earlier.filesRead, later.filesRead),
-    filesModified: union(earlier.filesModified, later.filesModified)
-  }
-}
+export { mergeContent } from "./checkpoint/Update.ts"

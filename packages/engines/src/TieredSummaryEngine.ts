@@ -31,7 +31,8 @@
  * Defaults (Pi's `DEFAULT_COMPACTION_SETTINGS`): `keepRecentTokens` and
  * `reserveTokens` come from the {@link ModelPolicy} (Pi: 20,000 / 16,384);
  * the summary cap is `0.8 × reserveTokens` (Pi's `generateSummary`
- * `maxTokens`), and at most a quarter of the conversation budget.
+ * `maxTokens`), at most a quarter of the conversation budget and at most
+ * `maxCheckpointTokens` (default 2,000: a handoff, not an index — issue #11).
  *
  * @since 0.1.0
  */
@@ -116,6 +117,11 @@ export interface Options extends Omit<Engine.Options, "strategies"> {
   readonly minRecentTurns?: number
   /** Minimum identifier retention (default `CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION`). */
   readonly minIdentifierRetention?: number
+  /**
+   * Largest checkpoint in tokens (default `ExtractiveSummarizer.DEFAULT_CHECKPOINT_TOKENS`, 2,000), filled by
+   * priority; the engine lowers it further to the room the request has left.
+   */
+  readonly maxCheckpointTokens?: number
   readonly hooks?: Hooks
   /**
    * Deadline of each plug-in call (summarizer, hook, memory extractor) in ms;
@@ -236,11 +242,7 @@ const lastRealEntryId = (
 }
 
 export const make = (options: Options = {}): ContextEngine.ContextEngine => {
-  // The extractive summarizer shrinks to the same identifier-retention minimum the engine validates with.
-  const extractive = () =>
-    ExtractiveSummarizer.make(
-      options.minIdentifierRetention !== undefined ? { minIdentifierRetention: options.minIdentifierRetention } : {}
-    )
+  const extractive = () => ExtractiveSummarizer.make()
   const summarizer = options.summarizer ?? extractive()
   const fallback =
     options.fallbackSummarizer !== undefined
@@ -286,15 +288,16 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     conversation: ReadonlyArray<ContextView.ViewItem>,
     ctx: ReturnType<typeof context>,
     policy: ModelPolicy.ModelPolicy,
-    keepRecentCapTokens = Number.POSITIVE_INFINITY
+    landAtTokens?: number
   ) => {
     const tokens = conversation.map((item) => ctx.measurer.messageTokens(item.message, item.source))
+    // A threshold compaction lands at the low-water mark: the kept tail fills the room the mark leaves beside
+    // the summary (more than keepRecentTokens when there is room), so it neither stops short nor overshoots.
     const keepRecentTokens = Math.max(
       1,
       Math.min(
-        policy.keepRecentTokens,
-        Math.floor(ctx.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent),
-        keepRecentCapTokens
+        landAtTokens ?? policy.keepRecentTokens,
+        Math.floor(ctx.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent)
       )
     )
     const cut = CutPoint.find({
@@ -427,7 +430,8 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         64,
         Math.min(
           Math.floor(policy.reserveTokens * SUMMARY_SHARE_OF_RESERVE),
-          Math.floor(budget.availableTokens * MAX_SHARE_OF_AVAILABLE.summary)
+          Math.floor(budget.availableTokens * MAX_SHARE_OF_AVAILABLE.summary),
+          options.maxCheckpointTokens ?? ExtractiveSummarizer.DEFAULT_CHECKPOINT_TOKENS
         )
       )
       const conversation = conversationOf(cheap.view, ctx)
@@ -437,7 +441,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         policy,
         lowWaterTokens < targetTokens
           ? Math.max(1, lowWaterTokens - budget.fixedOverheadTokens - summaryCapTokens)
-          : Number.POSITIVE_INFINITY
+          : undefined
       )
       if (cut.firstKeptIndex === 0) return yield* reduce("nothing older than the kept recent window to summarize")
       const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex

@@ -203,7 +203,7 @@ describe("memory flush", () => {
 
   it("openclaw#66058: no flush–compaction loop — memory stays in its budget and the next step needs no compaction", async () => {
     const engine = TieredSummaryEngine.makeAsync({ memory: { budgetTokens: 60 } })
-    const entries = session(24)
+    const entries = session(36)
     const result = await engine.compact({ entries, policy })
     const after = [...entries, ...result.entriesToAppend]
     const decision = await engine.shouldCompact({ entries: after, policy })

@@ -86,5 +86,5 @@ describe("TieredSummaryEngine invariants (DESIGN.md, property-tested)", () => {
     )
     // the generator reaches the checkpoint path (about half the runs), not only the cheap one
     expect(seen.checkpoint).toBeGreaterThan(0)
-  })
+  }, 60_000)
 })

@@ -1,0 +1,102 @@
+/**
+ * The identifiers a handoff must keep (issue #11 requirement 5): judged from
+ * the transcript, never from what a summarizer chose to list, so a model's
+ * summary and the offline one face the same rule.
+ *
+ * - identifiers in the user's own words (paths, URLs, hashes, ids, ports —
+ *   `UserSpeech.spokenText`, so shell output and pasted logs do not count);
+ * - artifacts the agent modified or created (successful edit / write calls);
+ * - unresolved errors: the first error line of each failed side-effect call
+ *   that no later call with the same target repaired (the latest
+ *   {@link MAX_UNRESOLVED_ERRORS}).
+ *
+ * A path counts as kept when it occurs verbatim or by its last two segments
+ * (a summary may drop an absolute prefix); an error counts as kept when its
+ * first {@link ERROR_PREFIX_CHARS} characters occur.
+ *
+ * @since 0.2.0
+ */
+import type { Identifiers } from "./Checkpoint.ts"
+import * as IdentifierExtraction from "./IdentifierExtraction.ts"
+import type { Message } from "./Message.ts"
+import * as ToolActions from "./ToolActions.ts"
+import * as UserSpeech from "./UserSpeech.ts"
+
+/** Unresolved errors a handoff must keep (the latest ones). */
+export const MAX_UNRESOLVED_ERRORS = 3
+/** Characters of an error line that must occur for it to count as kept. */
+export const ERROR_PREFIX_CHARS = 60
+
+const unique = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
+
+/**
+ * Errors of failed side-effect calls that no later successful call with the
+ * same command or path repaired, latest last.
+ *
+ * @category analysis
+ */
+export const unresolvedErrors = (actions: ReadonlyArray<ToolActions.Action>): Array<string> => {
+  const out: Array<string> = []
+  actions.forEach((action, index) => {
+    if (action.outcome._tag !== "failed" || !ToolActions.isSideEffect(action)) return
+    const target = action.command ?? action.path ?? action.toolName
+    const repaired = actions
+      .slice(index + 1)
+      .some((later) => later.outcome._tag === "ok" && (later.command ?? later.path ?? later.toolName) === target)
+    if (!repaired) out.push(action.outcome.error.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS))
+  })
+  return unique(out).slice(-MAX_UNRESOLVED_ERRORS)
+}
+
+/**
+ * The critical identifiers of a covered range (see the module doc).
+ *
+ * @category analysis
+ */
+export const of = (covered: ReadonlyArray<Message>): Identifiers => {
+  const spoken = IdentifierExtraction.fromText(covered.map(UserSpeech.spokenText).join("\n"), { maxErrors: 0 })
+  const actions = ToolActions.actionsOf(covered.map((message, index) => ({ entryId: String(index), message })))
+  const modified = actions.flatMap((action) =>
+    (action.kind === "edit" || action.kind === "create") && action.outcome._tag === "ok" && action.path
+      ? [action.path]
+      : []
+  )
+  return {
+    ...IdentifierExtraction.empty(),
+    paths: unique([...spoken.paths, ...modified]),
+    ids: spoken.ids,
+    hashes: spoken.hashes,
+    urls: spoken.urls,
+    ports: spoken.ports,
+    errors: unresolvedErrors(actions)
+  }
+}
+
+const tailOf = (path: string): string => path.split("/").filter(Boolean).slice(-2).join("/")
+
+/**
+ * Whether `summary` keeps one critical identifier (see the module doc).
+ *
+ * @category analysis
+ */
+export const kept = (category: IdentifierExtraction.Category, value: string, summary: string): boolean => {
+  if (summary.includes(value)) return true
+  if (category === "paths") {
+    const short = tailOf(value.replace(/^@/, ""))
+    return short.length >= 5 && summary.includes(short)
+  }
+  if (category === "errors") return summary.includes(value.slice(0, ERROR_PREFIX_CHARS))
+  return false
+}
+
+/**
+ * The critical identifiers `summary` lost.
+ *
+ * @category analysis
+ */
+export const missingFrom = (wanted: Identifiers, summary: string): Identifiers => {
+  const out = IdentifierExtraction.empty() as { -readonly [K in IdentifierExtraction.Category]: Array<string> }
+  for (const category of IdentifierExtraction.categories)
+    out[category] = wanted[category].filter((value) => !kept(category, value, summary))
+  return out
+}

@@ -1,0 +1,227 @@
+/**
+ * What the agent did, read off its tool calls and their results: each call
+ * classified as a side effect (edit, write, create, commit, branch, test
+ * run, other command), a read-only look, or a plan / todo update, with its
+ * outcome (ok, failed with the first error line, or unknown when no result
+ * was recorded).
+ *
+ * File classification follows Pi's `extractFileOpsFromMessage` (read tools →
+ * read files; edit / write tools → modified files). Todo and plan tools are
+ * Claude Code's `TodoWrite`, Codex's `update_plan` and pi's todo tools: any
+ * tool whose name says todo or plan and whose input holds a list of items with
+ * a status.
+ *
+ * @since 0.2.0
+ */
+import * as IdentifierExtraction from "./IdentifierExtraction.ts"
+import type { Message } from "./Message.ts"
+import * as MessageParts from "./MessageParts.ts"
+
+/**
+ * One message with the transcript entry it came from.
+ *
+ * @category models
+ */
+export interface Item {
+  readonly entryId: string
+  readonly message: Message
+}
+
+/**
+ * How one tool call ended.
+ *
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "ok"; readonly text: string }
+  | { readonly _tag: "failed"; readonly error: string }
+  | { readonly _tag: "unknown" }
+
+/**
+ * One classified tool call.
+ *
+ * @category models
+ */
+export interface Action {
+  readonly entryId: string
+  readonly toolName: string
+  readonly kind: "edit" | "create" | "read" | "command" | "look" | "todo" | "other"
+  /** The file path, for edit / create / read. */
+  readonly path?: string | undefined
+  /** The first line of a shell command. */
+  readonly command?: string | undefined
+  readonly outcome: Outcome
+  /** Todo / plan items, for `todo`. */
+  readonly todos?: ReadonlyArray<TodoItem> | undefined
+}
+
+/**
+ * One item of a todo or plan tool call.
+ *
+ * @category models
+ */
+export interface TodoItem {
+  readonly text: string
+  readonly status: "pending" | "in_progress" | "completed"
+}
+
+const READ_TOOL_RE =
+  /^(?:read|read_?file|view|view_?file|cat|open|open_?file|glob|ls|list|grep|search|find|web_?fetch|web_?search|todoread|notebookread)$/i
+const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit)/i
+const CREATE_TOOL_RE = /(?:^write|create|new_?file)/i
+const TODO_TOOL_RE = /todo|plan/i
+/** Shell commands that only look (not progress). */
+const READ_ONLY_COMMAND_RE =
+  /^(?:cd\s+\S+\s*(?:&&|;)\s*)?(?:grep|rg|ag|ls|ll|cat|bat|less|head|tail|find|fd|wc|pwd|which|whereis|type|echo|printf|tree|file|stat|du|df|env|ps|sed\s+-n|awk|sort|uniq|diff|open|goto|scroll_(?:up|down)|search_(?:file|dir)|find_file|git\s+(?:status|diff|log|show|branch\s*$|branch\s+-[avr]|remote|blame|ls-files|rev-parse|config\s+--get))\b/
+const FAILED_EXIT_RE =
+  /(?:exit(?:ed with)? code:?\s*[1-9]\d*|exited with code [1-9]|command failed|\bFAILED\b|\d+ failed\b|error: |Traceback \(most recent call last\))/i
+
+/** Results an engine or importer wrote for a call that never finished (shared case C02): the outcome is unknown. */
+const INTERRUPTED_RE = /^\s*\[interrupted\]/i
+
+const record = (input: unknown): Record<string, unknown> | undefined =>
+  typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined
+
+const stringField = (input: unknown, keys: ReadonlyArray<string>): string | undefined => {
+  const fields = record(input)
+  if (!fields) return undefined
+  for (const key of keys) {
+    const value = fields[key]
+    if (typeof value === "string" && value.trim().length > 0) return value.trim()
+  }
+  return undefined
+}
+
+/**
+ * The file path of a tool call's input (`path`, `file_path`, `filePath`, …).
+ *
+ * @category getters
+ */
+export const inputPath = (input: unknown): string | undefined =>
+  stringField(input, ["path", "file_path", "filePath", "file", "filename", "notebook_path"])
+
+/**
+ * The first line of a tool call's shell command (`command`, `cmd`), clipped
+ * to an identifier's length; `undefined` for editor sub-commands (`view`,
+ * `create`, `str_replace`, `insert`).
+ *
+ * @category getters
+ */
+export const inputCommand = (input: unknown): string | undefined => {
+  const raw = stringField(input, ["command", "cmd", "script"])
+  if (raw === undefined || /^(?:view|create|str_replace|insert|undo_edit)$/.test(raw)) return undefined
+  return raw.split("\n")[0]!.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS)
+}
+
+const STATUS: Record<string, TodoItem["status"]> = {
+  completed: "completed",
+  complete: "completed",
+  done: "completed",
+  in_progress: "in_progress",
+  "in-progress": "in_progress",
+  active: "in_progress",
+  pending: "pending",
+  todo: "pending",
+  open: "pending"
+}
+
+/**
+ * The todo / plan items of a tool call's input: the first array of objects
+ * holding a text (`content`, `step`, `title`, `text`, `task`, `description`)
+ * and a `status`.
+ *
+ * @category getters
+ */
+export const todoItems = (input: unknown): Array<TodoItem> | undefined => {
+  const fields = record(input)
+  if (!fields) return undefined
+  for (const value of Object.values(fields)) {
+    if (!Array.isArray(value)) continue
+    const items = value.flatMap((item): Array<TodoItem> => {
+      const text = stringField(item, ["content", "step", "title", "text", "task", "description"])
+      const status = stringField(item, ["status", "state"])?.toLowerCase()
+      const done = record(item)?.done === true || record(item)?.completed === true
+      return text === undefined
+        ? []
+        : [{ text, status: done ? "completed" : ((status ? STATUS[status] : undefined) ?? "pending") }]
+    })
+    if (items.length > 0) return items
+  }
+  return undefined
+}
+
+const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
+  const map = new Map<string, Outcome>()
+  for (const item of items) {
+    if (typeof item.message.content === "string") continue
+    for (const part of item.message.content) {
+      if (part.type !== "tool-result") continue
+      const text = MessageParts.outputText(part.output)
+      const isError = MessageParts.outputIsError(part.output)
+      const failed = isError || (!READ_TOOL_RE.test(part.toolName) && FAILED_EXIT_RE.test(text.slice(-2000)))
+      if (INTERRUPTED_RE.test(text)) continue
+      if (!failed) map.set(part.toolCallId, { _tag: "ok", text })
+      else {
+        const errors = IdentifierExtraction.fromToolResult(part).errors
+        const first =
+          errors[0] ??
+          text
+            .trim()
+            .split("\n")
+            .find((line) => line.trim().length > 0) ??
+          "error"
+        map.set(part.toolCallId, { _tag: "failed", error: first.trim() })
+      }
+    }
+  }
+  return map
+}
+
+const kindOf = (toolName: string, input: unknown): Action["kind"] => {
+  const path = inputPath(input)
+  const command = inputCommand(input)
+  const sub = stringField(input, ["command"])
+  if (TODO_TOOL_RE.test(toolName) && todoItems(input) !== undefined) return "todo"
+  if (path !== undefined && WRITE_TOOL_RE.test(toolName) && sub !== "view")
+    return CREATE_TOOL_RE.test(toolName) || sub === "create" ? "create" : "edit"
+  if (path !== undefined && (READ_TOOL_RE.test(toolName) || sub === "view")) return "read"
+  if (READ_TOOL_RE.test(toolName)) return "look"
+  if (command !== undefined) return READ_ONLY_COMMAND_RE.test(command) ? "look" : "command"
+  return "other"
+}
+
+/**
+ * Every tool call of the items, classified, with its outcome, oldest first.
+ *
+ * @category constructors
+ */
+export const actionsOf = (items: ReadonlyArray<Item>): Array<Action> => {
+  const results = resultsOf(items)
+  const actions: Array<Action> = []
+  for (const item of items) {
+    const message: Message = item.message
+    if (message.role !== "assistant" || typeof message.content === "string") continue
+    for (const part of message.content) {
+      if (part.type !== "tool-call") continue
+      const kind = kindOf(part.toolName, part.input)
+      actions.push({
+        entryId: item.entryId,
+        toolName: part.toolName,
+        kind,
+        path: inputPath(part.input),
+        command: inputCommand(part.input),
+        outcome: results.get(part.toolCallId) ?? { _tag: "unknown" },
+        todos: kind === "todo" ? todoItems(part.input) : undefined
+      })
+    }
+  }
+  return actions
+}
+
+/**
+ * Whether an action changed the world (not a look, a read or a plan update).
+ *
+ * @category guards
+ */
+export const isSideEffect = (action: Action): boolean =>
+  action.kind === "edit" || action.kind === "create" || action.kind === "command" || action.kind === "other"

@@ -1,0 +1,166 @@
+/**
+ * What a user-role message is: the user speaking, or data that arrived in a
+ * user-role message (DESIGN.md "Checkpoints are handoffs"; shared case C21).
+ *
+ * Agents put many things in user-role messages that the user never typed as a
+ * request: shell-mode output (pi `bashExecution` rendered as "Ran `cmd`" plus
+ * a fenced block, Claude Code `<bash-input>` / `<bash-stdout>` records), slash
+ * commands and their expanded templates (`/mode`, `<command-name>/compact`,
+ * "/hi is running…"), local-command caveats, pasted logs and tracebacks,
+ * tool observations of text-action agents (SWE-agent's "[File: …]" screens)
+ * and few-shot demonstrations. They are evidence — quoted like tool output —
+ * never the goal, an ask or a constraint.
+ *
+ * The rules read only the message's own text and are format-level (markup the
+ * agents emit), never words of a particular conversation.
+ *
+ * @since 0.2.0
+ */
+import type { Message } from "./Message.ts"
+
+/**
+ * Kinds of user-role text. Only `speech` is the user's own words.
+ *
+ * @category models
+ */
+export type Kind =
+  | "speech"
+  | "shell-output"
+  | "slash-command"
+  | "command-record"
+  | "pasted-log"
+  | "observation"
+  | "demonstration"
+  | "empty"
+
+/** Claude Code's local-command and shell-mode records. */
+const COMMAND_RECORD_RE =
+  /^\s*<(?:bash-input|bash-stdout|bash-stderr|local-command-stdout|local-command-stderr|local-command-caveat|command-name|command-message|command-args|command-contents|system-reminder|user-prompt-submit-hook)>/i
+/** pi's `bashExecution` rendering: "Ran `cmd`" followed by its output. */
+const SHELL_RAN_RE = /^\s*Ran `[^`\n]+`\s*(?:\n|$)/
+/** A slash command typed at an agent's prompt (`/mode`, `/add a.py`), or its console echo ("/hi is running…"). */
+const SLASH_RE = /^\s*\/[\w:.-]+(?:\s[^\n]*)?$/
+const RUNNING_RE = /^\s*\/?[\w:.-]+ is running…?\s*$/
+/** Few-shot demonstrations shipped in the first user message of some agents (SWE-agent). */
+const DEMONSTRATION_RE =
+  /^\s*(?:here is|here's|below is|the following is) (?:a|an|one) (?:demonstration|example (?:trajectory|session|run))\b/i
+/** Screens of text-action agents and tool observations echoed as user messages. */
+const OBSERVATION_RE =
+  /^\s*(?:\[File: [^\]]+\]|Found \d+ match|No matches found|Your (?:command|proposed edit)|Script completed|File updated\.|\(Open file: )/
+/** Lines that read as machine output rather than prose. */
+const LOG_LINE_RE =
+  /^\s*(?:[\w./-]+:\d+(?::\d+)?[:\s]|at\s+\S+\s*\(|File "|Traceback|[A-Z][A-Za-z]+(?:Error|Exception)\b|E\s{2,}|\$\s|>\s|[│├└┌─|+]|\d+[:|]\s|[-=#*.]{4,}|\[[\w\s]+\]\s|warning:|error:|note:)/i
+
+const prose = (line: string): boolean => {
+  const words = line.match(/\b[a-z][a-z']{1,}\b/gi) ?? []
+  return words.length >= 4 && !LOG_LINE_RE.test(line) && words.join("").length >= line.replace(/\s/g, "").length * 0.6
+}
+
+/**
+ * Whether a text is mostly pasted machine output: at least 6 non-empty lines
+ * of which fewer than a third read as prose, or a code fence holding most of
+ * the text after a short prose line.
+ *
+ * @category guards
+ */
+export const isPastedLog = (text: string): boolean => {
+  // The first lines decide (a pasted log does not turn into prose further down); bounded work on huge pastes.
+  const lines = text
+    .slice(0, 20_000)
+    .split("\n", 400)
+    .filter((line) => line.trim().length > 0)
+  if (lines.length < 6) return false
+  const proseLines = lines.filter(prose).length
+  return proseLines / lines.length < 1 / 3
+}
+
+/**
+ * Classifies the text of a user-role message.
+ *
+ * @category analysis
+ */
+export const classify = (text: string): Kind => {
+  const trimmed = text.trim()
+  if (trimmed.length === 0) return "empty"
+  if (COMMAND_RECORD_RE.test(trimmed)) return "command-record"
+  if (SHELL_RAN_RE.test(trimmed)) return "shell-output"
+  if (RUNNING_RE.test(trimmed) || (SLASH_RE.test(trimmed) && !trimmed.includes("\n"))) return "slash-command"
+  if (DEMONSTRATION_RE.test(trimmed.slice(0, 300))) return "demonstration"
+  if (OBSERVATION_RE.test(trimmed)) return "observation"
+  if (isPastedLog(trimmed)) return "pasted-log"
+  return "speech"
+}
+
+/**
+ * The text a user typed in a message (text parts only; empty for other roles).
+ *
+ * @category getters
+ */
+export const userText = (message: Message): string =>
+  message.role !== "user"
+    ? ""
+    : typeof message.content === "string"
+      ? message.content
+      : message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
+
+/**
+ * The user's own words in a message: its text when it classifies as
+ * `speech`, the prose lines around a pasted log (not its headings),
+ * otherwise the empty string.
+ *
+ * @category getters
+ */
+export const spokenText = (message: Message): string => {
+  const known = spoken.get(message)
+  if (known !== undefined) return known
+  const text = spokenTextOf(message)
+  spoken.set(message, text)
+  return text
+}
+
+/** Messages are immutable values: their spoken text is computed once. */
+const spoken = new WeakMap<Message, string>()
+
+const spokenTextOf = (message: Message): string => {
+  const text = userText(message)
+  const kind = classify(text)
+  if (kind === "speech") return text
+  // A pasted log with a question or request around it: the prose lines are the user's words.
+  if (kind === "pasted-log")
+    return text
+      .split("\n")
+      .filter((line) => prose(line) && !/^\s*#/.test(line))
+      .join("\n")
+  return ""
+}
+
+/**
+ * Whether a message is the user speaking (a user-role message whose text
+ * classifies as `speech`).
+ *
+ * @category guards
+ */
+export const isSpeech = (message: Message): boolean => spokenText(message).trim().length > 0
+
+/** Questions that ask for work rather than information. */
+const REQUEST_RE = /\b(?:can|could|would|will) (?:we|you)\b|\bplease\b|\blet'?s\b|\bhow about\b/i
+
+/** Short replies that continue the work rather than set a task. */
+const ACK_RE =
+  /^\s*(?:ok(?:ay)?|yes|yep|yeah|sure|go(?: ahead)?|continue|proceed|do it|please do|sounds good|great|nice|cool|thanks?(?: you)?|lgtm|y|\d{1,2}|wow|good)[\s.!,]*$/i
+
+/**
+ * Whether speech sets or changes a task, rather than acknowledging
+ * ("ok", "continue", "1"), reacting or asking for information: at least 5
+ * words, not an acknowledgement, and not a short question unless it is a
+ * request ("can we …?", "could you …?", "please …").
+ *
+ * @category guards
+ */
+export const isTaskSetting = (text: string): boolean => {
+  if (ACK_RE.test(text)) return false
+  const trimmed = text.trim()
+  if (trimmed.endsWith("?") && trimmed.length < 200 && !REQUEST_RE.test(trimmed)) return false
+  const words = text.match(/[\p{L}\p{N}_./-]+/gu) ?? []
+  return words.length >= 5
+}

@@ -1,0 +1,317 @@
+/**
+ * Fills the handoff from a covered range's structure (DESIGN.md
+ * "Checkpoints are handoffs"; issue #11 requirement 1): the user's own words
+ * (never shell output, slash commands, pasted logs, observations or
+ * demonstrations — `UserSpeech`), the agent's tool calls and their outcomes
+ * (`ToolActions`), its todo / plan tool calls and its own last report.
+ *
+ * Lists come out oldest first; {@link Fit} keeps the newest when the budget
+ * is short.
+ *
+ * @since 0.2.0
+ */
+import {
+  Checkpoint,
+  CheckpointValidation,
+  IdentifierExtraction,
+  type Message,
+  ToolActions,
+  UserSpeech
+} from "@context-engine/core"
+import type { CoveredItem } from "../Summarizer.ts"
+import * as Ledger from "./Ledger.ts"
+
+/** Longest quoted user ask, in characters. */
+export const ASK_CHARS = 500
+/** Longest other quoted item, in characters. */
+export const ITEM_CHARS = 220
+/** Label of the critical-context line quoting the session's first request (kept with priority by `Fit`). */
+export const SESSION_START = "The session started with this request"
+/** Label of the critical-context line quoting the latest user message when it was answered (kept with priority). */
+export const LATEST_ANSWERED = "Latest user message (answered)"
+/** Longest quoted constraint (the rule sentences of one user message), in characters. */
+const CONSTRAINT_CHARS = 260
+
+const CONSTRAINT_RE =
+  /\b(?:don'?t|do not|never|always|must|mustn'?t|should(?:n'?t)?|prefer|instead|make sure|avoid|only|no need|keep|want|use|in full)\b|^(?:why|no|not)\b/i
+const CORRECTION_RE = /^\s*(?:no\b|nope\b|actually\b|wait\b|instead\b|don'?t\b|stop\b|that'?s wrong|wrong\b|nah\b)/i
+const RATIONALE_RE =
+  /^(.{12,220}?)[,;:]?\s+\b(because|since|so that|instead of|rather than|to avoid|otherwise)\b\s+(.{6,220})$/i
+/** An assistant's report of finished work ("Fixed …", "I've added …"). */
+const REPORT_RE =
+  /^(?:i(?:'ve| have)? )?(?:fixed|added|created|updated|removed|implemented|committed|refactored|renamed|moved|wrote|changed|replaced|deleted|converted|extracted|split|merged|pushed|installed|reverted|done)\b/i
+const PLAN_RE = /^(?:next,?|now,?|then,?|i'?ll|i will|let me|let'?s|the next step|remaining|still to do|todo)\b/i
+
+/**
+ * Collapses whitespace and clips a text to `max` characters with an ellipsis.
+ *
+ * @category getters
+ */
+export const clip = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
+}
+
+const sentences = (text: string): Array<string> =>
+  text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((sentence) => sentence.replace(/^(?:[-*>]\s+|\d+[.)]\s+)+/, "").trim())
+    .filter((sentence) => sentence.length > 0)
+
+const assistantText = (message: Message.Message): string =>
+  message.role !== "assistant"
+    ? ""
+    : typeof message.content === "string"
+      ? message.content
+      : message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
+
+const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
+
+interface Said {
+  readonly entryId: string
+  readonly text: string
+}
+
+const userSpeech = (items: ReadonlyArray<CoveredItem>): Array<Said> =>
+  items.flatMap((item) => {
+    const text = UserSpeech.spokenText(item.message).trim()
+    return text.length > 0 ? [{ entryId: item.entryId, text }] : []
+  })
+
+/** Questions that are requests ("can we keep …?", "could you …?"). */
+const REQUEST_QUESTION_RE =
+  /\b(?:can|could|would|shall) (?:we|you)\b|\bplease\b|\bhow about\b|^why (?:do|does|did|would|are|is|not)\b|\b(?:shouldn'?t|isn'?t|can'?t|don'?t) (?:we|you|it|that|this)\b/i
+
+/** One item per user message: its sentences that state a rule, a preference or a correction, in the user's words. */
+const constraintsOf = (speech: ReadonlyArray<Said>): Array<string> => {
+  const out: Array<string> = []
+  for (const said of speech) {
+    const correction = CORRECTION_RE.test(said.text)
+    const kept = sentences(said.text.slice(0, 4000)).filter(
+      (sentence) =>
+        sentence.length <= 300 &&
+        (!sentence.endsWith("?") || REQUEST_QUESTION_RE.test(sentence)) &&
+        (correction || CONSTRAINT_RE.test(sentence))
+    )
+    if (kept.length > 0) out.push(`"${clip(kept.join(" … "), CONSTRAINT_CHARS)}" (${said.entryId})`)
+  }
+  return dedupe(out)
+}
+
+const decisionsOf = (items: ReadonlyArray<CoveredItem>): Array<{ decision: string; rationale: string }> => {
+  const out: Array<{ decision: string; rationale: string }> = []
+  for (const item of items) {
+    const text = assistantText(item.message)
+    for (const sentence of sentences(text.slice(0, 6000))) {
+      const match = RATIONALE_RE.exec(sentence)
+      if (match && !/[`{}]|^\W/.test(match[1]!.slice(0, 1)))
+        out.push({ decision: clip(match[1]!, ITEM_CHARS), rationale: clip(`${match[2]} ${match[3]}`, ITEM_CHARS) })
+    }
+  }
+  return out
+}
+
+/** A command or path in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still occurs in the transcript. */
+const code = (text: string): string => {
+  const flat = text.trim()
+  const head = flat.length <= 140 ? flat : flat.slice(0, 139)
+  return head.includes("`") ? `"${head}"${head === flat ? "" : "…"}` : `\`${head}\`${head === flat ? "" : "…"}`
+}
+
+const doneOf = (
+  actions: ReadonlyArray<ToolActions.Action>,
+  artifacts: ReadonlyArray<Checkpoint.Artifact>
+): Array<string> => {
+  const edits = new Map<string, { count: number; created: boolean; entryId: string }>()
+  const done: Array<string> = []
+  for (const action of actions) {
+    if (action.outcome._tag !== "ok" || !ToolActions.isSideEffect(action)) continue
+    if ((action.kind === "edit" || action.kind === "create") && action.path !== undefined) {
+      const known = edits.get(action.path)
+      edits.set(action.path, {
+        count: (known?.count ?? 0) + 1,
+        created: known?.created ?? action.kind === "create",
+        entryId: action.entryId
+      })
+    } else if (action.command !== undefined && !/\bgit\s+commit\b/.test(action.command)) {
+      const result = action.outcome.text
+        .trim()
+        .split("\n")
+        .filter((line) => line.trim())
+        .slice(-1)[0]
+      done.push(`ran ${code(action.command)}${result ? ` → ${clip(result, 100)}` : ""}`)
+    } else if (action.command === undefined) {
+      const result = action.outcome.text.trim().split("\n")[0] ?? ""
+      done.push(`${action.toolName}${action.path ? ` ${code(action.path)}` : ""} → ${clip(result, 140)}`)
+    }
+  }
+  for (const [path, edit] of edits)
+    done.push(`${edit.created ? "created" : "edited"} ${code(path)}${edit.count > 1 ? ` (${edit.count} edits)` : ""}`)
+  for (const artifact of artifacts)
+    if (artifact.kind === "commit")
+      done.push(
+        `committed ${code(artifact.value.split(" ")[0]!)} ${clip(artifact.value.slice(artifact.value.indexOf(" ") + 1), 120)}`
+      )
+  return dedupe(done)
+}
+
+const failuresOf = (actions: ReadonlyArray<ToolActions.Action>): { failed: Array<string>; unknown: Array<string> } => {
+  const failed: Array<string> = []
+  const unknown: Array<string> = []
+  actions.forEach((action, index) => {
+    const target = action.command ?? action.path
+    if (action.outcome._tag === "failed") {
+      const later = actions
+        .slice(index + 1)
+        .some(
+          (other) => other.outcome._tag === "ok" && (other.command ?? other.path) === target && target !== undefined
+        )
+      if (!later && action.kind !== "read" && action.kind !== "look")
+        failed.push(`${action.toolName}${target ? ` ${code(target)}` : ""} failed: ${clip(action.outcome.error, 160)}`)
+    } else if (action.outcome._tag === "unknown" && ToolActions.isSideEffect(action))
+      unknown.push(
+        `${action.toolName}${target ? ` ${code(target)}` : ""} was issued but no result was recorded (${action.entryId}): outcome unknown — check its status before any retry`
+      )
+  })
+  return { failed: dedupe(failed), unknown }
+}
+
+/** Completion reports of assistant answers (messages without tool calls): one per answer, its first report sentence. */
+const reportsOf = (items: ReadonlyArray<CoveredItem>): Array<string> =>
+  items.flatMap((item) => {
+    const message = item.message
+    if (
+      message.role !== "assistant" ||
+      (typeof message.content !== "string" && message.content.some((part) => part.type === "tool-call"))
+    )
+      return []
+    const sentence = sentences(assistantText(message).slice(0, 3000)).find(
+      (line) => REPORT_RE.test(line) && line.length >= 15
+    )
+    return sentence ? [`reported: ${clip(sentence, ITEM_CHARS)} (${item.entryId})`] : []
+  })
+
+const latestTodos = (actions: ReadonlyArray<ToolActions.Action>): ReadonlyArray<ToolActions.TodoItem> | undefined =>
+  [...actions].reverse().find((action) => action.kind === "todo" && action.todos !== undefined)?.todos
+
+const lastAssistant = (items: ReadonlyArray<CoveredItem>): Said | undefined => {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const text = assistantText(items[index]!.message).trim()
+    if (text.length > 0) return { entryId: items[index]!.entryId, text }
+  }
+  return undefined
+}
+
+const plansOf = (said: Said | undefined): Array<string> =>
+  said === undefined
+    ? []
+    : sentences(said.text.slice(-3000))
+        .filter((sentence) => PLAN_RE.test(sentence) && sentence.length >= 20)
+        .slice(-3)
+        .map((sentence) => `${clip(sentence, ITEM_CHARS)} (the agent's plan, ${said.entryId})`)
+
+/** The todo items in progress; with no todo list and nothing done yet, the current request itself. */
+const inProgressOf = (
+  todos: ReadonlyArray<ToolActions.TodoItem>,
+  goal: Said | undefined,
+  finished: number
+): Array<string> => {
+  const active = todos.filter((todo) => todo.status === "in_progress").map((todo) => clip(todo.text, ITEM_CHARS))
+  if (active.length > 0 || finished > 0) return active
+  return [
+    goal ? `working on the request of ${goal.entryId} (no changes made yet)` : "no changes made in this range yet"
+  ]
+}
+
+/**
+ * Identifiers a handoff must keep verbatim: those in the user's own words
+ * and the unresolved errors (see `CheckpointValidation` for the same rule).
+ *
+ * @category getters
+ */
+export const criticalIdentifiers = (speech: ReadonlyArray<string>, failed: ReadonlyArray<string>) => {
+  const spoken = IdentifierExtraction.fromText(speech.join("\n"), { maxErrors: 0 })
+  return {
+    ...spoken,
+    commands: [],
+    errors: dedupe(failed.map((line) => line.slice(line.indexOf("failed: ") + 8))).slice(-5)
+  }
+}
+
+/**
+ * Extracts the handoff of a covered range and a split turn's prefix (no
+ * previous checkpoint, no size cap).
+ *
+ * @category constructors
+ */
+export const extract = (
+  covered: ReadonlyArray<CoveredItem>,
+  turnPrefix: ReadonlyArray<CoveredItem> = []
+): Checkpoint.CheckpointContent => {
+  const all = [...covered, ...turnPrefix]
+  const speech = userSpeech(all)
+  const requests = speech.filter((said) => UserSpeech.isTaskSetting(said.text))
+  const actions = ToolActions.actionsOf(all)
+  const artifacts = Ledger.fromRange(all, actions)
+  const { failed, unknown } = failuresOf(actions)
+  const todos = latestTodos(actions) ?? []
+  const latest = CheckpointValidation.latestUserAsk(all.map((item) => item.message))
+  const prefixAsk =
+    turnPrefix.length > 0 ? CheckpointValidation.latestUserAsk(turnPrefix.map((item) => item.message)) : undefined
+  const pendingUserAsks = prefixAsk
+    ? [`${clip(prefixAsk.text, ASK_CHARS)} (in progress; the turn continues verbatim after this checkpoint)`]
+    : latest?.unresolved
+      ? [clip(latest.text, ASK_CHARS)]
+      : []
+  const open = todos.filter((todo) => todo.status !== "completed")
+  const report = lastAssistant(all)
+  const goal = requests[requests.length - 1]
+  const nextSteps = [
+    ...open.map((todo) => `${todo.status === "in_progress" ? "[in progress] " : ""}${clip(todo.text, ITEM_CHARS)}`),
+    ...(open.length === 0 ? plansOf(report) : []),
+    ...(pendingUserAsks.length > 0 && open.length === 0
+      ? [`Answer the pending ask: ${clip(pendingUserAsks[0]!, ITEM_CHARS)}`]
+      : [])
+  ]
+  const done = [
+    ...doneOf(actions, artifacts),
+    ...reportsOf(all),
+    ...todos.filter((todo) => todo.status === "completed").map((todo) => `todo done: ${clip(todo.text, ITEM_CHARS)}`)
+  ]
+  const content: Checkpoint.CheckpointContent = {
+    ...Checkpoint.emptyContent(),
+    goal: goal ? `${clip(goal.text, ASK_CHARS)} (${goal.entryId})` : "",
+    constraints: constraintsOf(speech),
+    progress: {
+      done,
+      inProgress: inProgressOf(todos, goal, done.length + unknown.length),
+      blocked: unknown
+    },
+    decisions: decisionsOf(all),
+    nextSteps:
+      nextSteps.length > 0 ? dedupe(nextSteps) : ["Continue from the verbatim messages after this checkpoint."],
+    criticalContext: [
+      ...(requests[0] && requests[0] !== goal
+        ? [`${SESSION_START} (${requests[0].entryId}): "${clip(requests[0].text, ASK_CHARS)}"`]
+        : []),
+      ...requests
+        .slice(1)
+        .filter((said) => said !== goal)
+        .map((said) => `User (${said.entryId}): "${clip(said.text, ITEM_CHARS)}"`),
+      ...(latest && !latest.unresolved && !prefixAsk && latest.text !== goal?.text
+        ? [`${LATEST_ANSWERED}: "${clip(latest.text, ASK_CHARS)}"`]
+        : []),
+      ...(report ? [`Last assistant report (${report.entryId}): ${clip(report.text, ASK_CHARS)}`] : [])
+    ],
+    pendingUserAsks,
+    identifiers: criticalIdentifiers(
+      speech.map((said) => said.text),
+      failed
+    ),
+    filesRead: artifacts.filter((a) => a.kind === "file" && a.status === "read").map((a) => a.value),
+    filesModified: artifacts.filter((a) => a.kind === "file" && a.status !== "read").map((a) => a.value),
+    failedApproaches: failed,
+    artifacts
+  }
+  return content
+}

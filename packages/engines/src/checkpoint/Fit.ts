@@ -1,0 +1,154 @@
+/**
+ * Fills a checkpoint budget by priority (issue #11 requirement 3): what the
+ * next model needs first — the current goal, the pending ask, the next
+ * steps, the user's constraints and corrections, failed approaches and
+ * unknown outcomes, work in progress, what is done, decisions, earlier
+ * requests — each list newest first, until the rendered checkpoint reaches
+ * `maxTokens`. The artifact ledger is kept whole (the renderer shows its
+ * newest items per group and counts the rest), so it stays cumulative.
+ * Whatever did not fit is counted in `dropped`, so the handoff says what it
+ * left out.
+ *
+ * @since 0.2.0
+ */
+import type { Checkpoint } from "@context-engine/core"
+import { CheckpointRenderer } from "@context-engine/core"
+import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
+
+type Content = Checkpoint.CheckpointContent
+
+/**
+ * The default checkpoint budget in tokens (issue #11: pi's two real
+ * Opus-written summaries are ~1.0–1.2K tokens; 2,000 leaves room for a
+ * longer session while staying a handoff, not an index). The engine lowers it
+ * further when the request has less room.
+ *
+ * @category constants
+ */
+export const DEFAULT_CHECKPOINT_TOKENS = 2_000
+
+/** Per-section caps (items), newest kept. */
+const CAP = { constraints: 12, failed: 6, done: 24, decisions: 6, context: 12 } as const
+
+interface Slot {
+  readonly section: string
+  readonly index: number
+  readonly text: string
+}
+
+const newestFirst = (section: string, items: ReadonlyArray<string>, cap = Number.POSITIVE_INFINITY): Array<Slot> =>
+  items
+    .map((text, index) => ({ section, index, text }))
+    .reverse()
+    .slice(0, cap)
+
+const slotsOf = (content: Content): Array<Slot> => {
+  return [
+    ...newestFirst("pendingUserAsks", content.pendingUserAsks, 2),
+    ...content.nextSteps.slice(0, 8).map((text, index) => ({ section: "nextSteps", index, text })),
+    ...content.criticalContext.flatMap((text, index) =>
+      text.startsWith(SESSION_START) || text.startsWith(LATEST_ANSWERED)
+        ? [{ section: "criticalContext", index, text }]
+        : []
+    ),
+    ...newestFirst("constraints", content.constraints, CAP.constraints),
+    ...newestFirst("blocked", content.progress.blocked),
+    ...newestFirst("failedApproaches", content.failedApproaches ?? [], CAP.failed),
+    ...newestFirst("inProgress", content.progress.inProgress),
+    ...newestFirst("done", content.progress.done, CAP.done),
+    ...newestFirst(
+      "decisions",
+      content.decisions.map((d) => `${d.decision} ${d.rationale}`),
+      CAP.decisions
+    ),
+    ...newestFirst("criticalContext", content.criticalContext, CAP.context)
+  ]
+}
+
+const pick = <A>(items: ReadonlyArray<A>, kept: ReadonlySet<string>, section: string): Array<A> =>
+  items.filter((_, index) => kept.has(`${section}:${index}`))
+
+const build = (content: Content, kept: ReadonlySet<string>, dropped: ReadonlyArray<string>): Content => ({
+  ...content,
+  constraints: pick(content.constraints, kept, "constraints"),
+  progress: {
+    done: pick(content.progress.done, kept, "done"),
+    inProgress: pick(content.progress.inProgress, kept, "inProgress"),
+    blocked: pick(content.progress.blocked, kept, "blocked")
+  },
+  decisions: pick(content.decisions, kept, "decisions"),
+  nextSteps: pick(content.nextSteps, kept, "nextSteps"),
+  criticalContext: pick(content.criticalContext, kept, "criticalContext"),
+  pendingUserAsks: pick(content.pendingUserAsks, kept, "pendingUserAsks"),
+  failedApproaches: pick(content.failedApproaches ?? [], kept, "failedApproaches"),
+  dropped: [...(content.dropped ?? []), ...dropped]
+})
+
+const sizes = (content: Content): Record<string, number> => ({
+  pendingUserAsks: content.pendingUserAsks.length,
+  nextSteps: content.nextSteps.length,
+  constraints: content.constraints.length,
+  blocked: content.progress.blocked.length,
+  failedApproaches: content.failedApproaches?.length ?? 0,
+  inProgress: content.progress.inProgress.length,
+  done: content.progress.done.length,
+  decisions: content.decisions.length,
+  criticalContext: content.criticalContext.length
+})
+
+const droppedNote = (content: Content, kept: ReadonlySet<string>, maxTokens: number): Array<string> => {
+  const counts = new Map<string, number>()
+  for (const [section, size] of Object.entries(sizes(content))) {
+    const left = size - [...kept].filter((key) => key.startsWith(`${section}:`)).length
+    if (left > 0) counts.set(section, left)
+  }
+  if (counts.size === 0) return []
+  const parts = [...counts].map(([section, count]) => `${count} ${section}`)
+  return [`older items left out to fit ${maxTokens} tokens: ${parts.join(", ")}`]
+}
+
+/**
+ * Keeps the content's items by priority until its rendering fits
+ * `maxTokens` (in tokens of `countTokens`). The goal is always kept (clipped
+ * by the extractor); when even the goal and the first next step do not fit,
+ * the result is that minimum (validation then decides).
+ *
+ * @category combinators
+ */
+export const fitToBudget = (content: Content, maxTokens: number, countTokens: (text: string) => number): Content => {
+  const slots = slotsOf(content)
+  const kept = new Set<string>()
+  // Kept whatever the budget: the latest ask (pending or answered), the newest progress item, the first next step.
+  const required = [
+    slots.find((slot) => slot.section === "pendingUserAsks"),
+    slots.find((slot) => slot.section === "criticalContext" && slot.text.startsWith(LATEST_ANSWERED)),
+    slots.find((slot) => slot.section === "done" || slot.section === "inProgress" || slot.section === "blocked"),
+    slots.find((slot) => slot.section === "nextSteps")
+  ]
+  for (const slot of required) if (slot) kept.add(`${slot.section}:${slot.index}`)
+  const requiredKeys = new Set(kept)
+  const render = (dropped: ReadonlyArray<string>) => build(content, kept, dropped)
+  let tokens = countTokens(CheckpointRenderer.renderContent(render([])))
+  for (const slot of slots) {
+    if (kept.has(`${slot.section}:${slot.index}`)) continue
+    const cost = countTokens(slot.text) + 6
+    if (tokens + cost > maxTokens && kept.size > 0) continue
+    kept.add(`${slot.section}:${slot.index}`)
+    tokens += cost
+  }
+  let result = render(droppedNote(content, kept, maxTokens))
+  // The per-item estimate misses section headings: drop the lowest-priority items until it fits, a batch
+  // worth the excess at a time (one rendering per batch, not per item).
+  let index = slots.length - 1
+  for (let excess = countTokens(CheckpointRenderer.renderContent(result)) - maxTokens; excess > 0 && index >= 0; ) {
+    let freed = 0
+    for (; index >= 0 && freed < excess; index--) {
+      const slot = slots[index]!
+      const key = `${slot.section}:${slot.index}`
+      if (!requiredKeys.has(key) && kept.delete(key)) freed += countTokens(slot.text) + 2
+    }
+    result = render(droppedNote(content, kept, maxTokens))
+    excess = countTokens(CheckpointRenderer.renderContent(result)) - maxTokens
+  }
+  return result
+}

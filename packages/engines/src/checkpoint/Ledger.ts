@@ -1,0 +1,132 @@
+/**
+ * The cumulative artifact ledger (DESIGN.md "Checkpoints are handoffs"):
+ * files read / modified / created, branches, commits, URLs and ports, each
+ * with the transcript entries that touched it. Built from the covered range's
+ * tool calls and the user's words, and merged onto the previous checkpoint's
+ * ledger so nothing an earlier checkpoint recorded is lost — including
+ * checkpoints a hook or a model wrote.
+ *
+ * @since 0.2.0
+ */
+import { Checkpoint, IdentifierExtraction, type ToolActions, UserSpeech } from "@context-engine/core"
+import type { CoveredItem } from "../Summarizer.ts"
+
+type Artifact = Checkpoint.Artifact
+
+/** `[branch hash] subject` — the first line git prints for a commit. */
+const COMMIT_LINE_RE = /^\[([\w./+-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$/gm
+const NEW_BRANCH_RE = /\bgit\s+(?:checkout\s+-[bB]|switch\s+-[cC]|branch)\s+([\w./+-]+)/
+
+/** Status strength: a later, stronger status replaces a weaker one. */
+const RANK: Record<string, number> = { mentioned: 0, read: 1, modified: 2, created: 3, committed: 3 }
+
+const keyOf = (artifact: Pick<Artifact, "kind" | "value">): string => `${artifact.kind}\u0000${artifact.value}`
+
+const entryIds = (earlier: ReadonlyArray<string>, later: ReadonlyArray<string>): Array<string> => {
+  const all = [...new Set([...earlier, ...later])]
+  const max = Checkpoint.MAX_ARTIFACT_ENTRY_IDS
+  return all.length <= max ? all : [all[0]!, ...all.slice(all.length - (max - 1))]
+}
+
+/**
+ * Merges two ledgers: one artifact per kind and value, the stronger status
+ * (created / committed > modified > read > mentioned), entry ids unioned;
+ * order of first appearance.
+ *
+ * @category combinators
+ */
+export const merge = (earlier: ReadonlyArray<Artifact>, later: ReadonlyArray<Artifact>): Array<Artifact> => {
+  const byKey = new Map<string, Artifact>()
+  for (const artifact of [...earlier, ...later]) {
+    const known = byKey.get(keyOf(artifact))
+    if (!known) {
+      byKey.set(keyOf(artifact), { ...artifact, entryIds: entryIds([], artifact.entryIds) })
+      continue
+    }
+    byKey.set(keyOf(artifact), {
+      ...known,
+      status: (RANK[artifact.status] ?? 0) > (RANK[known.status] ?? 0) ? artifact.status : known.status,
+      entryIds: entryIds(known.entryIds, artifact.entryIds)
+    })
+  }
+  return [...byKey.values()]
+}
+
+const fileArtifacts = (actions: ReadonlyArray<ToolActions.Action>): Array<Artifact> =>
+  actions.flatMap((action): Array<Artifact> => {
+    if (action.path === undefined || action.outcome._tag === "failed") return []
+    const status =
+      action.kind === "create"
+        ? "created"
+        : action.kind === "edit"
+          ? "modified"
+          : action.kind === "read"
+            ? "read"
+            : undefined
+    return status ? [{ kind: "file", value: action.path, status, entryIds: [action.entryId] }] : []
+  })
+
+const gitArtifacts = (actions: ReadonlyArray<ToolActions.Action>): Array<Artifact> =>
+  actions.flatMap((action): Array<Artifact> => {
+    if (action.outcome._tag !== "ok" || action.command === undefined) return []
+    const out: Array<Artifact> = []
+    const branch = NEW_BRANCH_RE.exec(action.command)?.[1]
+    if (branch && !branch.startsWith("-"))
+      out.push({ kind: "branch", value: branch, status: "created", entryIds: [action.entryId] })
+    for (const match of action.outcome.text.matchAll(COMMIT_LINE_RE)) {
+      out.push({ kind: "branch", value: match[1]!, status: "mentioned", entryIds: [action.entryId] })
+      out.push({
+        kind: "commit",
+        value: `${match[2]} ${match[3]!.trim().slice(0, 120)}`,
+        status: "committed",
+        entryIds: [action.entryId]
+      })
+    }
+    return out
+  })
+
+const spokenArtifacts = (items: ReadonlyArray<CoveredItem>): Array<Artifact> =>
+  items.flatMap((item): Array<Artifact> => {
+    const text = UserSpeech.spokenText(item.message)
+    if (text.length === 0) return []
+    const ids = IdentifierExtraction.fromText(text, { maxErrors: 0 })
+    return [
+      ...ids.urls.map((value): Artifact => ({ kind: "url", value, status: "mentioned", entryIds: [item.entryId] })),
+      ...ids.ports.map((value): Artifact => ({ kind: "port", value, status: "mentioned", entryIds: [item.entryId] }))
+    ]
+  })
+
+/**
+ * The ledger of a covered range: files from the tool calls, branches and
+ * commits from git commands and their output, URLs and ports from the user's
+ * words.
+ *
+ * @category constructors
+ */
+export const fromRange = (
+  items: ReadonlyArray<CoveredItem>,
+  actions: ReadonlyArray<ToolActions.Action>
+): Array<Artifact> => merge([], [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items)])
+
+/**
+ * A ledger from a checkpoint that has none (written before ledgers, by a
+ * hook or a model): its read / modified file lists.
+ *
+ * @category constructors
+ */
+export const fromContent = (content: Checkpoint.CheckpointContent): Array<Artifact> =>
+  content.artifacts !== undefined
+    ? [...content.artifacts]
+    : [
+        ...content.filesRead.map((value): Artifact => ({ kind: "file", value, status: "read", entryIds: [] })),
+        ...content.filesModified.map((value): Artifact => ({ kind: "file", value, status: "modified", entryIds: [] }))
+      ]
+
+/**
+ * One line per artifact for the rendered checkpoint, e.g.
+ * `` `src/a.ts` (modified; pi:12, pi:40) ``.
+ *
+ * @category rendering
+ */
+export const line = (artifact: Artifact): string =>
+  `\`${artifact.value.replace(/`/g, "'")}\` (${artifact.status}${artifact.entryIds.length > 0 ? `; ${artifact.entryIds.join(", ")}` : ""})`
