@@ -18,6 +18,7 @@
  * Not timed; every number is computed from the files.
  */
 import type * as Checkpoint from "../packages/core/src/Checkpoint.ts"
+import * as CheckpointRenderer from "../packages/core/src/CheckpointRenderer.ts"
 import * as CheckpointValidation from "../packages/core/src/CheckpointValidation.ts"
 import type * as Entry from "../packages/core/src/Entry.ts"
 import * as IdentifierExtraction from "../packages/core/src/IdentifierExtraction.ts"
@@ -26,7 +27,7 @@ import type * as Message from "../packages/core/src/Message.ts"
 import * as PolicyRegistry from "../packages/core/src/PolicyRegistry.ts"
 import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
 import { transcript } from "../packages/core/test/support/shared.ts"
-import { CheckpointRenderer, ExtractiveSummarizer, TieredSummaryEngine } from "../packages/engines/src/index.ts"
+import { ExtractiveSummarizer, TieredSummaryEngine } from "../packages/engines/src/index.ts"
 import { Import } from "../packages/transcripts/src/index.ts"
 
 const n = (value: number): string => Math.round(value).toLocaleString("en-US")

@@ -18,9 +18,8 @@ import {
   score,
   uncompacted
 } from "../packages/cli/test/support/continuity.ts"
-import { CheckpointValidation, type Entry, Tokenizers } from "../packages/core/src/index.ts"
+import { CheckpointRenderer, CheckpointValidation, type Entry, Tokenizers } from "../packages/core/src/index.ts"
 import { transcript } from "../packages/core/test/support/shared.ts"
-import { CheckpointRenderer } from "../packages/engines/src/index.ts"
 import { Import } from "../packages/transcripts/src/index.ts"
 
 const count = (text: string) => Tokenizers.get("o200k_base").count(text)

@@ -193,10 +193,14 @@ export default async function (): Promise<void> {
     const warmRuns: Array<number> = []
     const warmCpu: Array<number> = []
     let result = coldResult
+    let lowWaterTokens = 0
     for (let run = 0; run < 7; run++) {
       const measurer = Measurer.make(exact)
       const engine = SlidingWindowEngine.makeAsync({ measurer: () => measurer })
       const decision = await engine.shouldCompact(input)
+      lowWaterTokens =
+        decision.budget.fixedOverheadTokens +
+        Math.floor(decision.budget.availableTokens * SlidingWindowEngine.defaults.lowWaterShare)
       const cpuBefore = cpuMs()
       const [warmResult, warmMs] = await time(() => engine.compact(input))
       warmCpu.push(cpuMs() - cpuBefore)
@@ -210,7 +214,7 @@ export default async function (): Promise<void> {
       `\nSlidingWindowEngine.compact, warm: median ${fmt(median(warmRuns))}, min ${fmt(Math.min(...warmRuns))}, median CPU ${fmt(median(warmCpu))}`
     )
     console.log(
-      `--- ${k(window.contextWindow)} window: input budget ${k(budget)}, target ${k(Math.floor(budget * SlidingWindowEngine.defaults.targetShare))} ---`
+      `--- ${k(window.contextWindow)} window: input budget ${k(budget)}, low-water mark ${k(lowWaterTokens)} ---`
     )
     console.table(
       result.stages.map((stage) => ({

@@ -9,6 +9,8 @@ import { Effect } from "effect"
 import { collapseTestRuns } from "./CollapseTestRuns.ts"
 import { session } from "./session.ts"
 
+// `extraStrategies` is the same option in every engine (TieredSummaryEngine too): the built-in stages
+// stay, the custom one runs after the lossless stages and before the window (or the checkpoint).
 const engine = SlidingWindowEngine.makeAsync({
   extraStrategies: [collapseTestRuns],
   // Leave old tool output to the custom strategy, so its effect is visible.

@@ -1,7 +1,7 @@
 import type { Message } from "@context-engine/core"
 import { ContextView } from "@context-engine/core"
 import { Cases } from "@context-engine/core/testing"
-import { SlidingWindowEngine } from "@context-engine/engines"
+import { SlidingWindowEngine, TieredSummaryEngine } from "@context-engine/engines"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { collapseTestRuns, summarize } from "../src/CollapseTestRuns.ts"
@@ -44,5 +44,16 @@ describe("collapseTestRuns", () => {
     expect(stage!.tokensAfter).toBeLessThan(stage!.tokensBefore)
     expect(result.stages.find((report) => report.stage === "slidingWindow")?.status).toBe("not-needed")
     expect(result.fits).toBe(true)
+  })
+
+  it("is the same option in the tiered engine: it runs after the lossless stages and before the checkpoint", () => {
+    const engine = TieredSummaryEngine.make({
+      extraStrategies: [collapseTestRuns],
+      strategies: { toolTrim: { excludeTools: ["bash"] } }
+    })
+    const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "example")
+    const stages = Effect.runSync(engine.plan({ entries: session(), policy })).stages
+    expect(stages.slice(-3)).toEqual(["media", "collapseTestRuns", "checkpoint"])
+    expect(stages).toContain("clamp")
   })
 })

@@ -16,6 +16,7 @@
  */
 import {
   Budget,
+  CheckpointRenderer,
   type ContextView,
   Entry,
   Measurement,
@@ -25,7 +26,6 @@ import {
   Tokenizers,
   ToolPairing
 } from "@context-engine/core"
-import { CheckpointRenderer } from "@context-engine/engines"
 import type { ImportResult } from "@context-engine/transcripts"
 import { Effect, Schema } from "effect"
 import * as PolicyOptions from "./PolicyOptions.ts"

@@ -24,12 +24,13 @@
 import {
   Budget,
   type Checkpoint,
+  CheckpointRenderer,
   type Entry,
   type Measurement,
   type Message,
   type ModelPolicy
 } from "@context-engine/core"
-import { CheckpointRenderer, SlidingWindowEngine, TieredSummaryEngine } from "@context-engine/engines"
+import { SlidingWindowEngine, TieredSummaryEngine } from "@context-engine/engines"
 import { ContextController, RolloutMode } from "@context-engine/provider-adapters"
 import * as ToolCalls from "./ToolCalls.ts"
 

@@ -1,26 +1,37 @@
 /**
- * Active view reconstruction: the context view a session resumes with,
- * derived from its transcript entries alone (DESIGN.md "Context view").
+ * The active view: the one context view every part of the system builds
+ * from a session's entries (DESIGN.md "Context view") — the store's resume
+ * path (`TranscriptStore.activeView`), every engine and the middleware
+ * session.
  *
- * The view is, in order: every system message (the stable prefix), the
- * durable memory records in force that fit the memory budget
- * ({@link Memory.select}), the latest valid checkpoint rendered as a user-role
- * message (`source: "checkpoint"`), then the message entries from the
- * checkpoint's `firstKeptEntryId` onward, with the transcript's edit entries
- * applied as overlays ({@link ContextView.applyEdits}). Messages appended
- * after the checkpoint (a process that died before compacting again) are part
- * of that tail, so nothing acknowledged is lost on restart.
+ * 1. The branch: walked back from the leaf (default: the newest entry) by
+ *    `parentId`, so entries an application abandoned by rewriting its
+ *    history are not in the view ({@link branch}).
+ * 2. The checkpoint: the latest valid one on the branch, rollbacks honoured
+ *    ({@link selectCheckpoint}).
+ * 3. The view, in request order: the system messages, then the durable
+ *    memory records in force that fit the memory budget ({@link Memory.select})
+ *    — the stable prefix — the checkpoint rendered by the one
+ *    renderer (`CheckpointRenderer.toMessage`, framed as reference only),
+ *    the latest user message when the checkpoint covered it (DESIGN.md
+ *    invariant: it survives verbatim), then the message entries from the
+ *    checkpoint's `firstKeptEntryId` on, with the branch's edit entries
+ *    applied as overlays ({@link ContextView.applyEdits}). Messages appended
+ *    after the checkpoint (a process that died before compacting again) are
+ *    part of that tail, so nothing acknowledged is lost on restart.
  *
  * A checkpoint is valid when its `coveredRange.toEntryId` and
  * `firstKeptEntryId` name entries written before it and it was not revoked by
  * a rollback event ({@link ROLLBACK_EVENT}). An invalid or revoked checkpoint
- * is treated as absent and the previous valid one is used.
+ * is treated as absent and the previous valid one is used. An imported
+ * checkpoint (e.g. a Pi compaction) is a checkpoint like ours.
  *
  * @since 0.1.0
  */
-import type { CheckpointContent } from "./Checkpoint.ts"
+import type { Checkpoint } from "./Checkpoint.ts"
+import * as CheckpointRenderer from "./CheckpointRenderer.ts"
 import * as ContextView from "./ContextView.ts"
-import type { CheckpointEntry, Entry, MemoryEntry } from "./Entry.ts"
+import type { CheckpointEntry, Entry, MemoryEntry, MessageEntry } from "./Entry.ts"
 import * as Memory from "./Memory.ts"
 import type { Message } from "./Message.ts"
 import type { ViewEdit } from "./ViewEdit.ts"
@@ -43,15 +54,6 @@ export const ROLLBACK_EVENT = "context-engine.checkpoint-rollback"
 export const ROLLED_BACK = "rolled back"
 
 /**
- * Renders a checkpoint as the text of the user-role message that stands in
- * for its covered range. Replaceable (the tiered-summary engine supplies a
- * Markdown renderer).
- *
- * @category models
- */
-export type CheckpointRenderer = (checkpoint: CheckpointEntry["checkpoint"]) => string
-
-/**
  * Renders a durable memory record as a view message.
  *
  * @category models
@@ -65,15 +67,16 @@ export type MemoryRenderer = (memory: MemoryEntry["memory"]) => Message
  */
 export interface ViewOptions {
   readonly tools?: ReadonlyArray<ContextView.ToolDefinition>
-  readonly renderCheckpoint?: CheckpointRenderer
   readonly renderMemory?: MemoryRenderer
   /** Memory selection: the records in force that fit this budget (`Memory.select`). */
   readonly memory?: Memory.SelectOptions
   /**
    * Navigation: reconstruct the view as it was just before this checkpoint
-   * entry was written (the transcript up to, not including, that entry).
+   * entry was written (its branch up to, not including, that entry).
    */
   readonly beforeCheckpointId?: string
+  /** The branch's leaf entry id. Default: the newest entry. */
+  readonly leafId?: string
 }
 
 /**
@@ -83,44 +86,18 @@ export interface ViewOptions {
  */
 export interface ActiveView {
   readonly view: ContextView.ContextView
+  /** System messages and memory records: the stable prefix, never compacted. */
+  readonly prefix: ReadonlyArray<ContextView.ViewItem>
   /** The checkpoint the view is built on; undefined when there is none. */
   readonly checkpoint: CheckpointEntry | undefined
-  /** The generation the next installed checkpoint must carry (max installed + 1). */
+  /** After the checkpoint: the pinned latest user message (when covered) and the tail, edits applied. */
+  readonly conversation: ReadonlyArray<ContextView.ViewItem>
+  /** The entries of the branch, root first. */
+  readonly branch: ReadonlyArray<Entry>
+  /** The generation the next installed checkpoint must carry (max installed + 1, every branch). */
   readonly nextGeneration: number
   /** Checkpoints skipped as invalid, with the reason (reported as warnings). */
   readonly skippedCheckpoints: ReadonlyArray<{ readonly entryId: string; readonly reason: string }>
-}
-
-const list = (title: string, items: ReadonlyArray<string>): string =>
-  items.length === 0 ? "" : `\n## ${title}\n${items.map((item) => `- ${item}`).join("\n")}\n`
-
-const renderContent = (content: CheckpointContent): string =>
-  [
-    `## Goal\n${content.goal}\n`,
-    list("Constraints", content.constraints),
-    list("Done", content.progress.done),
-    list("In progress", content.progress.inProgress),
-    list("Blocked", content.progress.blocked),
-    list(
-      "Decisions",
-      content.decisions.map((decision) => `${decision.decision} — ${decision.rationale}`)
-    ),
-    list("Next steps", content.nextSteps),
-    list("Critical context", content.criticalContext),
-    list("Pending user asks", content.pendingUserAsks),
-    list("Files read", content.filesRead),
-    list("Files modified", content.filesModified)
-  ].join("")
-
-/**
- * The default checkpoint renderer: `checkpoint.text` when present, otherwise
- * a minimal Markdown section list of `checkpoint.content`.
- *
- * @category renderers
- */
-export const renderCheckpoint: CheckpointRenderer = (checkpoint) => {
-  const body = checkpoint.text ?? (checkpoint.content ? renderContent(checkpoint.content) : "(empty checkpoint)")
-  return `# Checkpoint (generation ${checkpoint.generation})\n\n${body.trim()}`
 }
 
 /**
@@ -207,52 +184,118 @@ export const selectCheckpoint = (
 }
 
 /**
+ * The entries of one branch, root first: walked back from `leafId` (default:
+ * the newest entry) by `parentId`. An entry whose `parentId` is `null` or
+ * names no earlier entry continues the entry before it in transcript order
+ * (imported multi-session files, hand-built logs), so a linear log is one
+ * branch whatever its parent ids say; a branch forks only at an explicit
+ * parent. Returns `entries` itself when every entry is on the branch.
+ *
+ * @category getters
+ */
+export const branch = (entries: ReadonlyArray<Entry>, leafId?: string): ReadonlyArray<Entry> => {
+  const position = new Map<string, number>()
+  entries.forEach((entry, index) => {
+    if (!position.has(entry.id)) position.set(entry.id, index)
+  })
+  const onBranch: Array<number> = []
+  let index = leafId === undefined ? entries.length - 1 : (position.get(leafId) ?? entries.length - 1)
+  while (index >= 0) {
+    onBranch.push(index)
+    const parentId = entries[index]!.parentId
+    const parent = parentId === null ? undefined : position.get(parentId)
+    index = parent !== undefined && parent < index ? parent : index - 1
+  }
+  if (onBranch.length === entries.length) return entries
+  return onBranch.reverse().map((at) => entries[at]!)
+}
+
+/**
+ * A checkpoint as the view item that stands in for its covered range
+ * (`source: "checkpoint"`, rendered by `CheckpointRenderer.toMessage`).
+ *
+ * @category constructors
+ */
+export const checkpointItem = (entryId: string, checkpoint: Checkpoint): ContextView.ViewItem => ({
+  entryId,
+  message: CheckpointRenderer.toMessage(checkpoint),
+  source: "checkpoint",
+  editedBy: []
+})
+
+/**
+ * The original (unedited) message of every message entry, by entry id.
+ *
+ * @category getters
+ */
+export const originalMessages = (entries: ReadonlyArray<Entry>): ReadonlyMap<string, Message> => {
+  const originals = new Map<string, Message>()
+  for (const entry of entries) if (entry.kind === "message") originals.set(entry.id, entry.message)
+  return originals
+}
+
+const navigate = (allEntries: ReadonlyArray<Entry>, options: ViewOptions): ReadonlyArray<Entry> => {
+  if (options.beforeCheckpointId === undefined) return branch(allEntries, options.leafId)
+  const cut = allEntries.findIndex((entry) => entry.kind === "checkpoint" && entry.id === options.beforeCheckpointId)
+  if (cut === -1) return branch(allEntries, options.leafId)
+  const before = allEntries.slice(0, cut)
+  return branch(before, allEntries[cut]!.parentId ?? undefined)
+}
+
+/**
+ * Index in `messages` where the tail after the checkpoint starts: the first
+ * message at or after `firstKeptEntryId`, or after the checkpoint entry when
+ * that id is not on the branch.
+ */
+const tailStart = (
+  entries: ReadonlyArray<Entry>,
+  messages: ReadonlyArray<MessageEntry>,
+  checkpoint: { readonly entry: CheckpointEntry; readonly index: number } | undefined
+): number => {
+  if (checkpoint === undefined) return 0
+  const firstKept = checkpoint.entry.checkpoint.firstKeptEntryId
+  const keptAt = firstKept === null ? -1 : entries.findIndex((entry) => entry.id === firstKept)
+  const from = keptAt >= 0 ? keptAt : checkpoint.index + 1
+  const position = new Map(entries.map((entry, index) => [entry, index] as const))
+  const start = messages.findIndex((entry) => position.get(entry)! >= from)
+  return start === -1 ? messages.length : start
+}
+
+/**
  * Reconstructs the active view from a session's entries (in transcript
- * order). Pure; never throws on inconsistent input: invalid checkpoints are
- * skipped and listed in `skippedCheckpoints`.
+ * order, every branch). Pure; never throws on inconsistent input: invalid
+ * checkpoints are skipped and listed in `skippedCheckpoints`.
  *
  * @category constructors
  */
 export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptions = {}): ActiveView => {
   const nextGeneration = maxGeneration(allEntries) + 1
-  let entries = allEntries
-  if (options.beforeCheckpointId !== undefined) {
-    const cut = allEntries.findIndex((entry) => entry.kind === "checkpoint" && entry.id === options.beforeCheckpointId)
-    if (cut !== -1) entries = allEntries.slice(0, cut)
-  }
-  const { checkpoint: active, position, skippedCheckpoints } = selectCheckpoint(entries)
-
-  const render = options.renderCheckpoint ?? renderCheckpoint
+  const entries = navigate(allEntries, options)
+  const { checkpoint, skippedCheckpoints } = selectCheckpoint(entries)
   const memory = options.renderMemory ?? renderMemory
   const prefix: Array<ContextView.ViewItem> = []
+  const messages: Array<MessageEntry> = []
+  const edits: Array<ViewEdit> = []
   for (const entry of entries) {
-    if (entry.kind === "message" && entry.message.role === "system") {
-      prefix.push({ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] })
-    }
+    if (entry.kind === "message") {
+      if (entry.message.role === "system")
+        prefix.push({ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] })
+      else messages.push(entry)
+    } else if (entry.kind === "edit") edits.push(entry.edit)
   }
-  for (const entry of Memory.select(entries, options.memory)) {
+  for (const entry of Memory.select(entries, options.memory))
     prefix.push({ entryId: entry.id, message: memory(entry.memory), source: "memory", editedBy: [] })
-  }
-  let tailStart = 0
-  if (active !== undefined) {
-    const { entry, index } = active
-    prefix.push({
-      entryId: entry.id,
-      message: { role: "user", content: render(entry.checkpoint) },
-      source: "checkpoint",
-      editedBy: []
-    })
-    const kept = entry.checkpoint.firstKeptEntryId
-    tailStart = kept === null ? index + 1 : (position.get(kept) ?? index + 1)
-  }
-  const tailEntries = entries
-    .slice(tailStart)
-    .filter((entry) => !(entry.kind === "message" && entry.message.role === "system"))
-  const edits: Array<ViewEdit> = entries.flatMap((entry) => (entry.kind === "edit" ? [entry.edit] : []))
-  const tail = ContextView.applyEdits(ContextView.fromEntries(tailEntries), edits)
+  const start = tailStart(entries, messages, checkpoint)
+  const latestUser = messages.findLastIndex((entry) => entry.message.role === "user")
+  const chosen = [...(latestUser >= 0 && latestUser < start ? [messages[latestUser]!] : []), ...messages.slice(start)]
+  const conversation = ContextView.applyEdits(ContextView.fromEntries(chosen), edits).items
+  const checkpointItems = checkpoint ? [checkpointItem(checkpoint.entry.id, checkpoint.entry.checkpoint)] : []
   return {
-    view: { items: [...prefix, ...tail.items], tools: options.tools ?? [] },
-    checkpoint: active?.entry,
+    view: { items: [...prefix, ...checkpointItems, ...conversation], tools: options.tools ?? [] },
+    prefix,
+    checkpoint: checkpoint?.entry,
+    conversation,
+    branch: entries,
     nextGeneration,
     skippedCheckpoints
   }

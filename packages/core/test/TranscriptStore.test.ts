@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { Effect, Stream } from "effect"
 import * as fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
-import * as ActiveView from "../src/ActiveView.ts"
+import * as CheckpointRenderer from "../src/CheckpointRenderer.ts"
 import type { CheckpointEntry, EditEntry, Entry, MemoryEntry, MessageEntry } from "../src/Entry.ts"
 import * as InMemoryTranscriptStore from "../src/InMemoryTranscriptStore.ts"
 import * as JsonlTranscriptStore from "../src/JsonlTranscriptStore.ts"
@@ -195,7 +195,7 @@ describe.each(kinds)("$name transcript store", (kind) => {
     await store.close()
 
     const restarted = kind.open(location)
-    const active = await restarted.activeView("s", { renderCheckpoint: (c) => `<<${c.text}>>` })
+    const active = await restarted.activeView("s")
     expect(ids(active)).toEqual(["sys", "mem", "cp", "u2", "a2", "u3"])
     expect(active.view.items.map((item) => item.source)).toEqual([
       "transcript",
@@ -205,13 +205,14 @@ describe.each(kinds)("$name transcript store", (kind) => {
       "transcript",
       "transcript"
     ])
-    expect(active.view.items[2]!.message).toEqual({ role: "user", content: "<<FIRST TASK SUMMARY>>" })
+    // The one renderer (CheckpointRenderer): reference-only framing, then the checkpoint's text.
+    const rendered = JSON.stringify(active.view.items[2]!.message.content)
+    expect(active.view.items[2]!.message.role).toBe("user")
+    expect(rendered).toContain("reference only, not a new request")
+    expect(rendered).toContain("FIRST TASK SUMMARY")
     expect(active.view.items[4]!.message.content).toBe("working (trimmed)")
     expect(active.view.items[4]!.editedBy).toEqual(["toolTrim"])
     expect(active.nextGeneration).toBe(2)
-    // The default renderer uses checkpoint.text.
-    const plain = await restarted.activeView("s")
-    expect(String(plain.view.items[2]!.message.content)).toContain("FIRST TASK SUMMARY")
     await restarted.close()
   })
 
@@ -297,7 +298,7 @@ describe.each(kinds)("$name transcript store", (kind) => {
       await reopened.close()
     })
 
-  it("keeps every message in the view or under the active checkpoint (property)", async () => {
+  it("keeps every message in the view or under the active checkpoint, the latest user message always (property)", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.oneof(fc.constant("message" as const), fc.constant("checkpoint" as const)), {
@@ -323,9 +324,11 @@ describe.each(kinds)("$name transcript store", (kind) => {
           const { view, checkpoint: active } = await store.activeView("p")
           const shown = new Set(view.items.map((item) => item.entryId))
           const keptAt = active?.checkpoint.firstKeptEntryId ? written.indexOf(active.checkpoint.firstKeptEntryId) : 0
+          // Every message is user-role here: the latest one is pinned verbatim even when covered.
+          const latestUser = written.findLast((id) => id.startsWith("m"))
           for (const [position, id] of written.entries()) {
             if (!id.startsWith("m")) continue
-            expect(shown.has(id)).toBe(position >= keptAt)
+            expect(shown.has(id)).toBe(position >= keptAt || id === latestUser)
           }
           expect(active?.checkpoint.generation ?? 0).toBe(generation - 1)
           await store.close()
@@ -465,11 +468,11 @@ describe("corrupt rows in a SQLite transcript", () => {
   })
 })
 
-describe("ActiveView.renderCheckpoint", () => {
+describe("CheckpointRenderer.render", () => {
   it("renders the content sections when there is no text", () => {
     const entry = checkpoint("cp", "a", 1, "a", null)
     const { text: _text, ...withoutText } = entry.checkpoint
-    const rendered = ActiveView.renderCheckpoint({
+    const rendered = CheckpointRenderer.render({
       ...withoutText,
       content: {
         goal: "Ship the store",
@@ -485,9 +488,9 @@ describe("ActiveView.renderCheckpoint", () => {
       }
     })
     expect(rendered).toContain("## Goal\nShip the store")
-    expect(rendered).toContain("- fsync per append — acknowledged means durable")
-    expect(rendered).toContain("## Files modified\n- packages/core/src/JsonlTranscriptStore.ts")
-    expect(rendered).not.toContain("## Blocked")
+    expect(rendered).toContain("- **fsync per append**: acknowledged means durable")
+    expect(rendered).toContain("<modified-files>\npackages/core/src/JsonlTranscriptStore.ts\n</modified-files>")
+    expect(rendered).not.toContain("<read-files>")
   })
 })
 

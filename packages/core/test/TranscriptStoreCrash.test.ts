@@ -184,7 +184,12 @@ const runLane = async (kind: Kind, lane: number, iterations: number, tally: Tall
     expect(checkpointItems.map((item) => item.entryId)).toEqual(checkpoint ? [checkpoint.id] : [])
     const keptFrom = checkpoint?.checkpoint.firstKeptEntryId
     const start = keptFrom ? ids.indexOf(keptFrom) : 0
-    const expectedTail = loaded.entries.slice(start).flatMap((entry) => (entry.kind === "message" ? [entry.id] : []))
+    const messages = loaded.entries.flatMap((entry, index) => (entry.kind === "message" ? [{ entry, index }] : []))
+    // …and the latest user message, pinned verbatim when the checkpoint covered it (ActiveView).
+    const latestUser = messages.findLast(({ entry }) => entry.kind === "message" && entry.message.role === "user")
+    const expectedTail = messages
+      .filter(({ entry, index }) => index >= start || entry === latestUser?.entry)
+      .map(({ entry }) => entry.id)
     expect(view.items.filter((item) => item.source === "transcript").map((item) => item.entryId)).toEqual(expectedTail)
   }
   await verifier.close()

@@ -13,6 +13,7 @@
  * @since 0.1.0
  */
 import {
+  ActiveView,
   CheckpointValidation,
   type ContextView,
   type Entry,
@@ -22,7 +23,6 @@ import {
   Turns,
   type ViewEdit
 } from "@context-engine/core"
-import * as CheckpointView from "./CheckpointView.ts"
 
 /**
  * Strategy names of the agent's edits.
@@ -70,7 +70,7 @@ export const placement = (
 ): Placement => {
   if (!path.some((entry) => entry.id === entryId))
     return transcript.some((entry) => entry.id === entryId) ? "other-branch" : "not-found"
-  const item = CheckpointView.fromEntries(path).conversation.find((candidate) => candidate.entryId === entryId)
+  const item = ActiveView.reconstruct(path).conversation.find((candidate) => candidate.entryId === entryId)
   if (item === undefined) {
     const edited = path.some(
       (entry) => entry.kind === "edit" && "entryId" in entry.edit && entry.edit.entryId === entryId
@@ -238,7 +238,7 @@ const snap = (
  */
 export const rewindEdits = (path: ReadonlyArray<Entry.Entry>, request: RewindRequest): Rewind | AgentEditError => {
   if (request.summary.trim().length === 0) return { error: "the summary is empty" }
-  const conversation = CheckpointView.fromEntries(path).conversation
+  const conversation = ActiveView.reconstruct(path).conversation
   const fromIndex = conversation.findIndex((item) => item.entryId === request.from)
   if (fromIndex === -1)
     return { error: `entry ${request.from} is not in the current view (covered, dropped or unknown)` }

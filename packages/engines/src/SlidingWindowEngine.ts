@@ -8,7 +8,7 @@
  *
  * It never writes a checkpoint, but it respects one already in the
  * transcript (ours or an imported Pi compaction): its view starts from the
- * latest checkpoint like the tiered engine's (`CheckpointView`), the
+ * latest checkpoint like every view (core's `ActiveView`), the
  * checkpoint is never edited or dropped, and covered messages stay covered.
  *
  * Outcomes a caller acts on are typed:
@@ -35,59 +35,38 @@
  * @since 0.1.0
  */
 
-import type { Checkpoint, Measurement, ModelPolicy, Strategy, ViewEdit } from "@context-engine/core"
-import {
-  Budget,
-  ContextEngine,
-  ContextView,
-  EngineInput,
-  Entry,
-  Errors,
-  Measurer,
-  Tokenizers
-} from "@context-engine/core"
-import { Invariants, Pipeline, SlidingWindow, Tiers } from "@context-engine/strategies"
+import type { Checkpoint, ContextView as ContextViewType } from "@context-engine/core"
+import { ActiveView, Budget, ContextEngine, ContextView } from "@context-engine/core"
+import { Invariants, Pipeline, SlidingWindow } from "@context-engine/strategies"
 import { Effect } from "effect"
-import * as CheckpointView from "./CheckpointView.ts"
+import * as Engine from "./Engine.ts"
 
 /**
- * Options. Shares are fractions 0..1.
+ * Options: the kernel's ({@link Engine.Options}: measurer, built-in stage
+ * options, custom strategies, low-water mark, clock) plus the window.
  *
  * @category models
  */
-export interface Options {
-  /**
-   * Measurer per policy. Default: `Measurer.make(Tokenizers.forPolicy(policy))`,
-   * one per tokenizer id, kept for the engine's lifetime so counts are cached.
-   */
-  readonly measurer?: (policy: ModelPolicy.ModelPolicy) => Measurer.Measurer
-  /** Options of the built-in stages (see each strategy for defaults and their sources). */
-  readonly strategies?: Tiers.Options
-  /** Custom strategies, run after the built-in lossless stages and before the window. */
-  readonly extraStrategies?: ReadonlyArray<Strategy.Strategy>
+export interface Options extends Engine.Options {
   /** Drop whole turns when the lossless stages are not enough. Default true. */
   readonly window?: boolean
-  /**
-   * Compaction aims at this share of the input budget, so the next step does
-   * not trigger again at once (hysteresis). Default 0.9 (own choice; Codex
-   * auto-compacts at 90% of the window).
-   */
-  readonly targetShare?: number
   /**
    * Whether the latest user message may be clamped when it alone does not
    * fit. Default false: the engine fails with `BudgetExceeded` instead.
    */
   readonly clampLatestUserMessage?: boolean
-  /** Timestamp of appended entries. Default: the last entry's timestamp (deterministic). */
-  readonly now?: () => string
 }
 
 /**
- * The defaults, with their sources in {@link Options}.
+ * The defaults, with their sources in {@link Options} and {@link Engine.DEFAULT_LOW_WATER_SHARE}.
  *
  * @category constants
  */
-export const defaults = { window: true, targetShare: 0.9, clampLatestUserMessage: false } as const
+export const defaults = {
+  window: true,
+  lowWaterShare: Engine.DEFAULT_LOW_WATER_SHARE,
+  clampLatestUserMessage: false
+} as const
 
 /**
  * The engine's name.
@@ -96,50 +75,26 @@ export const defaults = { window: true, targetShare: 0.9, clampLatestUserMessage
  */
 export const NAME = "sliding-window"
 
-interface Prepared {
-  readonly view: ContextView.ContextView
-  readonly measurer: Measurer.Measurer
-  readonly budget: Budget.Budget
-  readonly overhead: { readonly systemTokens: number; readonly toolSchemaTokens: number }
-  readonly measurement: Measurement.Measurement
-  /** The latest checkpoint's view item and its tokens, when the transcript has one. */
-  readonly checkpoint: { readonly item: ContextView.ViewItem; readonly tokens: number } | undefined
-}
-
 /**
- * The view of an engine input, built like the tiered engine's
- * (`CheckpointView.fromEntries`): system messages and memory, the latest
- * checkpoint (ours or imported, e.g. a Pi compaction), the latest user
- * message when the checkpoint covered it, then the messages from the
- * checkpoint's `firstKeptEntryId` on, with the transcript's edit entries
- * applied. Without a checkpoint: every message, edits applied. This engine
- * never writes a checkpoint, but it keeps the one it finds, so switching
- * engines never brings back covered messages or loses a summary.
+ * The view of an engine input: core's `ActiveView.reconstruct` (system
+ * messages and memory, the latest checkpoint — ours or imported, e.g. a Pi
+ * compaction — the latest user message when the checkpoint covered it, then
+ * the messages from the checkpoint's `firstKeptEntryId` on, with the
+ * branch's edit entries applied). This engine never writes a checkpoint, but
+ * it keeps the one it finds, so switching engines never brings back covered
+ * messages or loses a summary.
  *
  * @category constructors
  */
-export const viewOf = (input: ContextEngine.EngineInput): ContextView.ContextView =>
-  CheckpointView.fromEntries(input.entries, input.tools ?? []).view
-
-const withoutItem = (view: ContextView.ContextView, entryId: string): ContextView.ContextView => ({
-  ...view,
-  items: view.items.filter((item) => item.entryId !== entryId)
-})
-
-/** Puts the checkpoint item back after the stable prefix (system and memory items), where `viewOf` has it. */
-const withCheckpoint = (view: ContextView.ContextView, item: ContextView.ViewItem): ContextView.ContextView => {
-  let at = 0
-  while (at < view.items.length && (view.items[at]!.source === "memory" || view.items[at]!.message.role === "system"))
-    at++
-  return { ...view, items: [...view.items.slice(0, at), item, ...view.items.slice(at)] }
-}
+export const viewOf = (input: ContextEngine.EngineInput): ContextViewType.ContextView =>
+  ActiveView.reconstruct(input.entries, { tools: input.tools ?? [] }).view
 
 /**
- * Deterministic id of the `index`-th edit entry appended after `lastEntryId`.
+ * Deterministic id of the `index`-th edit entry appended after `lastEntryId` ({@link Engine.editEntryId}).
  *
  * @category constructors
  */
-export const editEntryId = (lastEntryId: string, index: number): string => `${lastEntryId}/edit/${index}`
+export const editEntryId = Engine.editEntryId
 
 /**
  * Builds the engine.
@@ -147,182 +102,59 @@ export const editEntryId = (lastEntryId: string, index: number): string => `${la
  * @category constructors
  */
 export const make = (options: Options = {}): ContextEngine.ContextEngine => {
-  const measurers = new Map<string, Measurer.Measurer>()
-  const measurerFor = (policy: ModelPolicy.ModelPolicy): Measurer.Measurer => {
-    if (options.measurer) return options.measurer(policy)
-    let measurer = measurers.get(policy.tokenizer)
-    if (measurer === undefined) {
-      measurer = Measurer.make(Tokenizers.forPolicy(policy))
-      measurers.set(policy.tokenizer, measurer)
-    }
-    return measurer
-  }
-  let anchor: Measurer.Anchor | undefined
-  let overflow: Errors.ContextOverflow | undefined
-  const targetShare = options.targetShare ?? defaults.targetShare
   const clampLatestUser = options.clampLatestUserMessage ?? defaults.clampLatestUserMessage
-
-  const prepare = (input: ContextEngine.EngineInput): Effect.Effect<Prepared, Errors.InvalidInput> =>
-    Effect.suspend(() => {
-      if (!Array.isArray(input.entries))
-        return Effect.fail(
-          new Errors.InvalidInput({ what: "engine input", path: "entries", detail: "expected an array" })
-        )
-      const checkpointView = CheckpointView.fromEntries(input.entries, input.tools ?? [])
-      const view = checkpointView.view
-      const measurer = measurerFor(input.policy)
-      let systemTokens = 0
-      for (const item of checkpointView.prefix) systemTokens += measurer.messageTokens(item.message, item.source)
-      const overhead = { systemTokens, toolSchemaTokens: measurer.toolSchemaTokens(view.tools) }
-      const budget = Budget.make(input.policy, overhead)
-      const measurement = measurer.measure(view, { budget, ...(anchor ? { anchor } : {}) })
-      const item = view.items.find((candidate) => candidate.source === "checkpoint")
-      const checkpoint = item ? { item, tokens: measurer.messageTokens(item.message, item.source) } : undefined
-      return Effect.succeed({ view, measurer, budget, overhead, measurement, checkpoint })
-    })
-
-  const reasonsOf = (input: ContextEngine.EngineInput, prepared: Prepared): Array<ContextEngine.CompactionReason> => {
-    if (prepared.budget.availableTokens <= 0) return ["fixed-overhead-exceeded"]
-    const reasons: Array<ContextEngine.CompactionReason> = []
-    if (input.manual === true) reasons.push("manual")
-    if (overflow !== undefined) reasons.push("overflow")
-    if (prepared.measurement.inputTokens > prepared.budget.inputBudgetTokens) reasons.push("threshold")
-    return reasons
-  }
-
-  const targetOf = (input: ContextEngine.EngineInput, prepared: Prepared): number => {
-    const { budget } = prepared
-    let target = Math.floor(budget.inputBudgetTokens * targetShare)
-    if (overflow?.limitTokens !== undefined)
-      target = Math.min(
-        target,
-        Math.floor((overflow.limitTokens - budget.reservedOutputTokens - budget.toolLoopReserveTokens) * targetShare)
-      )
-    // A manual compaction keeps about `keepRecentTokens` of conversation (Pi's manual /compact).
-    if (input.manual === true) target = Math.min(target, budget.fixedOverheadTokens + input.policy.keepRecentTokens)
-    return target
-  }
-
-  const strategiesOf = (input: ContextEngine.EngineInput, prepared: Prepared): Array<Strategy.Strategy> => {
-    const lossless = Tiers.deterministic(input.policy, prepared.budget, {
+  const window = options.window ?? defaults.window
+  const core = Engine.kernel({
+    ...options,
+    strategies: {
       ...options.strategies,
       clamp: { clampLatestUserMessage: clampLatestUser, ...options.strategies?.clamp }
-    })
-    const window = options.window ?? defaults.window
-    return [
-      ...lossless,
-      ...(options.extraStrategies ?? []),
-      ...(window ? [SlidingWindow.make(options.strategies?.slidingWindow)] : [])
-    ]
-  }
-
-  /**
-   * The pipeline on the view. The latest checkpoint is not the strategies'
-   * to edit or drop (a rebuilt view always shows it): they run on the view
-   * without it, against a target and budget lowered by its tokens, and it is
-   * put back afterwards; stage reports and measurements count it.
-   */
-  const runPipeline = (input: ContextEngine.EngineInput, prepared: Prepared, targetTokens: number): Pipeline.Result => {
-    const common = {
-      strategies: strategiesOf(input, prepared),
-      measurer: prepared.measurer,
-      policy: input.policy,
-      protectLatestUserMessage: !clampLatestUser
     }
-    const checkpoint = prepared.checkpoint
-    if (checkpoint === undefined)
-      return Pipeline.run({
-        ...common,
-        view: prepared.view,
-        targetTokens,
-        budget: prepared.budget,
-        measurement: prepared.measurement
-      })
-    const budget = Budget.make(input.policy, {
-      systemTokens: prepared.overhead.systemTokens + checkpoint.tokens,
-      toolSchemaTokens: prepared.overhead.toolSchemaTokens
-    })
-    const result = Pipeline.run({
-      ...common,
-      view: withoutItem(prepared.view, checkpoint.item.entryId),
-      targetTokens: targetTokens - checkpoint.tokens,
-      budget
-    })
-    const view = withCheckpoint(result.view, checkpoint.item)
-    const after = prepared.measurer.measure(view, { budget: prepared.budget })
-    return {
-      ...result,
-      view,
-      stages: result.stages.map((stage) => ({
-        ...stage,
-        tokensBefore: stage.tokensBefore + checkpoint.tokens,
-        tokensAfter: stage.tokensAfter + checkpoint.tokens
-      })),
-      before: prepared.measurement,
-      after,
-      fits: after.inputTokens <= targetTokens
-    }
-  }
+  })
 
-  const entriesFor = (
+  const strategiesOf = (input: ContextEngine.EngineInput, prepared: Engine.Prepared) => [
+    ...core.ladder(input, prepared),
+    ...(window ? [SlidingWindow.make(options.strategies?.slidingWindow)] : [])
+  ]
+
+  // A manual compaction keeps about `keepRecentTokens` of conversation (Pi's manual /compact).
+  const targetOf = (
     input: ContextEngine.EngineInput,
-    edits: ReadonlyArray<ViewEdit.ViewEdit>
-  ): Array<Entry.EditEntry> => {
-    const last = input.entries.at(-1)
-    const lastId = last?.id ?? "root"
-    const timestamp = options.now?.() ?? last?.timestamp ?? new Date(0).toISOString()
-    let parentId: string | null = last?.id ?? null
-    return edits.map((edit, index) => {
-      const id = editEntryId(lastId, index)
-      const entry: Entry.EditEntry = {
-        id,
-        parentId,
-        timestamp,
-        schemaVersion: Entry.CURRENT_SCHEMA_VERSION,
-        kind: "edit",
-        edit
-      }
-      parentId = id
-      return entry
-    })
+    prepared: Engine.Prepared,
+    plan?: ContextEngine.CompactionPlan
+  ) => {
+    const targets = core.targets(input, prepared, plan)
+    return input.manual === true && plan?.targetTokens === undefined
+      ? Math.min(targets.targetTokens, prepared.budget.fixedOverheadTokens + input.policy.keepRecentTokens)
+      : targets.lowWaterTokens
   }
-
-  const measure: ContextEngine.ContextEngine["measure"] = (input) =>
-    Effect.map(prepare(input), (prepared) => prepared.measurement)
-
-  const shouldCompact: ContextEngine.ContextEngine["shouldCompact"] = (input) =>
-    Effect.map(prepare(input), (prepared) => {
-      const reasons = reasonsOf(input, prepared)
-      return {
-        compact: reasons.length > 0 && !reasons.includes("fixed-overhead-exceeded"),
-        reasons,
-        measurement: prepared.measurement,
-        budget: prepared.budget
-      }
-    })
 
   const plan: ContextEngine.ContextEngine["plan"] = (input) =>
-    Effect.map(prepare(input), (prepared) => ({
-      reasons: reasonsOf(input, prepared),
-      targetTokens: targetOf(input, prepared),
-      stages: [Pipeline.NORMALIZE_STAGE, ...strategiesOf(input, prepared).map((strategy) => strategy.name)]
-    }))
+    Effect.sync(() => {
+      const prepared = core.prepare(input)
+      return {
+        reasons: core.reasons(input, prepared),
+        targetTokens: targetOf(input, prepared),
+        stages: [Pipeline.NORMALIZE_STAGE, ...strategiesOf(input, prepared).map((strategy) => strategy.name)]
+      }
+    })
 
   const compact: ContextEngine.ContextEngine["compact"] = (input, givenPlan) =>
     Effect.gen(function* () {
-      const prepared = yield* prepare(input)
+      const prepared = core.prepare(input)
       yield* Budget.checkFixedOverhead(prepared.budget, prepared.overhead)
-      const result = runPipeline(input, prepared, givenPlan?.targetTokens ?? targetOf(input, prepared))
+      const strategies = strategiesOf(input, prepared)
+      const result = core.run(input, prepared, strategies, targetOf(input, prepared, givenPlan), !clampLatestUser)
       yield* Budget.checkConversation(
         prepared.budget,
         result.after.inputTokens - prepared.budget.fixedOverheadTokens,
-        `after every deterministic stage${(options.window ?? defaults.window) ? " and the sliding window" : ""}, the system prompt, tool schemas and the turn in progress (kept verbatim) still need ${result.after.inputTokens} tokens`
+        `after every deterministic stage${window ? " and the sliding window" : ""}, the system prompt, tool schemas and the turn in progress (kept verbatim) still need ${result.after.inputTokens} tokens`
       )
-      overflow = undefined
+      core.compacted()
       const compaction: ContextEngine.CompactionResult = {
         view: result.view,
         edits: result.edits,
-        entriesToAppend: entriesFor(input, result.edits),
+        entriesToAppend: core.editEntries(input, result.edits, core.timestamp(input)),
         stages: result.stages,
         before: result.before,
         after: result.after,
@@ -364,51 +196,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       return { ok: checks.every((check) => check.ok), checks, identifierRetention: 1, missing: [] }
     })
 
-  const assembleContext: ContextEngine.ContextEngine["assembleContext"] = (input) =>
-    Effect.map(prepare(input), (prepared) => {
-      // Pairing repair and empty-message removal apply to every request, compacted or not.
-      const normalized = Pipeline.run({
-        view: prepared.view,
-        strategies: [],
-        targetTokens: Number.POSITIVE_INFINITY,
-        budget: prepared.budget,
-        measurer: prepared.measurer,
-        policy: input.policy,
-        measurement: prepared.measurement
-      })
-      return {
-        messages: ContextView.toMessages(normalized.view),
-        view: normalized.view,
-        measurement: normalized.after
-      }
-    })
-
-  // The anchor carries the fingerprint of the view the usage describes, so
-  // it expires by itself once a compaction edits that prefix.
-  const recordOutcome: ContextEngine.ContextEngine["recordOutcome"] = (input, outcome) =>
-    Effect.sync(() => {
-      if (outcome.overflow !== undefined) {
-        overflow = outcome.overflow
-        anchor = undefined
-      } else if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-        anchor = Measurer.anchorFor(viewOf(input), {
-          inputTokens: outcome.inputTokens,
-          lastEntryId: outcome.lastEntryId
-        })
-    })
-
-  // Every method validates its input first (typed InvalidInput / PolicyInvalid, never a raw TypeError).
-  return EngineInput.guard({
-    specificationVersion: ContextEngine.SPECIFICATION_VERSION,
-    name: NAME,
-    measure,
-    shouldCompact,
-    plan,
-    compact,
-    validate,
-    assembleContext,
-    recordOutcome
-  })
+  return Engine.make(core, { name: NAME, plan, compact, validate })
 }
 
 /**

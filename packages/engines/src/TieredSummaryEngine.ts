@@ -37,30 +37,27 @@
  * @since 0.1.0
  */
 import {
+  ActiveView,
   Budget,
   type Checkpoint,
+  CheckpointRenderer,
   CheckpointValidation,
   ContextEngine,
-  ContextView,
-  EngineInput,
+  type ContextView,
   type Entry,
   Errors,
   type Measurement,
-  Measurer,
+  type Measurer,
   type Message,
   type ModelPolicy,
   PluginGuard,
-  type Strategy,
-  Tokenizers,
-  ToolPairing,
-  type ViewEdit
+  type Strategy
 } from "@context-engine/core"
 import { Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
-import * as CheckpointRenderer from "./CheckpointRenderer.ts"
-import * as CheckpointView from "./CheckpointView.ts"
 import { type Hooks, malformedBeforeCompactResult } from "./CompactionHooks.ts"
 import * as CutPoint from "./CutPoint.ts"
+import * as Engine from "./Engine.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
 import * as MemoryExtractor from "./MemoryExtractor.ts"
 import * as MemoryFlush from "./MemoryFlush.ts"
@@ -85,28 +82,20 @@ export const SUMMARY_SHARE_OF_RESERVE = 0.8
 export const MAX_SHARE_OF_AVAILABLE = { summary: 0.25, keepRecent: 0.5 } as const
 
 /**
- * Low-water mark of a compaction triggered by the threshold, as a share of
- * the conversation budget (`availableTokens`): compaction continues past
- * "fits" down to `fixedOverheadTokens + 0.5 × availableTokens`, so the next
- * one is many steps away and each prompt-cache rewrite buys headroom
- * (hysteresis). Own choice, deliberately less aggressive than the peers,
- * which all land far lower: Pi compacts to `keepRecentTokens` (20,000) plus
- * a summary of at most `0.8 × reserveTokens` (~33K of a 200K window);
- * Codex auto-compacts at 90% of the window to a summary plus at most 20,000
- * tokens of recent user messages; Claude Code auto-compacts near the end of
- * the window to a summary plus a few re-read files. Half the budget keeps
- * more verbatim context than they do and still leaves half of it free.
+ * The low-water mark's default share, now the kernel's
+ * ({@link Engine.DEFAULT_LOW_WATER_SHARE}, with its sources).
  *
+ * @deprecated Use `Engine.DEFAULT_LOW_WATER_SHARE`.
  * @category constants
  */
-export const LOW_WATER_SHARE = 0.5
+export const LOW_WATER_SHARE = Engine.DEFAULT_LOW_WATER_SHARE
 
 /**
  * Options. Token counts are in tokens of the policy's tokenizer.
  *
  * @category models
  */
-export interface Options {
+export interface Options extends Omit<Engine.Options, "strategies"> {
   /** The summarizer; default {@link ExtractiveSummarizer.make}. */
   readonly summarizer?: Summarizer
   /**
@@ -114,18 +103,18 @@ export interface Options {
    * extractive summarizer when the primary is another kind, none otherwise.
    */
   readonly fallbackSummarizer?: Summarizer | null
-  /** Measurer per policy; default `Measurer.make(Tokenizers.forPolicy(policy))`. */
+  /** @deprecated Use `measurer` (the same option in every engine). */
   readonly measurerFor?: (policy: ModelPolicy.ModelPolicy) => Measurer.Measurer
-  /** The cheap stages; default `Tiers.deterministic`. */
-  readonly strategies?: (policy: ModelPolicy.ModelPolicy, budget: Budget.Budget) => ReadonlyArray<Strategy.Strategy>
+  /**
+   * Options of the built-in stages ({@link Engine.Options.strategies}). The
+   * function form replaced the built-in stages and is deprecated: use
+   * `replaceBuiltInStrategies` for that, `extraStrategies` to add a stage.
+   */
+  readonly strategies?:
+    | Tiers.Options
+    | ((policy: ModelPolicy.ModelPolicy, budget: Budget.Budget) => ReadonlyArray<Strategy.Strategy>)
   /** Turns always kept (default {@link CutPoint.DEFAULT_MIN_RECENT_TURNS}). */
   readonly minRecentTurns?: number
-  /**
-   * Low-water mark of a threshold-triggered compaction, as a share of the
-   * conversation budget (default {@link LOW_WATER_SHARE}); 1 turns the
-   * hysteresis off (compact only until the request fits).
-   */
-  readonly lowWaterShare?: number
   /** Minimum identifier retention (default `CheckpointValidation.DEFAULT_MIN_IDENTIFIER_RETENTION`). */
   readonly minIdentifierRetention?: number
   /**
@@ -151,8 +140,6 @@ export interface Options {
     readonly extractor?: MemoryExtractor.MemoryExtractor | null
     readonly budgetTokens?: number
   }
-  /** Clock for `createdAt` and entry timestamps. */
-  readonly now?: () => Date
 }
 
 /**
@@ -263,92 +250,34 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       : summarizer.name === "extractive"
         ? null
         : extractive()
-  const now = options.now ?? (() => new Date())
-  const measurers = new Map<string, Measurer.Measurer>()
-  const measurerFor = (policy: ModelPolicy.ModelPolicy): Measurer.Measurer => {
-    if (options.measurerFor) return options.measurerFor(policy)
-    let measurer = measurers.get(policy.tokenizer)
-    if (!measurer) {
-      measurer = Measurer.make(Tokenizers.forPolicy(policy))
-      measurers.set(policy.tokenizer, measurer)
-    }
-    return measurer
-  }
-  const strategiesFor = options.strategies ?? Tiers.deterministic
-  let anchor: Measurer.Anchor | undefined
+  const legacyLadder = typeof options.strategies === "function" ? options.strategies : undefined
+  const replaceBuiltInStrategies = options.replaceBuiltInStrategies ?? legacyLadder
+  const measurerOption = options.measurer ?? options.measurerFor
+  const memoryOptions = (measurer: Measurer.Measurer) => ({
+    countTokens: measurer.tokenizer.count,
+    ...(options.memory?.budgetTokens !== undefined ? { budgetTokens: options.memory.budgetTokens } : {})
+  })
+  const core = Engine.kernel(
+    {
+      ...options,
+      strategies: typeof options.strategies === "function" ? {} : (options.strategies ?? {}),
+      ...(measurerOption ? { measurer: measurerOption } : {}),
+      ...(replaceBuiltInStrategies ? { replaceBuiltInStrategies } : {})
+    },
+    (_input, measurer) => ({ memory: memoryOptions(measurer) })
+  )
+  const measurerFor = core.measurerFor
   const extractor =
     options.memory?.extractor === null ? undefined : (options.memory?.extractor ?? MemoryExtractor.make())
   const viewOf = (entries: ReadonlyArray<Entry.Entry>, input: ContextEngine.EngineInput) =>
-    CheckpointView.fromEntries(entries, input.tools ?? [], {
-      countTokens: measurerFor(input.policy).tokenizer.count,
-      ...(options.memory?.budgetTokens !== undefined ? { budgetTokens: options.memory.budgetTokens } : {})
-    })
-  let overflowPending = false
+    ActiveView.reconstruct(entries, { tools: input.tools ?? [], memory: memoryOptions(measurerFor(input.policy)) })
 
-  // The view derived from the last input's entries and tools: shouldCompact, assembleContext and
-  // recordOutcome of one step get the same arrays, so the O(n) derivation runs once per step.
-  let lastView:
-    | {
-        readonly entries: ContextEngine.EngineInput["entries"]
-        readonly tools: ContextEngine.EngineInput["tools"]
-        readonly policy: ContextEngine.EngineInput["policy"]
-        readonly view: CheckpointView.CheckpointView
-      }
-    | undefined
-  const checkpointViewOf = (input: ContextEngine.EngineInput): CheckpointView.CheckpointView => {
-    if (lastView?.entries !== input.entries || lastView.tools !== input.tools || lastView.policy !== input.policy)
-      lastView = {
-        entries: input.entries,
-        tools: input.tools,
-        policy: input.policy,
-        view: viewOf(input.entries, input)
-      }
-    return lastView.view
+  const context = (input: ContextEngine.EngineInput) => {
+    const prepared = core.prepare(input)
+    return { ...prepared, checkpointView: prepared.active }
   }
 
-  // The last context, reused while the input's entries, tools, policy and the anchor are the same.
-  let lastContext:
-    | { readonly input: ContextEngine.EngineInput; readonly anchor: typeof anchor; readonly ctx: Ctx }
-    | undefined
-  const context = (input: ContextEngine.EngineInput): Ctx => {
-    const last = lastContext
-    if (
-      last !== undefined &&
-      last.anchor === anchor &&
-      last.input.entries === input.entries &&
-      last.input.tools === input.tools &&
-      last.input.policy === input.policy
-    )
-      return last.ctx
-    const ctx = freshContext(input)
-    lastContext = { input, anchor, ctx }
-    return ctx
-  }
-
-  const freshContext = (input: ContextEngine.EngineInput) => {
-    const measurer = measurerFor(input.policy)
-    const checkpointView = checkpointViewOf(input)
-    const overhead = {
-      systemTokens: sum(checkpointView.prefix.map((item) => measurer.messageTokens(item.message, item.source))),
-      toolSchemaTokens: measurer.toolSchemaTokens(input.tools ?? [])
-    }
-    const budget = Budget.make(input.policy, overhead)
-    const measurement = measurer.measure(checkpointView.view, { budget, ...(anchor ? { anchor } : {}) })
-    return { measurer, checkpointView, overhead, budget, measurement }
-  }
-  type Ctx = ReturnType<typeof freshContext>
-
-  const reasonsOf = (
-    input: ContextEngine.EngineInput,
-    ctx: ReturnType<typeof context>
-  ): Array<ContextEngine.CompactionReason> => {
-    const reasons: Array<ContextEngine.CompactionReason> = []
-    if (ctx.budget.availableTokens <= 0) reasons.push("fixed-overhead-exceeded")
-    if (input.manual) reasons.push("manual")
-    if (overflowPending) reasons.push("overflow")
-    if (ctx.measurement.inputTokens > ctx.budget.inputBudgetTokens) reasons.push("threshold")
-    return reasons
-  }
+  const reasonsOf = (input: ContextEngine.EngineInput, ctx: ReturnType<typeof context>) => core.reasons(input, ctx)
 
   const conversationOf = (view: ContextView.ContextView, ctx: ReturnType<typeof context>) => {
     const skip = new Set(ctx.checkpointView.prefix.map((item) => item.entryId))
@@ -387,7 +316,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     return {
       reasons: reasonsOf(input, ctx),
       targetTokens: ctx.budget.inputBudgetTokens,
-      stages: [Pipeline.NORMALIZE_STAGE, ...strategiesFor(input.policy, ctx.budget).map((s) => s.name), "checkpoint"],
+      stages: [Pipeline.NORMALIZE_STAGE, ...core.ladder(input, ctx).map((s) => s.name), "checkpoint"],
       ...(covered.length > 0
         ? {
             cutPoint: {
@@ -401,21 +330,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     }
   }
 
-  const editEntries = (
-    input: ContextEngine.EngineInput,
-    edits: ReadonlyArray<ViewEdit.ViewEdit>,
-    timestamp: string,
-    after: ReadonlyArray<Entry.Entry> = []
-  ): Array<Entry.Entry> => {
-    let parentId = after.at(-1)?.id ?? input.entries[input.entries.length - 1]?.id ?? null
-    const base = input.entries[input.entries.length - 1]?.id ?? "start"
-    return edits.map((edit, index) => {
-      const id = `edit:${base}:${index}`
-      const entry: Entry.EditEntry = { id, parentId, timestamp, schemaVersion: 1, kind: "edit", edit }
-      parentId = id
-      return entry
-    })
-  }
+  const editEntries = core.editEntries
 
   const compact = (
     input: ContextEngine.EngineInput,
@@ -428,28 +343,11 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const policy = input.policy
       // A caller's plan may lower the target (overflow recovery) and add reasons; the cut point is
       // recomputed after the cheap stages, on the view they produced.
-      const targetTokens = Math.min(budget.inputBudgetTokens, plan?.targetTokens ?? Number.POSITIVE_INFINITY)
-      const reasons = [...new Set([...reasonsOf(input, ctx), ...(plan?.reasons ?? [])])]
-      const force = reasons.includes("manual") || reasons.includes("overflow")
-      // Hysteresis: an automatic (threshold) compaction aims at the low-water mark, not just under the threshold,
-      // also when the caller passes the engine's own plan (its target is the input budget); a lower plan target
-      // (overflow recovery) wins. A manual compaction and an overflow keep their own targets.
-      const lowWaterTokens = force
-        ? targetTokens
-        : Math.min(
-            targetTokens,
-            budget.fixedOverheadTokens + Math.floor(budget.availableTokens * (options.lowWaterShare ?? LOW_WATER_SHARE))
-          )
-      const timestamp = now().toISOString()
-      const cheap = Pipeline.run({
-        view: checkpointView.view,
-        strategies: strategiesFor(policy, budget),
-        targetTokens: lowWaterTokens,
-        budget,
-        measurer,
-        policy,
-        measurement: before
-      })
+      // Hysteresis: an automatic (threshold) compaction aims at the low-water mark, not just under the threshold.
+      // A caller's plan target, a manual compaction and overflow recovery keep their own targets.
+      const { targetTokens, lowWaterTokens, force } = core.targets(input, ctx, plan)
+      const timestamp = core.timestamp(input)
+      const cheap = core.run(input, ctx, core.ladder(input, ctx), lowWaterTokens)
       const stages: Array<ContextEngine.StageReport> = [...cheap.stages]
       const failures: Array<Errors.SummarizerFailed | Errors.ValidationFailed | PluginGuard.PluginFailed> = []
       const checkpointStage = (status: ContextEngine.StageReport["status"], note: string, after = cheap.after) => ({
@@ -487,10 +385,10 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
               new Errors.BudgetExceeded({
                 requestTokens: reduced.after.inputTokens,
                 budgetTokens: targetTokens,
-                reason: `${note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${checkpointView.checkpointEntry ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`
+                reason: `${note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${checkpointView.checkpoint ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`
               })
             )
-          overflowPending = false
+          core.compacted()
           return {
             view: reduced.view,
             edits,
@@ -506,7 +404,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       // The cheap stages alone only when they reach the low-water mark: short of it a checkpoint is needed
       // anyway, and a cache rewrite that frees a few hundred tokens would buy a single step.
       if (cheap.after.inputTokens <= lowWaterTokens && !force) {
-        overflowPending = false
+        core.compacted()
         stages.push(
           checkpointStage(
             "not-needed",
@@ -547,16 +445,17 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       )
       if (cut.firstKeptIndex === 0) return yield* reduce("nothing older than the kept recent window to summarize")
       const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex
+      const originals = ActiveView.originalMessages(checkpointView.branch)
       const original = (item: ContextView.ViewItem): CoveredItem => ({
         entryId: item.entryId,
-        message: checkpointView.originals.get(item.entryId) ?? item.message
+        message: originals.get(item.entryId) ?? item.message
       })
       const covered = conversation.slice(0, historyEnd).map(original)
       const turnPrefix = cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : []
       const coveredItems = conversation.slice(0, cut.firstKeptIndex)
       // The covered range ends on a transcript entry, never on a synthesized "interrupted" result.
       const lastCoveredEntryId = lastRealEntryId(input.entries, coveredItems)
-      const previousEntry = checkpointView.checkpointEntry
+      const previousEntry = checkpointView.checkpoint
       const previous = previousEntry?.checkpoint
       const previousItem = cheap.view.items.find((item) => item.source === "checkpoint")
       const replacedTokens =
@@ -657,7 +556,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
           ...(result.usage ? { usage: result.usage } : {}),
           createdAt: timestamp
         }
-        const item = CheckpointView.checkpointItem(checkpoint.id, checkpoint)
+        const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
         const view: ContextView.ContextView = {
           items: [...prefix, item, ...(pinned ? [pinned] : []), ...tail],
           tools: cheap.view.tools
@@ -698,7 +597,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       failures.push(...ladder.failures)
       if (ladder._tag === "Failed") return yield* reduce(ladder.reason)
       const built = ladder.built
-      overflowPending = false
+      core.compacted()
       stages.push(
         checkpointStage(
           "applied",
@@ -762,7 +661,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         .slice(Math.max(0, from), to + 1)
         .flatMap((entry) => (entry.kind === "message" && entry.message.role !== "system" ? [entry.message] : []))
       const measurer = measurerFor(input.policy)
-      const item = CheckpointView.checkpointItem(checkpoint.id, checkpoint)
+      const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
       return CheckpointValidation.validate({
         checkpoint,
         covered,
@@ -775,43 +674,11 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       })
     })
 
-  // Every method validates its input first (typed InvalidInput / PolicyInvalid, never a raw TypeError).
-  return EngineInput.guard({
-    specificationVersion: ContextEngine.SPECIFICATION_VERSION,
+  return Engine.make(core, {
     name: NAME,
-    measure: (input) => Effect.sync(() => context(input).measurement),
-    shouldCompact: (input) =>
-      Effect.sync(() => {
-        const ctx = context(input)
-        const reasons = reasonsOf(input, ctx)
-        return {
-          compact: reasons.length > 0 && !reasons.includes("fixed-overhead-exceeded"),
-          reasons,
-          measurement: ctx.measurement,
-          budget: ctx.budget
-        }
-      }),
     plan: (input) => Effect.sync(() => planOf(input, context(input))),
     compact,
-    validate,
-    assembleContext: (input) =>
-      Effect.sync(() => {
-        const ctx = context(input)
-        const view = ContextView.applyEdits(ctx.checkpointView.view, ToolPairing.repairEdits(ctx.checkpointView.view))
-        const measurement = ctx.measurer.measure(view, { budget: ctx.budget, ...(anchor ? { anchor } : {}) })
-        return { messages: ContextView.toMessages(view), view, measurement }
-      }),
-    // The anchor carries the fingerprint of the view the usage describes, so
-    // it expires by itself once a compaction edits that prefix.
-    recordOutcome: (input, outcome) =>
-      Effect.sync(() => {
-        if (outcome.overflow) overflowPending = true
-        if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-          anchor = Measurer.anchorFor(checkpointViewOf(input).view, {
-            inputTokens: outcome.inputTokens,
-            lastEntryId: outcome.lastEntryId
-          })
-      })
+    validate
   })
 }
 

@@ -1,7 +1,6 @@
-import { type Entry, type Message, ToolPairing, type ViewEdit } from "@context-engine/core"
+import { ActiveView, type Entry, type Message, ToolPairing, type ViewEdit } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as AgentEdits from "../src/AgentEdits.ts"
-import * as CheckpointView from "../src/CheckpointView.ts"
 
 const entries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
   messages.map((message, index) => ({
@@ -44,7 +43,7 @@ const withEdits = (base: ReadonlyArray<Entry.Entry>, edits: ReadonlyArray<ViewEd
     })
   )
 ]
-const view = (all: ReadonlyArray<Entry.Entry>) => CheckpointView.fromEntries(all).view
+const view = (all: ReadonlyArray<Entry.Entry>) => ActiveView.reconstruct(all).view
 
 describe("AgentEdits.rewindEdits", () => {
   it("replaces a finished task with the summary and an index, keeping pairing and the latest user message", () => {

@@ -1,8 +1,7 @@
-import { type Checkpoint, CheckpointValidation, IdentifierExtraction } from "@context-engine/core"
+import { type Checkpoint, CheckpointRenderer, CheckpointValidation, IdentifierExtraction } from "@context-engine/core"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import * as CheckpointRenderer from "../src/CheckpointRenderer.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import { assistant, calls, conversation, results, user, withIds } from "./support.ts"
 

@@ -50,10 +50,10 @@ const NOW = new Date(Date.UTC(2026, 2, 2))
 /** Fresh engines per case (engines keep anchor/overflow state), measured with the exact o200k tokenizer. */
 const engines: Record<string, () => ContextEngine.ContextEngine> = {
   "sliding-window": () => SlidingWindowEngine.make({ measurer: () => o200k }),
-  "tiered-summary": () => TieredSummaryEngine.make({ measurerFor: () => o200k, now: () => NOW }),
+  "tiered-summary": () => TieredSummaryEngine.make({ measurer: () => o200k, now: () => NOW }),
   "provider-native": () =>
     ProviderNativeEngine.make({
-      fallback: TieredSummaryEngine.make({ measurerFor: () => o200k, now: () => NOW })
+      fallback: TieredSummaryEngine.make({ measurer: () => o200k, now: () => NOW })
     })
 }
 

@@ -42,7 +42,7 @@ describe("TieredSummaryEngine invariants (DESIGN.md, property-tested)", () => {
             maxOutputTokens: 1_000,
             keepRecentTokens
           })
-          const engine = TieredSummaryEngine.makeAsync(cheap ? {} : { strategies: () => [] })
+          const engine = TieredSummaryEngine.makeAsync(cheap ? {} : { replaceBuiltInStrategies: () => [] })
           const outcome = await engine
             .compact({ entries, policy, manual })
             .then((result) => ({ result }))

@@ -1,9 +1,9 @@
-import { type ContextEngine, type Entry, Errors, type Message } from "@context-engine/core"
+import { CheckpointRenderer, type ContextEngine, type Entry, Errors, type Message } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
 import { Cases } from "@context-engine/core/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import * as CheckpointRenderer from "../src/CheckpointRenderer.ts"
+import * as Engine from "../src/Engine.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import type { Summarizer } from "../src/Summarizer.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
@@ -72,7 +72,7 @@ const policy = (window: number, keepRecentTokens: number) =>
 
 describe("TieredSummaryEngine", () => {
   it("C01: a parallel batch stays paired and the last user message is verbatim", async () => {
-    const engine = TieredSummaryEngine.makeAsync({ strategies: noCheapStages })
+    const engine = TieredSummaryEngine.makeAsync({ replaceBuiltInStrategies: noCheapStages })
     const input = { ...caseInput("C01"), manual: true }
     const result = await engine.compact(input)
     const messages = result.view.items.map((item) => item.message)
@@ -115,7 +115,7 @@ describe("TieredSummaryEngine", () => {
   })
 
   it("C05: a throwing summarizer commits nothing, reports the typed failure and still fits", async () => {
-    const engine = TieredSummaryEngine.makeAsync({ summarizer: throwing, strategies: noCheapStages })
+    const engine = TieredSummaryEngine.makeAsync({ summarizer: throwing, replaceBuiltInStrategies: noCheapStages })
     const input = caseInput("C05")
     const snapshot = JSON.stringify(input.entries)
     expect((await engine.shouldCompact(input)).reasons).toContain("threshold")
@@ -159,7 +159,7 @@ describe("TieredSummaryEngine", () => {
   })
 
   it("writes a validated checkpoint for a long session, placed before the tail and before the latest user message", async () => {
-    const engine = TieredSummaryEngine.makeAsync({ strategies: noCheapStages })
+    const engine = TieredSummaryEngine.makeAsync({ replaceBuiltInStrategies: noCheapStages })
     const input = { entries: toEntries(longSession(12)), policy: policy(16_000, 3_000) }
     expect((await engine.shouldCompact(input)).reasons).toEqual(["threshold"])
     const result = await engine.compact(input)
@@ -184,7 +184,7 @@ describe("TieredSummaryEngine", () => {
   })
 
   it("a second compaction covers from the previous cut: every earlier kept message is kept or covered", async () => {
-    const engine = TieredSummaryEngine.makeAsync({ strategies: noCheapStages })
+    const engine = TieredSummaryEngine.makeAsync({ replaceBuiltInStrategies: noCheapStages })
     const sessionPolicy = policy(16_000, 3_000)
     const first = await engine.compact({ entries: toEntries(longSession(12)), policy: sessionPolicy })
     const firstCheckpoint = first.checkpoint!
@@ -210,7 +210,7 @@ describe("TieredSummaryEngine", () => {
       messages.push(calls({ id: `s${step}`, name: "read", input: { path: `src/file_${step}.ts` } }))
       messages.push(results({ id: `s${step}`, name: "read", text: "y ".repeat(3000) }))
     }
-    const engine = TieredSummaryEngine.makeAsync({ strategies: noCheapStages })
+    const engine = TieredSummaryEngine.makeAsync({ replaceBuiltInStrategies: noCheapStages })
     const input = { entries: toEntries(messages), policy: policy(16_000, 3_000) }
     const plan = await engine.plan(input)
     expect(plan.cutPoint?.splitTurn).toBe(true)
@@ -235,7 +235,7 @@ describe("TieredSummaryEngine", () => {
           }
         })
     }
-    const engine = TieredSummaryEngine.makeAsync({ summarizer: bad, strategies: noCheapStages })
+    const engine = TieredSummaryEngine.makeAsync({ summarizer: bad, replaceBuiltInStrategies: noCheapStages })
     const result = await engine.compact({ entries: toEntries(longSession(12)), policy: policy(16_000, 3_000) })
     expect(calls).toEqual(["first", "repair"])
     expect(result.checkpoint?.summarizer.kind).toBe("extractive")
@@ -246,7 +246,7 @@ describe("TieredSummaryEngine", () => {
     const input = { entries: toEntries(longSession(12)), policy: policy(16_000, 3_000) }
     const seen: Array<boolean> = []
     const supplying = TieredSummaryEngine.makeAsync({
-      strategies: noCheapStages,
+      replaceBuiltInStrategies: noCheapStages,
       hooks: {
         beforeCompact: [
           (event) => ({
@@ -271,7 +271,7 @@ describe("TieredSummaryEngine", () => {
     expect(supplied.checkpoint?.summarizer.kind).toBe("hook")
     const after: Array<string> = []
     const cancelling = TieredSummaryEngine.makeAsync({
-      strategies: noCheapStages,
+      replaceBuiltInStrategies: noCheapStages,
       hooks: {
         beforeCompact: [() => ({ cancel: true, reason: "user said no" })],
         afterCompact: [({ result }) => void after.push(result.checkpoint?.id ?? "none")]
@@ -385,7 +385,13 @@ describe("TieredSummaryEngine falls back instead of failing", () => {
     const engine = TieredSummaryEngine.makeAsync()
     const head = toEntries([{ role: "system", content: "You are a code reviewer." }, ...pathHeavyChat(40)])
     // an earlier (imported) checkpoint covering the first turn; the conversation continues from m3
-    const entries = [...head.slice(0, 4), checkpointEntry("cp-old", "m2", "m3"), ...head.slice(4)]
+    // (the entry after it continues from the checkpoint, as in a transcript: the view follows parent ids)
+    const entries = [
+      ...head.slice(0, 4),
+      { ...checkpointEntry("cp-old", "m2", "m3"), parentId: "m3" },
+      { ...head[4]!, parentId: "cp-old" },
+      ...head.slice(5)
+    ]
     const input = { entries, policy: Cases.policySync({ contextWindow: 3000, maxOutputTokens: 500 }) }
     const result = await engine.compact(input)
     expect(result.fits).toBe(true)
@@ -449,8 +455,7 @@ describe("TieredSummaryEngine hysteresis", () => {
     expect(decision.reasons).toEqual(["threshold"])
     const result = await engine.compact({ entries, policy: sessionPolicy })
     const lowWater =
-      decision.budget.fixedOverheadTokens +
-      Math.floor(decision.budget.availableTokens * TieredSummaryEngine.LOW_WATER_SHARE)
+      decision.budget.fixedOverheadTokens + Math.floor(decision.budget.availableTokens * Engine.DEFAULT_LOW_WATER_SHARE)
     expect(result.after.inputTokens).toBeLessThanOrEqual(lowWater)
     entries = [...entries, ...result.entriesToAppend]
     const stepTokens: Array<number> = []

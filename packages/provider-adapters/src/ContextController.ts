@@ -431,7 +431,9 @@ export const make = (options: ControllerOptions): ContextController => {
       const reduced = await Effect.runPromise(Effect.result(engine.compact(deterministic)))
       committed = reduced._tag === "Success" ? reduced.success.entriesToAppend : []
     }
-    await current.append(shadow ? [...committed, shadow] : committed)
+    // The shadow entry continues after what was committed, so the branch (ActiveView.branch) keeps the edits.
+    const linked = shadow && committed.length > 0 ? { ...shadow, parentId: committed.at(-1)!.id } : shadow
+    await current.append(linked ? [...committed, linked] : committed)
     emit(options, {
       type: "compaction",
       sessionId: current.sessionId,

@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { type Entry, type Message, OverflowEvent } from "@context-engine/core"
+import { ActiveView, type Entry, type Message, OverflowEvent } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 
 /**
@@ -181,24 +181,14 @@ const matchedPrefix = (
 
 /**
  * Opens a session, loading its transcript from `store` when one is given.
- * With a store, the active path is the last branch (walked back from the
- * newest entry by `parentId`).
+ * With a store, the active path is the branch of the newest entry
+ * (`ActiveView.branch`, the same walk every view uses).
  *
  * @category constructors
  */
 export const make = async (sessionId: string, store?: SessionStore): Promise<Session> => {
   const all: Array<Entry.Entry> = store ? [...(await store.load(sessionId)).entries] : []
-  const byId = new Map(all.map((entry) => [entry.id, entry]))
-  const activePath = (): Array<Entry.Entry> => {
-    const path: Array<Entry.Entry> = []
-    let cursor = all.at(-1)
-    while (cursor !== undefined) {
-      path.push(cursor)
-      cursor = cursor.parentId === null ? undefined : byId.get(cursor.parentId)
-    }
-    return path.reverse()
-  }
-  let path = activePath()
+  let path = [...ActiveView.branch(all)]
   // The message entries of the active path and their fingerprints, kept in step with `path`.
   let messageEntries: Array<Entry.MessageEntry> = path.filter(isMessageEntry)
   let fingerprints: Array<number> = messageEntries.map((entry) => messageFingerprint(entry.message))
@@ -243,7 +233,6 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
   const appendRaw = (entries: ReadonlyArray<Entry.Entry>): void => {
     for (const entry of entries) {
       all.push(entry)
-      byId.set(entry.id, entry)
       ids.add(entry.id)
       path.push(entry)
       if (entry.kind === "message") {

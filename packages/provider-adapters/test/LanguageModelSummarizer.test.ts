@@ -232,7 +232,7 @@ describe("LanguageModelSummarizer", () => {
     })
     const engine = TieredSummaryEngine.makeAsync({
       summarizer: LanguageModelSummarizer.make({ model }),
-      strategies: () => []
+      replaceBuiltInStrategies: () => []
     })
     const result = await engine.compact({ entries, policy: Cases.policySync(testCase.policy) })
     expect(result.checkpoint).toBeUndefined()

@@ -1,7 +1,7 @@
 /**
  * Session: learned windows from persisted `context-overflow` events.
  */
-import type { Entry, Message } from "@context-engine/core"
+import { type Entry, InMemoryTranscriptStore, type Message } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Session from "../src/Session.ts"
 
@@ -71,6 +71,26 @@ describe("Session learned windows", () => {
     session.learn("m", 50_000)
     session.learn("m", 60_000)
     expect(session.learnedWindow("m")).toBe(50_000)
+  })
+})
+
+describe("Session branches", () => {
+  const text = (role: "user" | "assistant", value: string) => ({
+    role,
+    content: [{ type: "text" as const, text: value }]
+  })
+
+  it("a rewritten message continues on a branch that the store's view and a reopened session both follow", async () => {
+    const store = InMemoryTranscriptStore.open()
+    const session = await Session.make("s", store)
+    await session.sync([text("user", "first"), text("assistant", "answer"), text("user", "deploy to prod")])
+    await session.sync([text("user", "first"), text("assistant", "answer"), text("user", "deploy to staging")])
+    const expected = [text("user", "first"), text("assistant", "answer"), text("user", "deploy to staging")]
+    // The transcript keeps both versions; every view follows the branch.
+    expect((await store.load("s")).entries).toHaveLength(4)
+    expect((await store.activeView("s")).view.items.map((item) => item.message)).toEqual(expected)
+    const reopened = await Session.make("s", store)
+    expect(reopened.entries().map((entry) => (entry.kind === "message" ? entry.message : entry.kind))).toEqual(expected)
   })
 })
 

@@ -23,8 +23,14 @@
  * @since 0.1.0
  */
 import { writeFileSync } from "node:fs"
-import { type Checkpoint, type ContextEngine, Measurement, PolicyRegistry } from "@context-engine/core"
-import { CheckpointRenderer, SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
+import {
+  type Checkpoint,
+  CheckpointRenderer,
+  type ContextEngine,
+  Measurement,
+  PolicyRegistry
+} from "@context-engine/core"
+import { SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
 import { LanguageModelSummarizer, ModelSpec } from "@context-engine/provider-adapters"
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"

@@ -12,7 +12,7 @@
  * @since 0.2.0
  */
 import type { Checkpoint } from "@context-engine/core"
-import { renderContent } from "../CheckpointRenderer.ts"
+import { CheckpointRenderer } from "@context-engine/core"
 import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
 
 type Content = Checkpoint.CheckpointContent
@@ -128,7 +128,7 @@ export const fitToBudget = (content: Content, maxTokens: number, countTokens: (t
   for (const slot of required) if (slot) kept.add(`${slot.section}:${slot.index}`)
   const requiredKeys = new Set(kept)
   const render = (dropped: ReadonlyArray<string>) => build(content, kept, dropped)
-  let tokens = countTokens(renderContent(render([])))
+  let tokens = countTokens(CheckpointRenderer.renderContent(render([])))
   for (const slot of slots) {
     if (kept.has(`${slot.section}:${slot.index}`)) continue
     const cost = countTokens(slot.text) + 6
@@ -140,7 +140,7 @@ export const fitToBudget = (content: Content, maxTokens: number, countTokens: (t
   // The per-item estimate misses section headings: drop the lowest-priority items until it fits, a batch
   // worth the excess at a time (one rendering per batch, not per item).
   let index = slots.length - 1
-  for (let excess = countTokens(renderContent(result)) - maxTokens; excess > 0 && index >= 0; ) {
+  for (let excess = countTokens(CheckpointRenderer.renderContent(result)) - maxTokens; excess > 0 && index >= 0; ) {
     let freed = 0
     for (; index >= 0 && freed < excess; index--) {
       const slot = slots[index]!
@@ -148,7 +148,7 @@ export const fitToBudget = (content: Content, maxTokens: number, countTokens: (t
       if (!requiredKeys.has(key) && kept.delete(key)) freed += countTokens(slot.text) + 2
     }
     result = render(droppedNote(content, kept, maxTokens))
-    excess = countTokens(renderContent(result)) - maxTokens
+    excess = countTokens(CheckpointRenderer.renderContent(result)) - maxTokens
   }
   return result
 }

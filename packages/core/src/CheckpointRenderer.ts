@@ -1,5 +1,8 @@
 /**
- * Renders a checkpoint as Markdown for the model: one user-role message,
+ * The one checkpoint renderer (DESIGN.md "Context view"): used by
+ * `ActiveView`, so a store's resume view, every engine and the middleware
+ * show a checkpoint the same way. Renders a checkpoint as Markdown for the
+ * model: one user-role message,
  * clearly marked as reference material rather than a new instruction, placed
  * before the verbatim tail and never after the latest user message. The
  * section layout follows Pi's compaction prompt (Goal, Constraints &
@@ -9,7 +12,8 @@
  *
  * @since 0.1.0
  */
-import type { Checkpoint, Message } from "@context-engine/core"
+import type * as Checkpoint from "./Checkpoint.ts"
+import type * as Message from "./Message.ts"
 
 /**
  * First line of every rendered checkpoint. Tells the model the message is a
@@ -166,7 +170,8 @@ export const render = (checkpoint: Checkpoint.Checkpoint): string => {
 }
 
 /**
- * The checkpoint as the user-role message the model sees.
+ * The checkpoint as the user-role message the model sees: one text part
+ * holding {@link render}.
  *
  * @category rendering
  */

@@ -1,0 +1,397 @@
+/**
+ * The engine kernel: what every engine does the same way, written once.
+ * Sliding-window and tiered-summary engines are configurations of it: they
+ * name the lossy tier that follows the built-in stages (the sliding window,
+ * or a checkpoint) and leave the rest here:
+ *
+ * - one measurer per tokenizer id for the engine's lifetime (counts cached);
+ * - the view (`ActiveView.reconstruct`: branch, checkpoint, pinned latest
+ *   user message), fixed overhead, budget and measurement of an input;
+ * - the reasons to compact, and the target and low-water mark
+ *   ({@link DEFAULT_LOW_WATER_SHARE}, hysteresis) of a compaction;
+ * - anchor (provider usage) and pending-overflow state, set by
+ *   `recordOutcome`;
+ * - the ladder of stages: the built-in deterministic stages, the custom
+ *   strategies after them ({@link Options.extraStrategies}), or an explicit
+ *   replacement ({@link Options.replaceBuiltInStrategies}); run with the
+ *   checkpoint kept out of the strategies' reach;
+ * - edit entries (one id scheme, one clock), one assembly normalization
+ *   (`Pipeline`'s normalize stage: pairing repair, no empty messages), the
+ *   input guard and the Promise face.
+ *
+ * @since 0.2.0
+ */
+import type { Entry as EntryType, Measurement, ModelPolicy, Strategy, ViewEdit } from "@context-engine/core"
+import {
+  ActiveView,
+  Budget,
+  ContextEngine,
+  ContextView,
+  EngineInput,
+  Entry,
+  type Errors,
+  Measurer,
+  Tokenizers
+} from "@context-engine/core"
+import { Pipeline, Tiers } from "@context-engine/strategies"
+import { Effect } from "effect"
+
+/**
+ * Low-water mark of a threshold-triggered compaction, as a share of the
+ * conversation budget (`Budget.availableTokens`): a compaction continues
+ * past "fits" down to `fixedOverheadTokens + 0.5 × availableTokens`, so the
+ * next one is many steps away and each prompt-cache rewrite buys headroom
+ * (hysteresis). Own choice, deliberately less aggressive than the peers,
+ * which all land far lower: Pi compacts to `keepRecentTokens` (20,000) plus
+ * a summary of at most `0.8 × reserveTokens` (~33K of a 200K window); Codex
+ * auto-compacts at 90% of the window to a summary plus at most 20,000
+ * tokens of recent user messages; Claude Code auto-compacts near the end of
+ * the window to a summary plus a few re-read files. Half the budget keeps
+ * more verbatim context than they do and still leaves half of it free.
+ *
+ * @category constants
+ */
+export const DEFAULT_LOW_WATER_SHARE = 0.5
+
+/**
+ * Options every engine takes. Shares are fractions 0..1; token counts are in
+ * tokens of the policy's tokenizer.
+ *
+ * @category models
+ */
+export interface Options {
+  /**
+   * Measurer per policy. Default: `Measurer.make(Tokenizers.forPolicy(policy))`,
+   * one per tokenizer id, kept for the engine's lifetime so counts are cached.
+   */
+  readonly measurer?: (policy: ModelPolicy.ModelPolicy) => Measurer.Measurer
+  /** Options of the built-in stages (see each strategy for defaults and their sources). */
+  readonly strategies?: Tiers.Options
+  /**
+   * Custom strategies, kept with the built-in stages: they run after the
+   * lossless built-in stages (clamp → dedupe → soft trim → hard clear →
+   * media) and before the engine's lossy tier (the sliding window, or a
+   * checkpoint), each with its own stage report.
+   */
+  readonly extraStrategies?: ReadonlyArray<Strategy.Strategy>
+  /**
+   * Replaces the built-in stages (explicit; `[]` runs none). The custom
+   * strategies and the engine's lossy tier still follow.
+   */
+  readonly replaceBuiltInStrategies?: (
+    policy: ModelPolicy.ModelPolicy,
+    budget: Budget.Budget
+  ) => ReadonlyArray<Strategy.Strategy>
+  /**
+   * Low-water mark of a threshold-triggered compaction as a share of the
+   * conversation budget (default {@link DEFAULT_LOW_WATER_SHARE}); 1 turns
+   * the hysteresis off (compact only until the request fits).
+   */
+  readonly lowWaterShare?: number
+  /**
+   * Clock for entry timestamps and `createdAt`. Default: the last input
+   * entry's timestamp, so a retried compaction appends the very same entries
+   * (a store treats an identical retry as a no-op).
+   */
+  readonly now?: () => Date
+}
+
+/** An input made ready: its view, the measurer, overhead, budget and measurement. @category models */
+export interface Prepared {
+  readonly active: ActiveView.ActiveView
+  readonly view: ContextView.ContextView
+  readonly measurer: Measurer.Measurer
+  readonly overhead: { readonly systemTokens: number; readonly toolSchemaTokens: number }
+  readonly budget: Budget.Budget
+  readonly measurement: Measurement.Measurement
+  /** The checkpoint's view item and its tokens, when the view has one. */
+  readonly checkpoint: { readonly item: ContextView.ViewItem; readonly tokens: number } | undefined
+}
+
+/** The targets of one compaction, in input tokens. @category models */
+export interface Targets {
+  readonly reasons: ReadonlyArray<ContextEngine.CompactionReason>
+  /** Manual or overflow: compact even when the request fits. */
+  readonly force: boolean
+  /** The request must fit this: the input budget, lowered by a caller's plan, an overflow or `/compact`. */
+  readonly targetTokens: number
+  /** Where a compaction that is not manual or an overflow aims (hysteresis); `targetTokens` otherwise. */
+  readonly lowWaterTokens: number
+}
+
+/** The kernel an engine configuration is built on. @category models */
+export interface Kernel {
+  readonly measurerFor: (policy: ModelPolicy.ModelPolicy) => Measurer.Measurer
+  readonly prepare: (input: ContextEngine.EngineInput) => Prepared
+  readonly reasons: (input: ContextEngine.EngineInput, prepared: Prepared) => Array<ContextEngine.CompactionReason>
+  readonly targets: (
+    input: ContextEngine.EngineInput,
+    prepared: Prepared,
+    plan?: ContextEngine.CompactionPlan
+  ) => Targets
+  /** The stages before the lossy tier: built-in (or their replacement), then the custom strategies. */
+  readonly ladder: (input: ContextEngine.EngineInput, prepared: Prepared) => Array<Strategy.Strategy>
+  /** Runs strategies on the prepared view with the checkpoint out of their reach. */
+  readonly run: (
+    input: ContextEngine.EngineInput,
+    prepared: Prepared,
+    strategies: ReadonlyArray<Strategy.Strategy>,
+    targetTokens: number,
+    protectLatestUserMessage?: boolean
+  ) => Pipeline.Result
+  readonly editEntries: (
+    input: ContextEngine.EngineInput,
+    edits: ReadonlyArray<ViewEdit.ViewEdit>,
+    timestamp: string,
+    after?: ReadonlyArray<EntryType.Entry>
+  ) => Array<EntryType.EditEntry>
+  /** The clock ({@link Options.now}), as an ISO timestamp. */
+  readonly timestamp: (input: ContextEngine.EngineInput) => string
+  /** A compaction succeeded: a pending overflow is handled. */
+  readonly compacted: () => void
+}
+
+/** Deterministic id of the `index`-th edit entry appended after `lastEntryId`. @category constructors */
+export const editEntryId = (lastEntryId: string, index: number): string => `${lastEntryId}/edit/${index}`
+
+const withoutItem = (view: ContextView.ContextView, entryId: string): ContextView.ContextView => ({
+  ...view,
+  items: view.items.filter((item) => item.entryId !== entryId)
+})
+
+/** Puts the checkpoint item back after the stable prefix (system and memory items). */
+const withCheckpoint = (view: ContextView.ContextView, item: ContextView.ViewItem): ContextView.ViewItem[] => {
+  let at = 0
+  while (at < view.items.length && (view.items[at]!.source === "memory" || view.items[at]!.message.role === "system"))
+    at++
+  return [...view.items.slice(0, at), item, ...view.items.slice(at)]
+}
+
+/**
+ * Builds the kernel from the engine's options. `viewOptions` adds view
+ * options (e.g. the memory budget) per input.
+ *
+ * @category constructors
+ */
+export const kernel = (
+  options: Options,
+  viewOptions: (input: ContextEngine.EngineInput, measurer: Measurer.Measurer) => ActiveView.ViewOptions = () => ({})
+): Kernel & {
+  readonly state: { anchor: Measurer.Anchor | undefined; overflow: Errors.ContextOverflow | undefined }
+} => {
+  const measurers = new Map<string, Measurer.Measurer>()
+  const measurerFor = (policy: ModelPolicy.ModelPolicy): Measurer.Measurer => {
+    if (options.measurer) return options.measurer(policy)
+    let measurer = measurers.get(policy.tokenizer)
+    if (measurer === undefined) {
+      measurer = Measurer.make(Tokenizers.forPolicy(policy))
+      measurers.set(policy.tokenizer, measurer)
+    }
+    return measurer
+  }
+  const state = {
+    anchor: undefined as Measurer.Anchor | undefined,
+    overflow: undefined as Errors.ContextOverflow | undefined
+  }
+  const lowWaterShare = options.lowWaterShare ?? DEFAULT_LOW_WATER_SHARE
+
+  // The last input's preparation, reused while its entries, tools, policy and the anchor are the same
+  // objects: shouldCompact, assembleContext and recordOutcome of one step derive the view once.
+  let last:
+    | { readonly input: ContextEngine.EngineInput; readonly anchor: Measurer.Anchor | undefined; prepared: Prepared }
+    | undefined
+  const prepare = (input: ContextEngine.EngineInput): Prepared => {
+    if (
+      last !== undefined &&
+      last.anchor === state.anchor &&
+      last.input.entries === input.entries &&
+      last.input.tools === input.tools &&
+      last.input.policy === input.policy
+    )
+      return last.prepared
+    const prepared = freshPrepare(input)
+    last = { input, anchor: state.anchor, prepared }
+    return prepared
+  }
+
+  const freshPrepare = (input: ContextEngine.EngineInput): Prepared => {
+    const measurer = measurerFor(input.policy)
+    const tools = input.tools ?? []
+    const active = ActiveView.reconstruct(input.entries, { tools, ...viewOptions(input, measurer) })
+    let systemTokens = 0
+    for (const item of active.prefix) systemTokens += measurer.messageTokens(item.message, item.source)
+    const overhead = { systemTokens, toolSchemaTokens: measurer.toolSchemaTokens(tools) }
+    const budget = Budget.make(input.policy, overhead)
+    const view = active.view
+    const measurement = measurer.measure(view, { budget, ...(state.anchor ? { anchor: state.anchor } : {}) })
+    const item = view.items.find((candidate) => candidate.source === "checkpoint")
+    const checkpoint = item ? { item, tokens: measurer.messageTokens(item.message, item.source) } : undefined
+    return { active, view, measurer, overhead, budget, measurement, checkpoint }
+  }
+
+  const reasons = (input: ContextEngine.EngineInput, prepared: Prepared): Array<ContextEngine.CompactionReason> => {
+    if (prepared.budget.availableTokens <= 0) return ["fixed-overhead-exceeded"]
+    const found: Array<ContextEngine.CompactionReason> = []
+    if (input.manual === true) found.push("manual")
+    if (state.overflow !== undefined) found.push("overflow")
+    if (prepared.measurement.inputTokens > prepared.budget.inputBudgetTokens) found.push("threshold")
+    return found
+  }
+
+  const targets: Kernel["targets"] = (input, prepared, plan) => {
+    const { budget } = prepared
+    const all = [...new Set([...reasons(input, prepared), ...(plan?.reasons ?? [])])]
+    const force = all.includes("manual") || all.includes("overflow")
+    let targetTokens = Math.min(budget.inputBudgetTokens, plan?.targetTokens ?? Number.POSITIVE_INFINITY)
+    const limit = state.overflow?.limitTokens
+    // The provider's reported limit, less what the reply and the tool loop need.
+    if (limit !== undefined)
+      targetTokens = Math.min(targetTokens, limit - budget.reservedOutputTokens - budget.toolLoopReserveTokens)
+    // Also with a caller's plan (its target is at most the input budget; a lower one, e.g. overflow recovery,
+    // wins through the min); a manual compaction and an overflow keep their own targets.
+    const lowWaterTokens = force
+      ? targetTokens
+      : Math.min(targetTokens, budget.fixedOverheadTokens + Math.floor(budget.availableTokens * lowWaterShare))
+    return { reasons: all, force, targetTokens, lowWaterTokens }
+  }
+
+  const ladder: Kernel["ladder"] = (input, prepared) => [
+    ...(options.replaceBuiltInStrategies
+      ? options.replaceBuiltInStrategies(input.policy, prepared.budget)
+      : Tiers.deterministic(input.policy, prepared.budget, options.strategies)),
+    ...(options.extraStrategies ?? [])
+  ]
+
+  // The latest checkpoint is not the strategies' to edit or drop (a rebuilt view always shows it): they run on
+  // the view without it, against a target and budget lowered by its tokens; it is put back afterwards, and the
+  // stage reports and measurements count it.
+  const run: Kernel["run"] = (input, prepared, strategies, targetTokens, protectLatestUserMessage = true) => {
+    const common = { strategies, measurer: prepared.measurer, policy: input.policy, protectLatestUserMessage }
+    const checkpoint = prepared.checkpoint
+    if (checkpoint === undefined)
+      return Pipeline.run({
+        ...common,
+        view: prepared.view,
+        targetTokens,
+        budget: prepared.budget,
+        measurement: prepared.measurement
+      })
+    const budget = Budget.make(input.policy, {
+      systemTokens: prepared.overhead.systemTokens + checkpoint.tokens,
+      toolSchemaTokens: prepared.overhead.toolSchemaTokens
+    })
+    const result = Pipeline.run({
+      ...common,
+      view: withoutItem(prepared.view, checkpoint.item.entryId),
+      targetTokens: targetTokens - checkpoint.tokens,
+      budget
+    })
+    const view = { ...result.view, items: withCheckpoint(result.view, checkpoint.item) }
+    const after = prepared.measurer.measure(view, { budget: prepared.budget })
+    return {
+      ...result,
+      view,
+      stages: result.stages.map((stage) => ({
+        ...stage,
+        tokensBefore: stage.tokensBefore + checkpoint.tokens,
+        tokensAfter: stage.tokensAfter + checkpoint.tokens
+      })),
+      before: prepared.measurement,
+      after,
+      fits: after.inputTokens <= targetTokens
+    }
+  }
+
+  const editEntries: Kernel["editEntries"] = (input, edits, timestamp, after = []) => {
+    const lastId = input.entries.at(-1)?.id ?? "root"
+    let parentId: string | null = after.at(-1)?.id ?? input.entries.at(-1)?.id ?? null
+    return edits.map((edit, index) => {
+      const id = editEntryId(lastId, index)
+      const entry: EntryType.EditEntry = {
+        id,
+        parentId,
+        timestamp,
+        schemaVersion: Entry.CURRENT_SCHEMA_VERSION,
+        kind: "edit",
+        edit
+      }
+      parentId = id
+      return entry
+    })
+  }
+
+  return {
+    measurerFor,
+    prepare,
+    reasons,
+    targets,
+    ladder,
+    run,
+    editEntries,
+    timestamp: (input) => options.now?.().toISOString() ?? input.entries.at(-1)?.timestamp ?? new Date(0).toISOString(),
+    compacted: () => {
+      state.overflow = undefined
+    },
+    state
+  }
+}
+
+/** What a configuration supplies: its name, compaction, plan and validation. @category models */
+export interface Configuration {
+  readonly name: string
+  readonly plan: ContextEngine.ContextEngine["plan"]
+  readonly compact: ContextEngine.ContextEngine["compact"]
+  readonly validate: ContextEngine.ContextEngine["validate"]
+}
+
+/**
+ * The engine: the configuration's methods plus the kernel's `measure`,
+ * `shouldCompact`, `assembleContext` and `recordOutcome`, behind the input
+ * guard (typed `InvalidInput` / `PolicyInvalid`, never a raw TypeError).
+ *
+ * @category constructors
+ */
+export const make = (core: ReturnType<typeof kernel>, configuration: Configuration): ContextEngine.ContextEngine =>
+  EngineInput.guard({
+    specificationVersion: ContextEngine.SPECIFICATION_VERSION,
+    name: configuration.name,
+    measure: (input) => Effect.sync(() => core.prepare(input).measurement),
+    shouldCompact: (input) =>
+      Effect.sync(() => {
+        const prepared = core.prepare(input)
+        const reasons = core.reasons(input, prepared)
+        return {
+          compact: reasons.length > 0 && !reasons.includes("fixed-overhead-exceeded"),
+          reasons,
+          measurement: prepared.measurement,
+          budget: prepared.budget
+        }
+      }),
+    plan: configuration.plan,
+    compact: configuration.compact,
+    validate: configuration.validate,
+    assembleContext: (input) =>
+      Effect.sync(() => {
+        const prepared = core.prepare(input)
+        // Pairing repair and empty-message removal apply to every request, compacted or not.
+        const normalized = core.run(input, { ...prepared, checkpoint: undefined }, [], Number.POSITIVE_INFINITY)
+        return {
+          messages: ContextView.toMessages(normalized.view),
+          view: normalized.view,
+          measurement: normalized.after
+        }
+      }),
+    // The anchor carries the fingerprint of the view the usage describes, so it expires by itself once a
+    // compaction edits that prefix; an overflow drops it (the usage it recorded was wrong).
+    recordOutcome: (input, outcome) =>
+      Effect.sync(() => {
+        if (outcome.overflow !== undefined) {
+          core.state.overflow = outcome.overflow
+          core.state.anchor = undefined
+        } else if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
+          core.state.anchor = Measurer.anchorFor(core.prepare(input).view, {
+            inputTokens: outcome.inputTokens,
+            lastEntryId: outcome.lastEntryId
+          })
+      })
+  })
