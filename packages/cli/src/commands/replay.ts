@@ -148,23 +148,16 @@ export const run = async (file: string, options: ReplayOptions): Promise<{ outpu
 }
 
 /**
- * Registers `context-engine replay`.
+ * Adds the options `replay` and `report` share (policy, engine, rollout mode,
+ * damage window, transcript format) to `command`.
  *
  * @category commands
  */
-export const register = (program: Command): void => {
-  const command = program
-    .command("replay")
-    .description("Replay a transcript step by step as the middleware would: compactions, peak, cache rewrites, damage")
-    .argument("<file>", "transcript file (any format `inspect` reads)")
+export const registerReplayOptions = (command: Command, modeDescription: string): Command => {
   PolicyOptions.register(command)
-  command
+  return command
     .addOption(new Option("-e, --engine <engine>", "engine").choices(["tiered", "sliding-window"]).default("tiered"))
-    .addOption(
-      new Option("--mode <mode>", "rollout mode: shadow records compactions without applying them")
-        .choices(["shadow", "advisory", "active"])
-        .default("active")
-    )
+    .addOption(new Option("--mode <mode>", modeDescription).choices(["shadow", "advisory", "active"]).default("active"))
     .option(
       "--damage-window <steps>",
       `steps after a compaction in which re-reads and repeats count (default ${Replay.DEFAULT_DAMAGE_WINDOW_STEPS})`,
@@ -175,10 +168,22 @@ export const register = (program: Command): void => {
         .choices(["auto", ...ImportResult.formats])
         .default("auto")
     )
-    .option("--json", "print the report as JSON")
-    .action(async (file: string, options: ReplayOptions) => {
-      const { output, exitCode } = await run(file, options)
-      ;(exitCode === 0 ? process.stdout : process.stderr).write(`${output}\n`)
-      process.exitCode = exitCode
-    })
+}
+
+/**
+ * Registers `context-engine replay`.
+ *
+ * @category commands
+ */
+export const register = (program: Command): void => {
+  const command = program
+    .command("replay")
+    .description("Replay a transcript step by step as the middleware would: compactions, peak, cache rewrites, damage")
+    .argument("<file>", "transcript file (any format `inspect` reads)")
+  registerReplayOptions(command, "rollout mode: shadow records compactions without applying them")
+  command.option("--json", "print the report as JSON").action(async (file: string, options: ReplayOptions) => {
+    const { output, exitCode } = await run(file, options)
+    ;(exitCode === 0 ? process.stdout : process.stderr).write(`${output}\n`)
+    process.exitCode = exitCode
+  })
 }

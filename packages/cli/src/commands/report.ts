@@ -9,11 +9,9 @@
  * @since 0.2.0
  */
 import { writeFileSync } from "node:fs"
-import { type Command, Option } from "commander"
+import type { Command } from "commander"
 import * as ExitCodes from "../ExitCodes.ts"
-import * as PolicyOptions from "../PolicyOptions.ts"
 import * as Progress from "../Progress.ts"
-import * as Replay from "../Replay.ts"
 import * as ReportHtml from "../ReportHtml.ts"
 import * as ReplayCommand from "./replay.ts"
 
@@ -51,23 +49,10 @@ export const register = (program: Command): void => {
     .description("Replay a transcript and write one self-contained HTML report (chart, compactions, largest entries)")
     .argument("<file>", "transcript file (any format `inspect` reads)")
     .requiredOption("-o, --out <file>", "HTML file to write")
-  PolicyOptions.register(command)
-  command
-    .addOption(new Option("-e, --engine <engine>", "engine").choices(["tiered", "sliding-window"]).default("tiered"))
-    .addOption(
-      new Option("--mode <mode>", "rollout mode: shadow shows compactions without applying them")
-        .choices(["shadow", "advisory", "active"])
-        .default("active")
-    )
-    .option(
-      "--damage-window <steps>",
-      `steps after a compaction in which re-reads and repeats count (default ${Replay.DEFAULT_DAMAGE_WINDOW_STEPS})`,
-      (value) => Number.parseInt(value, 10)
-    )
-    .option("--json", "also print the report's JSON")
-    .action(async (file: string, options: ReportOptions) => {
-      const { output, exitCode } = await run(file, options)
-      ;(exitCode === 0 ? process.stdout : process.stderr).write(`${output}\n`)
-      process.exitCode = exitCode
-    })
+  ReplayCommand.registerReplayOptions(command, "rollout mode: shadow shows compactions without applying them")
+  command.option("--json", "also print the report's JSON").action(async (file: string, options: ReportOptions) => {
+    const { output, exitCode } = await run(file, options)
+    ;(exitCode === 0 ? process.stdout : process.stderr).write(`${output}\n`)
+    process.exitCode = exitCode
+  })
 }
