@@ -31,7 +31,8 @@ import {
   Entry,
   type Errors,
   Measurer,
-  Tokenizers
+  Tokenizers,
+  UsageScale
 } from "@context-engine/core"
 import { Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
@@ -119,6 +120,19 @@ export interface Targets {
   readonly lowWaterTokens: number
 }
 
+/**
+ * What `recordOutcome` leaves for later calls: the provider's usage as an
+ * anchor, the usage-to-local-count ratio it showed ({@link UsageScale}), and
+ * a pending overflow.
+ *
+ * @category models
+ */
+export interface State {
+  anchor: Measurer.Anchor | undefined
+  usage: UsageScale.UsageRatio | undefined
+  overflow: Errors.ContextOverflow | undefined
+}
+
 /** The kernel an engine configuration is built on. @category models */
 export interface Kernel {
   readonly measurerFor: (policy: ModelPolicy.ModelPolicy) => Measurer.Measurer
@@ -177,7 +191,7 @@ export const kernel = (
   options: Options,
   viewOptions: (input: ContextEngine.EngineInput, measurer: Measurer.Measurer) => ActiveView.ViewOptions = () => ({})
 ): Kernel & {
-  readonly state: { anchor: Measurer.Anchor | undefined; overflow: Errors.ContextOverflow | undefined }
+  readonly state: State
 } => {
   const measurers = new Map<string, Measurer.Measurer>()
   const measurerFor = (policy: ModelPolicy.ModelPolicy): Measurer.Measurer => {
@@ -189,33 +203,38 @@ export const kernel = (
     }
     return measurer
   }
-  const state = {
-    anchor: undefined as Measurer.Anchor | undefined,
-    overflow: undefined as Errors.ContextOverflow | undefined
-  }
+  const state: State = { anchor: undefined, usage: undefined, overflow: undefined }
   const lowWaterShare = options.lowWaterShare ?? DEFAULT_LOW_WATER_SHARE
 
   // The last input's preparation, reused while its entries, tools, policy and the anchor are the same
   // objects: shouldCompact, assembleContext and recordOutcome of one step derive the view once.
   let last:
-    | { readonly input: ContextEngine.EngineInput; readonly anchor: Measurer.Anchor | undefined; prepared: Prepared }
+    | {
+        readonly input: ContextEngine.EngineInput
+        readonly anchor: Measurer.Anchor | undefined
+        readonly usage: UsageScale.UsageRatio | undefined
+        prepared: Prepared
+      }
     | undefined
   const prepare = (input: ContextEngine.EngineInput): Prepared => {
     if (
       last !== undefined &&
       last.anchor === state.anchor &&
+      last.usage === state.usage &&
       last.input.entries === input.entries &&
       last.input.tools === input.tools &&
       last.input.policy === input.policy
     )
       return last.prepared
     const prepared = freshPrepare(input)
-    last = { input, anchor: state.anchor, prepared }
+    last = { input, anchor: state.anchor, usage: state.usage, prepared }
     return prepared
   }
 
   const freshPrepare = (input: ContextEngine.EngineInput): Prepared => {
-    const measurer = measurerFor(input.policy)
+    // On the provider's scale once it reported usage (UsageScale): trigger, stages and `after` agree.
+    const local = measurerFor(input.policy)
+    const measurer = state.usage ? UsageScale.scaled(local, state.usage) : local
     const tools = input.tools ?? []
     const active = ActiveView.reconstruct(input.entries, { tools, ...viewOptions(input, measurer) })
     let systemTokens = 0
@@ -388,10 +407,11 @@ export const make = (core: ReturnType<typeof kernel>, configuration: Configurati
         if (outcome.overflow !== undefined) {
           core.state.overflow = outcome.overflow
           core.state.anchor = undefined
-        } else if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-          core.state.anchor = Measurer.anchorFor(core.prepare(input).view, {
-            inputTokens: outcome.inputTokens,
-            lastEntryId: outcome.lastEntryId
-          })
+        } else if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined) {
+          const usage = { inputTokens: outcome.inputTokens, lastEntryId: outcome.lastEntryId }
+          const view = core.prepare(input).view
+          core.state.usage = UsageScale.ratioFor(core.measurerFor(input.policy), view, usage) ?? core.state.usage
+          core.state.anchor = Measurer.anchorFor(view, usage)
+        }
       })
   })
