@@ -152,6 +152,15 @@ export interface AssembledContext {
   readonly messages: ReadonlyArray<Message>
   readonly view: ContextView
   readonly measurement: Measurement
+  /**
+   * What was changed to make the request valid for the provider, with
+   * reasons: tool pairing repaired (duplicate ids renamed, interrupted calls
+   * given a result), empty or reasoning-only messages dropped, trailing
+   * assistant messages dropped where the provider has no prefill
+   * (`RequestShape`). Absent when nothing was changed. The transcript keeps
+   * every original.
+   */
+  readonly repairs?: ReadonlyArray<ViewEdit>
 }
 
 /** @category errors */

@@ -29,8 +29,9 @@ import {
   ContextView,
   EngineInput,
   Entry,
-  type Errors,
+  Errors,
   Measurer,
+  RequestShape,
   Tokenizers,
   UsageScale
 } from "@context-engine/core"
@@ -355,6 +356,51 @@ export const kernel = (
   }
 }
 
+/**
+ * The request for an input: the view with pairing repaired and empty or
+ * reasoning-only messages dropped (the pipeline's normalize stage), ending on
+ * a user message or tool result where the policy has no assistant prefill
+ * (`RequestShape`); every such edit is reported in `repairs`. An empty latest
+ * user message fails with `InvalidInput` (never sent silently).
+ */
+const assemble = (
+  core: Kernel,
+  input: ContextEngine.EngineInput
+): Effect.Effect<ContextEngine.AssembledContext, Errors.InvalidInput> =>
+  Effect.suspend(() => {
+    const prepared = core.prepare(input)
+    const normalized = core.run(input, { ...prepared, checkpoint: undefined }, [], Number.POSITIVE_INFINITY)
+    let view = normalized.view
+    const empty = RequestShape.emptyLatestUser(view.items)
+    if (empty >= 0) {
+      const entryId = view.items[empty]!.entryId
+      const index = input.entries.findIndex((entry) => entry.id === entryId)
+      return Effect.fail(
+        new Errors.InvalidInput({
+          what: "request",
+          path: index >= 0 ? `entries[${index}].message.content` : `entry ${entryId}`,
+          detail:
+            "the latest user message is empty; providers reject an empty message (Anthropic: text content blocks must be non-empty), so there is nothing to send"
+        })
+      )
+    }
+    const drops =
+      input.policy.assistantPrefill === false ? RequestShape.trailingAssistantDrops(view.items, input.policy.model) : []
+    let measurement = normalized.after
+    if (drops.length > 0) {
+      const dropped = new Set(drops.map((edit) => edit.entryId))
+      view = { ...view, items: view.items.filter((item) => !dropped.has(item.entryId)) }
+      measurement = prepared.measurer.measure(view, { budget: prepared.budget })
+    }
+    const repairs = [...normalized.edits, ...drops]
+    return Effect.succeed({
+      messages: ContextView.toMessages(view),
+      view,
+      measurement,
+      ...(repairs.length > 0 ? { repairs } : {})
+    })
+  })
+
 /** What a configuration supplies: its name, compaction, plan and validation. @category models */
 export interface Configuration {
   readonly name: string
@@ -389,17 +435,7 @@ export const make = (core: ReturnType<typeof kernel>, configuration: Configurati
     plan: configuration.plan,
     compact: configuration.compact,
     validate: configuration.validate,
-    assembleContext: (input) =>
-      Effect.sync(() => {
-        const prepared = core.prepare(input)
-        // Pairing repair and empty-message removal apply to every request, compacted or not.
-        const normalized = core.run(input, { ...prepared, checkpoint: undefined }, [], Number.POSITIVE_INFINITY)
-        return {
-          messages: ContextView.toMessages(normalized.view),
-          view: normalized.view,
-          measurement: normalized.after
-        }
-      }),
+    assembleContext: (input) => assemble(core, input),
     // The anchor carries the fingerprint of the view the usage describes, so it expires by itself once a
     // compaction edits that prefix; an overflow drops it (the usage it recorded was wrong).
     recordOutcome: (input, outcome) =>

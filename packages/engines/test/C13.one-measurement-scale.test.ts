@@ -1,4 +1,4 @@
-import { type ContextView, type Entry, type Message, Measurer } from "@context-engine/core"
+import { type ContextView, type Entry, Measurer, type Message } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
 import { Cases } from "@context-engine/core/testing"
 import fc from "fast-check"
@@ -64,7 +64,10 @@ describe("C13: trigger and acceptance are measured on one scale", () => {
     const usage = providerCount(sent.view)
     await engine.recordOutcome(next, { inputTokens: usage, lastEntryId: sent.view.items.at(-1)!.entryId })
 
-    const reply: Message.Message = { role: "assistant", content: [{ type: "text", text: "Looking at the three failures now." }] }
+    const reply: Message.Message = {
+      role: "assistant",
+      content: [{ type: "text", text: "Looking at the three failures now." }]
+    }
     const last = compacted.at(-1)!.id
     const later = [
       ...compacted,
