@@ -18,6 +18,7 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { Measurement } from "@context-engine/core"
+import { categoryLabels } from "./CategoryLabels.ts"
 
 /** A largest entry, as `inspect` lists them. @category models */
 export interface LargestEntry {
@@ -40,6 +41,7 @@ const COLOURS: Readonly<Record<Measurement.Category, string>> = {
   toolCalls: "#e15759",
   toolResults: "#ff9d9a",
   media: "#79706e",
+  framing: "#d4a6c8",
   reservedOutput: "#bab0ac"
 }
 
@@ -91,7 +93,7 @@ new Chart(document.getElementById("chart"), {
   data: {
     labels: report.steps.map((s) => s.step),
     datasets: [
-      ...categories.map((c) => ({ label: c, data: report.steps.map((s) => s.byCategory[c]), fill: true,
+      ...categories.map((c) => ({ label: data.labels[c], data: report.steps.map((s) => s.byCategory[c]), fill: true,
         backgroundColor: data.colours[c], borderColor: data.colours[c], pointRadius: 0, borderWidth: 1, stack: "tokens" })),
       { label: "budget", data: report.steps.map((s) => s.budgetTokens), fill: false, borderColor: "#000",
         borderDash: [6, 4], pointRadius: 0, borderWidth: 2, stack: "budget", order: -1 }
@@ -156,7 +158,7 @@ export const render = (
 <table><thead><tr><th>entry</th><th>role</th><th>category</th><th class="n">tokens</th><th>preview</th></tr></thead><tbody data-testid="largest-rows"></tbody></table>
 <h2>Damage after compaction</h2>
 <table><thead><tr><th>kind</th><th class="n">step</th><th class="n">compaction step</th><th>call</th></tr></thead><tbody data-testid="damage-rows"></tbody></table>
-<script type="application/json" id="report-data">${embed({ report, largest, categories: Measurement.categories, colours: COLOURS })}</script>
+<script type="application/json" id="report-data">${embed({ report, largest, categories: Measurement.categories, labels: categoryLabels, colours: COLOURS })}</script>
 <script>${chartJs()}</script>
 <script>${APP}</script>
 </body></html>
