@@ -13,7 +13,6 @@ const pct = (share: number): string => `${(share * 100).toFixed(1)}%`
 const pad = (text: string, width: number) => text.padEnd(width)
 const lpad = (text: string, width: number) => text.padStart(width)
 
-
 const table = (title: string, totals: Totals, budgetTokens: number): Array<string> => {
   const lines = [title, `  ${pad("category", 26)}${lpad("tokens", 12)}${lpad("share", 9)}`]
   for (const category of Measurement.categories) {
