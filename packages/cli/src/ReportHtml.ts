@@ -111,16 +111,17 @@ for (const c of report.compactions) {
     el("td", {}, c.reasons.join(", ")),
     el("td", { class: "n" }, fmt(c.tokensBefore)), el("td", { class: "n" }, fmt(c.tokensAfter)),
     el("td", {}, c.tier),
+    el("td", { class: "n", "data-testid": "checkpoint-tokens" }, cp ? fmt(cp.tokens) : "–"),
     el("td", { class: "n" }, cp ? fmt(cp.coveredEntries) : "–"),
     el("td", {}, cp ? (cp.validation && !cp.validation.ok ? el("span", { class: "fail" }, "failed: " + cp.validation.failedChecks.join(", ")) : "passed") : "–"));
   rows.append(row);
   if (cp) {
-    const details = el("details", {}, el("summary", {}, "checkpoint gen " + cp.generation + " · " + fmt(cp.tokens) + " tokens · first kept " + (cp.firstKeptEntryId || "none")), el("pre", {}, cp.text));
-    rows.append(el("tr", { class: c.shadow ? "shadow" : "" }, el("td", {}), el("td", { colspan: "7" }, details)));
+    const details = el("details", {}, el("summary", {}, "checkpoint gen " + cp.generation + " · " + fmt(cp.tokens) + " tokens (of a " + fmt(c.tokensAfter) + "-token request) · first kept " + (cp.firstKeptEntryId || "none")), el("pre", {}, cp.text));
+    rows.append(el("tr", { class: c.shadow ? "shadow" : "" }, el("td", {}), el("td", { colspan: "8" }, details)));
   }
 }
 const largest = document.querySelector('[data-testid="largest-rows"]');
-for (const e of data.largest) largest.append(el("tr", {}, el("td", {}, e.entryId), el("td", {}, e.role), el("td", {}, e.category), el("td", { class: "n" }, fmt(e.tokens)), el("td", {}, e.preview)));
+for (const e of data.largest) largest.append(el("tr", {}, el("td", {}, e.entryId), el("td", {}, e.role), el("td", {}, data.labels[e.category] || e.category), el("td", { class: "n" }, fmt(e.tokens)), el("td", {}, e.preview)));
 const damage = document.querySelector('[data-testid="damage-rows"]');
 for (const d of report.damage.rereads) damage.append(el("tr", {}, el("td", {}, "re-read"), el("td", { class: "n" }, d.step), el("td", { class: "n" }, d.compactionStep), el("td", {}, d.toolName + " " + d.target)));
 for (const d of report.damage.repeatedSideEffects) damage.append(el("tr", {}, el("td", {}, "repeated side effect"), el("td", { class: "n" }, d.step), el("td", { class: "n" }, d.compactionStep), el("td", {}, d.target)));
@@ -152,7 +153,7 @@ export const render = (
 <h2>Tokens per request, by category (dashed: input budget)</h2>
 <div id="chart-box"><canvas id="chart"></canvas></div>
 <h2>Compactions (shadow rows: computed, not applied)</h2>
-<table><thead><tr><th class="n">step</th><th>applied</th><th>reasons</th><th class="n">before</th><th class="n">after</th><th>resolved by</th><th class="n">messages covered</th><th>validation</th></tr></thead>
+<table><thead><tr><th class="n">step</th><th>applied</th><th>reasons</th><th class="n">request before</th><th class="n">request after</th><th>resolved by</th><th class="n">checkpoint tokens</th><th class="n">messages covered</th><th>validation</th></tr></thead>
 <tbody data-testid="compaction-rows"></tbody></table>
 <h2>Largest entries</h2>
 <table><thead><tr><th>entry</th><th>role</th><th>category</th><th class="n">tokens</th><th>preview</th></tr></thead><tbody data-testid="largest-rows"></tbody></table>
