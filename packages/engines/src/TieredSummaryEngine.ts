@@ -589,6 +589,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
           turnPrefix,
           maxTokens,
           countTokens: measurer.tokenizer.count,
+          instructions: input.compactInstructions,
           signal: input.signal
         },
         build,
