@@ -349,6 +349,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         preparation,
         maxTokens: Prepare.summaryMaxTokens(fixed),
         countTokens: measurer.tokenizer.count,
+        instructions: input.compactInstructions,
         signal: input.signal,
         timeoutMs: options.pluginTimeoutMs,
         build: (result) =>

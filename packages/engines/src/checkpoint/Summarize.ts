@@ -85,6 +85,8 @@ export interface SummarizeInput {
   /** The summary's cap in tokens ({@link Prepare.summaryMaxTokens}). */
   readonly maxTokens: number
   readonly countTokens: (text: string) => number
+  /** The caller's instructions for the summary (`/compact <instructions>`). */
+  readonly instructions?: string | undefined
   readonly signal?: AbortSignal | undefined
   readonly timeoutMs?: number | undefined
   /** Builds and validates one attempt ({@link Build.build} with the compaction's fixed inputs). */
@@ -108,6 +110,7 @@ export const summarize = (input: SummarizeInput): Effect.Effect<SummaryLadder.Ou
       turnPrefix: input.preparation.turnPrefix,
       maxTokens: input.maxTokens,
       countTokens: input.countTokens,
+      instructions: input.instructions,
       signal: input.signal
     },
     build: input.build,
