@@ -435,12 +435,15 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         )
       )
       const conversation = conversationOf(cheap.view, ctx)
+      // The low-water mark is on the measurement's scale (anchored on the provider's usage after a reply); the cut
+      // walks per-message estimates, so the room for the tail is converted to their scale (one scale, C13).
+      const estimateShare = Math.min(1, measurer.measure(cheap.view, { budget }).inputTokens / cheap.after.inputTokens)
       const { cut, tokens } = cutFor(
         conversation,
         ctx,
         policy,
         lowWaterTokens < targetTokens
-          ? Math.max(1, lowWaterTokens - budget.fixedOverheadTokens - summaryCapTokens)
+          ? Math.max(1, Math.floor((lowWaterTokens - budget.fixedOverheadTokens - summaryCapTokens) * estimateShare))
           : undefined
       )
       if (cut.firstKeptIndex === 0) return yield* reduce("nothing older than the kept recent window to summarize")
