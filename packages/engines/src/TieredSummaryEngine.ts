@@ -331,6 +331,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         entries: input.entries,
         active: ctx.active,
         view: cheap.view,
+        viewTokens: cheap.after.inputTokens,
         measurer,
         budget,
         policy: input.policy,

@@ -165,6 +165,12 @@ export interface PrepareInput {
   readonly active: ActiveView.ActiveView
   /** The view after the deterministic stages. */
   readonly view: ContextView.ContextView
+  /**
+   * The view's measured input tokens, when the measurement is anchored on
+   * the provider's usage: the low-water mark is on that scale, the cut walks
+   * per-message estimates, so the room for the kept tail is converted.
+   */
+  readonly viewTokens?: number | undefined
   readonly measurer: Measurer.Measurer
   readonly budget: Budget.Budget
   readonly policy: ModelPolicy.ModelPolicy
@@ -215,6 +221,11 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   const { budget, measurer } = input
   const cap = summaryCapTokens(input.policy, budget, input.maxCheckpointTokens)
   const conversation = conversationOf(input.view, input.active.prefix)
+  // One scale (C13): an anchored measurement above the estimates shrinks the tail's room by the same share.
+  const estimateShare =
+    input.viewTokens === undefined
+      ? 1
+      : Math.min(1, measurer.measure(input.view, { budget }).inputTokens / Math.max(1, input.viewTokens))
   const { cut, tokens } = cutOf({
     conversation,
     measurer,
@@ -223,7 +234,7 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
     minRecentTurns: input.minRecentTurns,
     landAtTokens:
       input.lowWaterTokens < input.targetTokens
-        ? Math.max(1, input.lowWaterTokens - budget.fixedOverheadTokens - cap)
+        ? Math.max(1, Math.floor((input.lowWaterTokens - budget.fixedOverheadTokens - cap) * estimateShare))
         : undefined
   })
   if (cut.firstKeptIndex === 0)
