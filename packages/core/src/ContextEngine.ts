@@ -42,6 +42,13 @@ export interface EngineInput {
   /** Compaction was requested explicitly (e.g. `/compact`). */
   readonly manual?: boolean
   /**
+   * Instructions for the summary (`/compact <instructions>`): handed to the
+   * summarizer apart from the conversation, to steer what the checkpoint
+   * keeps; never the goal, an ask or a next step (shared case C18).
+   * Summarizers that cannot follow instructions (the offline one) ignore them.
+   */
+  readonly compactInstructions?: string
+  /**
    * Run only the deterministic tiers (no summarizer, no checkpoint): the
    * `advisory` rollout mode. Engines without a summarizer ignore it.
    */
@@ -153,12 +160,12 @@ export interface AssembledContext {
   readonly view: ContextView
   readonly measurement: Measurement
   /**
-   * What was changed to make the request valid for the provider, with
-   * reasons: tool pairing repaired (duplicate ids renamed, interrupted calls
-   * given a result), empty or reasoning-only messages dropped, trailing
-   * assistant messages dropped where the provider has no prefill
-   * (`RequestShape`). Absent when nothing was changed. The transcript keeps
-   * every original.
+   * What was dropped to make the request's shape valid for the provider,
+   * with reasons: trailing assistant messages where the model has no
+   * prefill (`RequestShape`). Absent when nothing was dropped. (Pairing
+   * repair and empty-message removal also apply to every request; `compact`
+   * reports them as edits of its normalize stage.) The transcript keeps every
+   * original.
    */
   readonly repairs?: ReadonlyArray<ViewEdit>
 }

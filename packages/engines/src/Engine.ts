@@ -35,7 +35,7 @@ import {
   Tokenizers,
   UsageScale
 } from "@context-engine/core"
-import { Pipeline, Tiers } from "@context-engine/strategies"
+import { IncrementalNormalization, Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
 
 /**
@@ -154,6 +154,11 @@ export interface Kernel {
     targetTokens: number,
     protectLatestUserMessage?: boolean
   ) => Pipeline.Result
+  /**
+   * The prepared view normalized (pairing repaired, empty messages dropped) as the pipeline's normalize stage
+   * does, with its measurement; incremental across steps of one session (`IncrementalNormalization`).
+   */
+  readonly normalize: (prepared: Prepared) => IncrementalNormalization.Normalized
   readonly editEntries: (
     input: ContextEngine.EngineInput,
     edits: ReadonlyArray<ViewEdit.ViewEdit>,
@@ -340,9 +345,14 @@ export const kernel = (
     })
   }
 
+  const incremental = IncrementalNormalization.make()
+  const normalize: Kernel["normalize"] = (prepared) =>
+    incremental(prepared.view, prepared.measurer, prepared.measurement)
+
   return {
     measurerFor,
     prepare,
+    normalize,
     reasons,
     targets,
     ladder,
@@ -360,7 +370,7 @@ export const kernel = (
  * The request for an input: the view with pairing repaired and empty or
  * reasoning-only messages dropped (the pipeline's normalize stage), ending on
  * a user message or tool result where the policy has no assistant prefill
- * (`RequestShape`); every such edit is reported in `repairs`. An empty latest
+ * (`RequestShape`; those drops are reported in `repairs`). An empty latest
  * user message fails with `InvalidInput` (never sent silently).
  */
 const assemble = (
@@ -369,7 +379,9 @@ const assemble = (
 ): Effect.Effect<ContextEngine.AssembledContext, Errors.InvalidInput> =>
   Effect.suspend(() => {
     const prepared = core.prepare(input)
-    const normalized = core.run(input, { ...prepared, checkpoint: undefined }, [], Number.POSITIVE_INFINITY)
+    // Pairing repair and empty-message removal apply to every request, compacted or not; incrementally, so a
+    // step costs what it appends (the same view and measurement as the pipeline's normalize stage).
+    const normalized = core.normalize(prepared)
     let view = normalized.view
     const empty = RequestShape.emptyLatestUser(view.items)
     if (empty >= 0) {
@@ -392,12 +404,11 @@ const assemble = (
       view = { ...view, items: view.items.filter((item) => !dropped.has(item.entryId)) }
       measurement = prepared.measurer.measure(view, { budget: prepared.budget })
     }
-    const repairs = [...normalized.edits, ...drops]
     return Effect.succeed({
       messages: ContextView.toMessages(view),
       view,
       measurement,
-      ...(repairs.length > 0 ? { repairs } : {})
+      ...(drops.length > 0 ? { repairs: drops } : {})
     })
   })
 
