@@ -42,13 +42,13 @@ import {
   type Checkpoint,
   ContextEngine,
   Errors,
-  type Measurer,
+  Measurer,
   type ModelPolicy,
   PluginGuard,
   type Strategy
 } from "@context-engine/core"
 import { Pipeline, type Tiers } from "@context-engine/strategies"
-import { Effect } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { Hooks } from "./CompactionHooks.ts"
 import type * as CutPoint from "./CutPoint.ts"
 import * as Build from "./checkpoint/Build.ts"
@@ -60,7 +60,7 @@ import * as Engine from "./Engine.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
 import * as MemoryExtractor from "./MemoryExtractor.ts"
 import * as MemoryFlush from "./MemoryFlush.ts"
-import type { Summarizer } from "./Summarizer.ts"
+import { type Summarizer, SummarizerService } from "./Summarizer.ts"
 
 export { MAX_SHARE_OF_AVAILABLE, SUMMARY_SHARE_OF_RESERVE } from "./checkpoint/Prepare.ts"
 export { reductionStrategies } from "./checkpoint/Reduce.ts"
@@ -384,6 +384,41 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       Effect.sync(() => Build.revalidate(input, result, core.measurerFor(input.policy), options.minIdentifierRetention))
   })
 }
+
+/**
+ * Provides `ContextEngine.ContextEngineService`: the engine built from the
+ * services in context — the summarizer from `SummarizerService` (required:
+ * `ExtractiveSummarizer.layer` for the offline one, or an LLM summarizer's
+ * layer) and, when `Measurer.MeasurerService` is provided, that measurer for
+ * every policy (one tokenizer; without it, one measurer per policy's
+ * tokenizer). `options` take the rest; their `summarizer`/`measurer` are
+ * ignored in favour of the services.
+ *
+ * @example
+ * ```ts
+ * import { ContextEngine } from "@context-engine/core"
+ * import { ExtractiveSummarizer, TieredSummaryEngine } from "@context-engine/engines"
+ * import { Layer } from "effect"
+ * const EngineLive = TieredSummaryEngine.layer().pipe(Layer.provide(ExtractiveSummarizer.layer))
+ * ```
+ *
+ * @category layers
+ */
+export const layer = (
+  options: Omit<Options, "summarizer" | "measurer" | "measurerFor"> = {}
+): Layer.Layer<ContextEngine.ContextEngineService, never, SummarizerService> =>
+  Layer.effect(
+    ContextEngine.ContextEngineService,
+    Effect.gen(function* () {
+      const summarizer = yield* SummarizerService
+      const measurer = yield* Effect.serviceOption(Measurer.MeasurerService)
+      return make({
+        ...options,
+        summarizer,
+        ...(Option.isSome(measurer) ? { measurer: () => measurer.value } : {})
+      })
+    })
+  )
 
 /**
  * The engine's Promise face (`ContextEngine.toAsync`): same methods, plain
