@@ -269,6 +269,17 @@ const emit = (options: ControllerOptions, event: ContextEvent): void => {
 
 const EPHEMERAL_PREFIX = "ephemeral:"
 
+/** Entries for the per-request system messages: never stored, chained from the root at time 0. */
+const ephemeralEntries = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Entry.Entry> =>
+  Entry.chain(
+    null,
+    new Date(0).toISOString(),
+    messages.map((message, index) => ({
+      id: `${EPHEMERAL_PREFIX}${index}`,
+      body: { kind: "message" as const, message }
+    }))
+  )
+
 /**
  * Appends one offload edit entry per newly arrived tool result over the
  * threshold (counted with the policy's tokenizer unless the options give a
@@ -463,14 +474,7 @@ export const make = (options: ControllerOptions): ContextController => {
     const arrived = await current.sync(messages)
     const policy = await policyFor(model, current)
     if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
-    const ephemeral: ReadonlyArray<Entry.Entry> = Entry.chain(
-      null,
-      new Date(0).toISOString(),
-      ephemeralSystem.map((message, index) => ({
-        id: `${EPHEMERAL_PREFIX}${index}`,
-        body: { kind: "message" as const, message }
-      }))
-    )
+    const ephemeral = ephemeralEntries(ephemeralSystem)
     const entriesFor = (): ReadonlyArray<Entry.Entry> =>
       ephemeral.length === 0 ? [...current.entries()] : [...ephemeral, ...current.entries()]
     const input: ContextEngine.EngineInput = {
