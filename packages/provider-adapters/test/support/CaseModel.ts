@@ -6,6 +6,7 @@
  */
 import type { LanguageModelV4CallOptions, LanguageModelV4Content } from "@ai-sdk/provider"
 import type { Checkpoint, Entry, Message } from "@context-engine/core"
+import { ExtractiveSummarizer } from "@context-engine/engines"
 import { MockLanguageModelV4 } from "ai/test"
 import { usage } from "./MockProvider.ts"
 
@@ -66,8 +67,14 @@ export interface CaseReply {
   readonly finishReason?: string
 }
 
-/** The model content of a reply, in its structured form (`object`) or its free-text form. */
+/**
+ * The model content of a reply, in its structured form (`object`; a reply
+ * given only as Markdown text is read into the same sections, as a
+ * structured-output model would have filled them) or its free-text form.
+ */
 const contentOf = (reply: CaseReply, form: "object" | "text"): Array<LanguageModelV4Content> => {
+  if (form === "object" && reply.object === undefined && typeof reply.text === "string")
+    return [{ type: "text", text: JSON.stringify(ExtractiveSummarizer.contentFromMarkdown(reply.text)) }]
   if (form === "object" && reply.object !== undefined && reply.object !== null)
     return [
       {
