@@ -12,6 +12,7 @@ import {
   type Budget,
   type Checkpoint,
   CheckpointRenderer,
+  type ContextEngine,
   type ContextView,
   type Measurer,
   type ModelPolicy
@@ -125,6 +126,35 @@ export const lastRealEntryId = (
   for (let index = items.length - 1; index >= 0; index--)
     if (ids.has(items[index]!.entryId)) return items[index]!.entryId
   return items[items.length - 1]!.entryId
+}
+
+/** Inputs of {@link plannedCut}. @category models */
+export interface PlanInput extends Omit<CutInput, "conversation" | "landAtTokens"> {
+  readonly entries: ReadonlyArray<{ readonly id: string }>
+  /** The request's view, before any stage. */
+  readonly view: ContextView.ContextView
+  readonly prefix: ReadonlyArray<ContextView.ViewItem>
+}
+
+/**
+ * The cut point a plan announces (`CompactionPlan.cutPoint`): computed on
+ * the request's view with the kept tail at `keepRecentTokens`; `undefined`
+ * when nothing would be covered. The compaction itself cuts again, on the
+ * view the deterministic stages leave.
+ *
+ * @category constructors
+ */
+export const plannedCut = (input: PlanInput): ContextEngine.CompactionPlan["cutPoint"] => {
+  const conversation = conversationOf(input.view, input.prefix)
+  const { cut } = cutOf({ ...input, conversation })
+  const covered = conversation.slice(0, cut.firstKeptIndex)
+  if (covered.length === 0) return undefined
+  return {
+    firstKeptEntryId: conversation[cut.firstKeptIndex]?.entryId ?? null,
+    coveredFromEntryId: covered[0]?.entryId ?? null,
+    coveredToEntryId: lastRealEntryId(input.entries, covered),
+    splitTurn: cut.splitTurn
+  }
 }
 
 /** Inputs of {@link prepare}. Token counts in input tokens of the policy's tokenizer. @category models */
