@@ -95,6 +95,8 @@ export interface Options {
    * (a store treats an identical retry as a no-op).
    */
   readonly now?: () => Date
+  /** Deadline of a custom strategy's `apply` in ms; a later result is discarded (`Pipeline.Input.strategyTimeoutMs`). */
+  readonly strategyTimeoutMs?: number
 }
 
 /** An input made ready: its view, the measurer, overhead, budget and measurement. @category models */
@@ -266,18 +268,32 @@ export const kernel = (
     return { reasons: all, force, targetTokens, lowWaterTokens }
   }
 
+  // The caller's strategies (custom, or the built-in stages' replacement) as the ladder hands them out: deadline + signal.
+  const custom = new WeakSet<Strategy.Strategy>()
+  const remember = (strategies: ReadonlyArray<Strategy.Strategy>) => {
+    for (const strategy of strategies) custom.add(strategy)
+    return strategies
+  }
   const ladder: Kernel["ladder"] = (input, prepared) => [
     ...(options.replaceBuiltInStrategies
-      ? options.replaceBuiltInStrategies(input.policy, prepared.budget)
+      ? remember(options.replaceBuiltInStrategies(input.policy, prepared.budget))
       : Tiers.deterministic(input.policy, prepared.budget, options.strategies)),
-    ...(options.extraStrategies ?? [])
+    ...remember(options.extraStrategies ?? [])
   ]
 
   // The latest checkpoint is not the strategies' to edit or drop (a rebuilt view always shows it): they run on
   // the view without it, against a target and budget lowered by its tokens; it is put back afterwards, and the
   // stage reports and measurements count it.
   const run: Kernel["run"] = (input, prepared, strategies, targetTokens, protectLatestUserMessage = true) => {
-    const common = { strategies, measurer: prepared.measurer, policy: input.policy, protectLatestUserMessage }
+    const common = {
+      strategies,
+      measurer: prepared.measurer,
+      policy: input.policy,
+      protectLatestUserMessage,
+      ...(options.strategyTimeoutMs !== undefined ? { strategyTimeoutMs: options.strategyTimeoutMs } : {}),
+      ...(input.signal !== undefined ? { signal: input.signal } : {}),
+      isPlugin: (strategy: Strategy.Strategy) => custom.has(strategy)
+    }
     const checkpoint = prepared.checkpoint
     if (checkpoint === undefined)
       return Pipeline.run({

@@ -279,7 +279,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const timestamp = core.timestamp(input)
       const editEntries: Commit.EditEntries = (edits, after) => core.editEntries(input, edits, timestamp, after)
       const cheap = core.run(input, ctx, core.ladder(input, ctx), lowWaterTokens)
-      const failures: Array<Failure> = []
+      const failures: Array<Failure> = [...(cheap.failures ?? [])]
       const common = { cheap, before, targetTokens, editEntries }
       const reduce = (note: string) => {
         const reduced = Reduce.reduce({
