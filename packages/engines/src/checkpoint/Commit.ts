@@ -4,12 +4,14 @@
  * records and the edit entries still visible — or of the deterministic
  * stages alone when they reach the low-water mark. Pure: the result is for
  * the caller to append (atomically: a validated checkpoint and all its edits,
- * or none of them).
+ * or none of them); then the afterCompact observers ({@link afterCompact}).
  *
  * @since 0.2.0
  */
-import type { ContextEngine, Entry, ViewEdit } from "@context-engine/core"
+import { type ContextEngine, Entry as Entries, type Entry, PluginGuard, type ViewEdit } from "@context-engine/core"
 import type { Pipeline } from "@context-engine/strategies"
+import { Effect } from "effect"
+import type { AfterCompactEvent, Hooks } from "../CompactionHooks.ts"
 import type { Built } from "./Build.ts"
 import type { Preparation } from "./Prepare.ts"
 
@@ -102,14 +104,14 @@ export const commit = (input: CommitInput): ContextEngine.CompactionResult => {
     (edit) => !hidden.has(edit.op === "insert" ? edit.afterEntryId : edit.entryId)
   )
   const edits = input.editEntries(tailEdits, input.memoryEntries)
-  const checkpointEntry: Entry.CheckpointEntry = {
-    id: built.checkpoint.id,
-    parentId: [...input.memoryEntries, ...edits].at(-1)?.id ?? input.lastEntryId,
-    timestamp: input.timestamp,
-    schemaVersion: 1,
-    kind: "checkpoint",
-    checkpoint: built.checkpoint
-  }
+  const checkpointEntry = Entries.make(
+    {
+      id: built.checkpoint.id,
+      parentId: [...input.memoryEntries, ...edits].at(-1)?.id ?? input.lastEntryId,
+      timestamp: input.timestamp
+    },
+    { kind: "checkpoint", checkpoint: built.checkpoint }
+  )
   const note = `${input.tried.join(" → ")}; covered ${preparation.coveredEntryIds.length} messages${preparation.cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%${input.memoryNote}`
   return {
     view: built.extra.view,
@@ -123,3 +125,30 @@ export const commit = (input: CommitInput): ContextEngine.CompactionResult => {
     ...(input.failures.length > 0 ? { failures: [...input.failures] } : {})
   }
 }
+
+/**
+ * After the commit: runs the afterCompact observers in order, each behind `PluginGuard`
+ * (deadline `timeoutMs`, the input's abort signal). They cannot undo an
+ * atomic commit: their failures are ignored.
+ *
+ * @category constructors
+ */
+export const afterCompact = (
+  hooks: NonNullable<Hooks["afterCompact"]>,
+  event: AfterCompactEvent,
+  timeoutMs: number | undefined
+): Effect.Effect<void> =>
+  Effect.forEach(
+    hooks.entries(),
+    ([index, hook]) =>
+      Effect.ignore(
+        PluginGuard.guardPromise({
+          plugin: `afterCompact[${index}]`,
+          kind: "hook",
+          timeoutMs,
+          signal: event.input.signal,
+          run: () => hook(event)
+        })
+      ),
+    { discard: true }
+  )
