@@ -10,7 +10,7 @@
 import { resolve } from "node:path"
 import { type Checkpoint, CheckpointRenderer, Measurement } from "@context-engine/core"
 import { categoryLabels } from "./CategoryLabels.ts"
-import type { CompactReport } from "./commands/compact.ts"
+import type { CompactReport } from "./CompactReport.ts"
 
 const n = (value: number): string => Math.round(value).toLocaleString("en-US")
 const pad = (text: string, width: number): string => text.padEnd(width)
