@@ -80,6 +80,12 @@ export const handoffLines = (report: CompactReport): Array<string> => {
     keptTail.leftOutMessages > 0
       ? ` ${plural(keptTail.leftOutMessages, "empty or reasoning-only message")} in that range ${keptTail.leftOutMessages === 1 ? "is" : "are"} left out (normalize).`
       : ""
+  if (notSentMessages === 0 && checkpoint === null)
+    return [
+      "What the next request holds",
+      `  Everything: all ${plural(transcriptMessages, "message")} (${n(keptTail.tokens)} tokens), sent word for word${changed}. Nothing needed summarizing.`,
+      "  Nothing is deleted: the transcript file is not changed."
+    ]
   const out = [
     `What the next request holds (${n(transcriptMessages - notSentMessages)} of the transcript's ${plural(transcriptMessages, "message")} are sent)`,
     `  Kept tail: the newest ${plural(keptTail.messages, "message")} (${range}${n(keptTail.tokens)} tokens), sent word for word${changed}.${leftOut} --keep-recent asks for ${n(report.policy.keepRecentTokens)} tokens of recent turns; the cut moves back to a turn boundary, so every tool call stays beside its result.`
