@@ -103,6 +103,10 @@ export const handoffLines = (report: CompactReport): Array<string> => {
       `  Checkpoint ${checkpoint.generation}, recorded in the transcript (${n(checkpoint.tokens)} tokens), still stands in for ${plural(checkpoint.standsInForMessages, "older message")}.`
     )
   }
+  if (report.handoff.memory)
+    out.push(
+      `  Memory: ${plural(report.handoff.memory.records, "record")} (${n(report.handoff.memory.tokens)} tokens) the memory flush kept from the summarized messages, sent with the checkpoint.`
+    )
   if (dropped)
     out.push(
       `  Dropped: ${plural(dropped.messages, "message")} (${dropped.firstEntryId} … ${dropped.lastEntryId}, whole turns, oldest first) are not sent and no summary stands in for them.`

@@ -92,6 +92,8 @@ export interface CompactReport {
       readonly coveredFromEntryId: string | null
       readonly coveredToEntryId: string
     } | null
+    /** Memory records in the request (written by the memory flush from summarized messages). */
+    readonly memory: { readonly records: number; readonly tokens: number } | null
     /** Messages not sent that no checkpoint stands in for (dropped by a sliding window). */
     readonly dropped: {
       readonly messages: number
@@ -138,6 +140,7 @@ export const handoffOf = (
     Entry.isMessageEntry(entry) && entry.message.role !== "system" && !keptIds.has(entry.id) ? [{ entry, index }] : []
   )
   const checkpointItem = items.find((item) => item.source === "checkpoint")
+  const memory = items.filter((item) => item.source === "memory")
   const checkpoint = checkpointItem
     ? (result.checkpoint ?? entries.filter(Entry.isCheckpointEntry).at(-1)?.checkpoint)
     : undefined
@@ -174,6 +177,13 @@ export const handoffOf = (
             standsInForMessages: covered.length,
             coveredFromEntryId: checkpoint.coveredRange.fromEntryId,
             coveredToEntryId: checkpoint.coveredRange.toEntryId
+          }
+        : null,
+    memory:
+      memory.length > 0
+        ? {
+            records: memory.length,
+            tokens: memory.reduce((sum, item) => sum + measurer.messageTokens(item.message, "memory"), 0)
           }
         : null,
     dropped:

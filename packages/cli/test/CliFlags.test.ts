@@ -84,6 +84,17 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
     expect(typo.stderr).toContain("(Did you mean compact?)")
   })
 
+  it("report without --out writes report.html in the working directory and says where", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ce-report-"))
+    const run = spawnSync(process.execPath, [bin, "report", swe, "--context-window", "16k"], {
+      cwd: dir,
+      encoding: "utf8"
+    })
+    expect(run.status).toBe(ExitCodes.OK)
+    expect(run.stdout).toContain(`Wrote ${join(dir, "report.html")}: `)
+    expect(readFileSync(join(dir, "report.html"), "utf8")).toContain("<!doctype html>")
+  })
+
   it("says which model it assumed when the transcript names none", async () => {
     // The SWE-agent trajectory records no model id.
     const { report } = await Compact.run(swe, {}, quiet)
