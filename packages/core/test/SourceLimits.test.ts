@@ -26,7 +26,6 @@ const FILE_EXEMPTIONS: Record<string, string> = {
   "packages/core/src/Measurer.ts": "open: split the anchor/estimate half out",
   "packages/core/src/PolicyRegistry.ts": "open: split the lookup from the fallback policy",
   "packages/cli/src/commands/compact.ts": "open: split option parsing from the run",
-  "packages/engines/src/ProviderNativeEngine.ts": "open: split the native wire formats out",
   "packages/provider-adapters/src/ContextController.ts": "open: split the rollout modes out"
 }
 
