@@ -42,6 +42,13 @@ export interface EngineInput {
   /** Compaction was requested explicitly (e.g. `/compact`). */
   readonly manual?: boolean
   /**
+   * Instructions for the summary (`/compact <instructions>`): handed to the
+   * summarizer apart from the conversation, to steer what the checkpoint
+   * keeps; never the goal, an ask or a next step (shared case C18).
+   * Summarizers that cannot follow instructions (the offline one) ignore them.
+   */
+  readonly compactInstructions?: string
+  /**
    * Run only the deterministic tiers (no summarizer, no checkpoint): the
    * `advisory` rollout mode. Engines without a summarizer ignore it.
    */
