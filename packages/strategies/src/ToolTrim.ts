@@ -162,8 +162,7 @@ export const oldParts = <T extends "tool-result" | "tool-call">(
     if (typeof content === "string") continue
     for (let partIndex = 0; partIndex < content.length; partIndex++) {
       const part = content[partIndex]!
-      if (part.type === type)
-        all.push({ itemIndex, partIndex, entryId: item.entryId, part: part as PartOf<T> })
+      if (part.type === type) all.push({ itemIndex, partIndex, entryId: item.entryId, part: part as PartOf<T> })
     }
   }
   // The newest `keepRecent` parts overall (not only before the cutoff) are protected.

@@ -38,7 +38,9 @@ describe("ToolInputClear", () => {
       const input = inputOf(edit.message)
       expect(Object.keys(input)).toEqual(["path", "content"])
       expect(input.path).toMatch(/^src\/f\d\.ts$/)
-      expect(input.content).toBe(`[Old tool input cleared — 3000 characters; full input in transcript entry ${edit.entryId}]`)
+      expect(input.content).toBe(
+        `[Old tool input cleared — 3000 characters; full input in transcript entry ${edit.entryId}]`
+      )
     }
   })
 
