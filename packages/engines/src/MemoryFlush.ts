@@ -144,3 +144,17 @@ export const run = (request: FlushRequest): Effect.Effect<FlushResult> =>
     }
     return { entries: [...records, event] }
   })
+
+/**
+ * The flush's outcome as the checkpoint stage's note suffix: `; memory flush
+ * <skipped reason>`, `; memory flush: <n> records` (the last entry is the
+ * flush event), or nothing when there was nothing to flush.
+ *
+ * @category constructors
+ */
+export const note = (flush: FlushResult): string =>
+  flush.skipped !== undefined
+    ? `; memory flush ${flush.skipped}`
+    : flush.entries.length > 0
+      ? `; memory flush: ${flush.entries.length - 1} records`
+      : ""

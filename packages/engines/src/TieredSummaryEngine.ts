@@ -43,6 +43,7 @@
 import {
   ActiveView,
   Budget,
+  type Checkpoint,
   ContextEngine,
   Errors,
   type Measurer,
@@ -136,13 +137,6 @@ export interface Options extends Omit<Engine.Options, "strategies"> {
  */
 export const NAME = "tiered-summary"
 
-const memoryNote = (flush: MemoryFlush.FlushResult): string =>
-  flush.skipped !== undefined
-    ? `; memory flush ${flush.skipped}`
-    : flush.entries.length > 0
-      ? `; memory flush: ${flush.entries.length - 1} records`
-      : ""
-
 type Failure = Errors.SummarizerFailed | Errors.ValidationFailed | PluginGuard.PluginFailed
 
 /**
@@ -202,29 +196,20 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     options.memory?.extractor === null ? undefined : (options.memory?.extractor ?? MemoryExtractor.make())
 
   const planOf = (input: ContextEngine.EngineInput, ctx: Engine.Prepared): ContextEngine.CompactionPlan => {
-    const conversation = Prepare.conversationOf(ctx.view, ctx.active.prefix)
-    const { cut } = Prepare.cutOf({
-      conversation,
+    const cutPoint = Prepare.plannedCut({
+      entries: input.entries,
+      view: ctx.view,
+      prefix: ctx.active.prefix,
       measurer: ctx.measurer,
       budget: ctx.budget,
       policy: input.policy,
       minRecentTurns: options.minRecentTurns
     })
-    const covered = conversation.slice(0, cut.firstKeptIndex)
     return {
       reasons: core.reasons(input, ctx),
       targetTokens: ctx.budget.inputBudgetTokens,
       stages: [Pipeline.NORMALIZE_STAGE, ...core.ladder(input, ctx).map((s) => s.name), "checkpoint"],
-      ...(covered.length > 0
-        ? {
-            cutPoint: {
-              firstKeptEntryId: conversation[cut.firstKeptIndex]?.entryId ?? null,
-              coveredFromEntryId: covered[0]?.entryId ?? null,
-              coveredToEntryId: Prepare.lastRealEntryId(input.entries, covered),
-              splitTurn: cut.splitTurn
-            }
-          }
-        : {})
+      ...(cutPoint ? { cutPoint } : {})
     }
   }
 
@@ -265,6 +250,50 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         ),
       { discard: true }
     )
+
+  // The summarize step after the hooks: this cycle's memory flush (its records join the prefix the summary is
+  // sized against), then the ladder on the prepared range, each attempt built and validated.
+  const summarizeStep = (
+    input: ContextEngine.EngineInput,
+    ctx: Engine.Prepared,
+    preparation: Prepare.Preparation,
+    hookSummary: Checkpoint.CheckpointContent | undefined,
+    step: { readonly targetTokens: number; readonly timestamp: string; readonly tools: Build.BuildInput["tools"] }
+  ) =>
+    Effect.gen(function* () {
+      const { measurer } = ctx
+      const generation = (preparation.previous?.generation ?? 0) + 1
+      const flush = yield* flushMemory(input, preparation, generation, step.timestamp)
+      const prefix =
+        flush.entries.length > 0
+          ? ActiveView.reconstruct([...input.entries, ...flush.entries], {
+              tools: input.tools ?? [],
+              memory: memoryOptions(measurer)
+            }).prefix
+          : ctx.active.prefix
+      const fixed = { ...step, preparation, prefix, measurer, budget: ctx.budget, generation }
+      const ladder = yield* Summarize.summarize({
+        summarizer,
+        fallback,
+        hookSummary,
+        preparation,
+        maxTokens: Prepare.summaryMaxTokens(fixed),
+        countTokens: measurer.tokenizer.count,
+        instructions: input.compactInstructions,
+        signal: input.signal,
+        timeoutMs: options.pluginTimeoutMs,
+        build: (result) =>
+          Build.build(
+            {
+              ...fixed,
+              tokensBefore: ctx.measurement.inputTokens,
+              minIdentifierRetention: options.minIdentifierRetention
+            },
+            result
+          )
+      })
+      return { ladder, flush }
+    })
 
   const compact = (
     input: ContextEngine.EngineInput,
@@ -307,6 +336,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         entries: input.entries,
         active: ctx.active,
         view: cheap.view,
+        viewTokens: cheap.after.inputTokens,
         measurer,
         budget,
         policy: input.policy,
@@ -328,40 +358,10 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         if (hooks.failure) failures.push(hooks.failure)
         return yield* reduce(hooks.note)
       }
-      const generation = (preparation.previous?.generation ?? 0) + 1
-      const flush = yield* flushMemory(input, preparation, generation, timestamp)
-      const prefix =
-        flush.entries.length > 0
-          ? ActiveView.reconstruct([...input.entries, ...flush.entries], {
-              tools: input.tools ?? [],
-              memory: memoryOptions(measurer)
-            }).prefix
-          : ctx.active.prefix
-      const fixed = {
-        preparation,
-        prefix,
-        tools: cheap.view.tools,
-        measurer,
-        budget,
+      const { ladder, flush } = yield* summarizeStep(input, ctx, preparation, hooks.summary, {
         targetTokens,
-        generation,
-        timestamp
-      }
-      const ladder = yield* Summarize.summarize({
-        summarizer,
-        fallback,
-        hookSummary: hooks.summary,
-        preparation,
-        maxTokens: Prepare.summaryMaxTokens(fixed),
-        countTokens: measurer.tokenizer.count,
-        instructions: input.compactInstructions,
-        signal: input.signal,
-        timeoutMs: options.pluginTimeoutMs,
-        build: (result) =>
-          Build.build(
-            { ...fixed, tokensBefore: before.inputTokens, minIdentifierRetention: options.minIdentifierRetention },
-            result
-          )
+        timestamp,
+        tools: cheap.view.tools
       })
       failures.push(...ladder.failures)
       if (ladder._tag === "Failed") return yield* reduce(ladder.reason)
@@ -372,7 +372,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         built: ladder.built,
         tried: ladder.tried,
         memoryEntries: flush.entries,
-        memoryNote: memoryNote(flush),
+        memoryNote: MemoryFlush.note(flush),
         lastEntryId: input.entries.at(-1)?.id ?? null,
         timestamp,
         failures

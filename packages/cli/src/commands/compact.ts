@@ -35,6 +35,7 @@ import { LanguageModelSummarizer, ModelSpec } from "@context-engine/provider-ada
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
+import { categoryLabels } from "../CategoryLabels.ts"
 import * as ExitCodes from "../ExitCodes.ts"
 import { recordedModel } from "../InspectReport.ts"
 import * as PolicyOptions from "../PolicyOptions.ts"
@@ -114,20 +115,6 @@ const n = (value: number): string => Math.round(value).toLocaleString("en-US")
 const pad = (text: string, width: number): string => text.padEnd(width)
 const lpad = (text: string, width: number): string => text.padStart(width)
 
-const LABELS: Record<Measurement.Category, string> = {
-  system: "system",
-  toolSchemas: "tool schemas",
-  memory: "memory",
-  checkpoint: "checkpoint",
-  userText: "user text",
-  assistantText: "assistant text",
-  reasoning: "reasoning",
-  toolCalls: "tool calls",
-  toolResults: "tool results",
-  media: "media",
-  reservedOutput: "reserved output"
-}
-
 const withInput = (measurement: Measurement.Measurement) => ({
   ...measurement.byCategory,
   input: measurement.inputTokens
@@ -165,7 +152,9 @@ export const render = (report: CompactReport, checkpoint: Checkpoint.Checkpoint 
     const before = report.tokens.before[category]
     const after = report.tokens.after[category]
     if (before === 0 && after === 0) continue
-    out.push(`  ${pad(LABELS[category], 28)}${lpad(n(before), 10)}${lpad(n(after), 10)}${lpad(n(after - before), 10)}`)
+    out.push(
+      `  ${pad(categoryLabels[category], 28)}${lpad(n(before), 10)}${lpad(n(after), 10)}${lpad(n(after - before), 10)}`
+    )
   }
   out.push(
     `  ${pad("total input", 28)}${lpad(n(report.tokens.before.input), 10)}${lpad(n(report.tokens.after.input), 10)}${lpad(n(report.tokens.after.input - report.tokens.before.input), 10)}`

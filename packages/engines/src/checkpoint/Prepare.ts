@@ -12,6 +12,7 @@ import {
   type Budget,
   type Checkpoint,
   CheckpointRenderer,
+  type ContextEngine,
   type ContextView,
   type Measurer,
   type ModelPolicy
@@ -127,6 +128,35 @@ export const lastRealEntryId = (
   return items[items.length - 1]!.entryId
 }
 
+/** Inputs of {@link plannedCut}. @category models */
+export interface PlanInput extends Omit<CutInput, "conversation" | "landAtTokens"> {
+  readonly entries: ReadonlyArray<{ readonly id: string }>
+  /** The request's view, before any stage. */
+  readonly view: ContextView.ContextView
+  readonly prefix: ReadonlyArray<ContextView.ViewItem>
+}
+
+/**
+ * The cut point a plan announces (`CompactionPlan.cutPoint`): computed on
+ * the request's view with the kept tail at `keepRecentTokens`; `undefined`
+ * when nothing would be covered. The compaction itself cuts again, on the
+ * view the deterministic stages leave.
+ *
+ * @category constructors
+ */
+export const plannedCut = (input: PlanInput): ContextEngine.CompactionPlan["cutPoint"] => {
+  const conversation = conversationOf(input.view, input.prefix)
+  const { cut } = cutOf({ ...input, conversation })
+  const covered = conversation.slice(0, cut.firstKeptIndex)
+  if (covered.length === 0) return undefined
+  return {
+    firstKeptEntryId: conversation[cut.firstKeptIndex]?.entryId ?? null,
+    coveredFromEntryId: covered[0]?.entryId ?? null,
+    coveredToEntryId: lastRealEntryId(input.entries, covered),
+    splitTurn: cut.splitTurn
+  }
+}
+
 /** Inputs of {@link prepare}. Token counts in input tokens of the policy's tokenizer. @category models */
 export interface PrepareInput {
   /** The transcript entries of the request (ids of real entries, originals of covered messages). */
@@ -135,6 +165,12 @@ export interface PrepareInput {
   readonly active: ActiveView.ActiveView
   /** The view after the deterministic stages. */
   readonly view: ContextView.ContextView
+  /**
+   * The view's measured input tokens, when the measurement is anchored on
+   * the provider's usage: the low-water mark is on that scale, the cut walks
+   * per-message estimates, so the room for the kept tail is converted.
+   */
+  readonly viewTokens?: number | undefined
   readonly measurer: Measurer.Measurer
   readonly budget: Budget.Budget
   readonly policy: ModelPolicy.ModelPolicy
@@ -185,6 +221,11 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   const { budget, measurer } = input
   const cap = summaryCapTokens(input.policy, budget, input.maxCheckpointTokens)
   const conversation = conversationOf(input.view, input.active.prefix)
+  // One scale (C13): an anchored measurement above the estimates shrinks the tail's room by the same share.
+  const estimateShare =
+    input.viewTokens === undefined
+      ? 1
+      : Math.min(1, measurer.measure(input.view, { budget }).inputTokens / Math.max(1, input.viewTokens))
   const { cut, tokens } = cutOf({
     conversation,
     measurer,
@@ -193,7 +234,7 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
     minRecentTurns: input.minRecentTurns,
     landAtTokens:
       input.lowWaterTokens < input.targetTokens
-        ? Math.max(1, input.lowWaterTokens - budget.fixedOverheadTokens - cap)
+        ? Math.max(1, Math.floor((input.lowWaterTokens - budget.fixedOverheadTokens - cap) * estimateShare))
         : undefined
   })
   if (cut.firstKeptIndex === 0)
