@@ -239,7 +239,7 @@ const check = (name: string, ok: boolean, detail: string) => ({ name, ok, detail
 /**
  * Runs every check. Never fails: a failing check is reported, with what is
  * missing in `missing` (prefixed `identifier:`, `section:`, `ask:`, `file:`,
- * `action:`).
+ * `action:`, `foreign-ask:`, `degenerate:`).
  *
  * @category validation
  */
@@ -283,6 +283,7 @@ export const validate = (input: ValidationInput): ValidationReport => {
 
   // not-degenerate
   const degenerate = DegenerateSummary.of(checkpoint)
+  if (degenerate) missing.push(`degenerate:${degenerate}`)
   checks.push(check("not-degenerate", degenerate === undefined, degenerate ?? "ok"))
 
   // latest-user-ask

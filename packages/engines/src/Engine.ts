@@ -321,20 +321,11 @@ export const kernel = (
 
   const editEntries: Kernel["editEntries"] = (input, edits, timestamp, after = []) => {
     const lastId = input.entries.at(-1)?.id ?? "root"
-    let parentId: string | null = after.at(-1)?.id ?? input.entries.at(-1)?.id ?? null
-    return edits.map((edit, index) => {
-      const id = editEntryId(lastId, index)
-      const entry: EntryType.EditEntry = {
-        id,
-        parentId,
-        timestamp,
-        schemaVersion: Entry.CURRENT_SCHEMA_VERSION,
-        kind: "edit",
-        edit
-      }
-      parentId = id
-      return entry
-    })
+    return Entry.chain(
+      after.at(-1)?.id ?? input.entries.at(-1)?.id ?? null,
+      timestamp,
+      edits.map((edit, index) => ({ id: editEntryId(lastId, index), body: { kind: "edit" as const, edit } }))
+    )
   }
 
   const incremental = IncrementalNormalization.make()

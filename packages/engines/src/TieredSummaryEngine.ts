@@ -42,14 +42,14 @@ import {
   type Checkpoint,
   ContextEngine,
   Errors,
-  type Measurer,
+  Measurer,
   type ModelPolicy,
-  PluginGuard,
+  type PluginGuard,
   type Strategy
 } from "@context-engine/core"
 import { Pipeline, type Tiers } from "@context-engine/strategies"
-import { Effect } from "effect"
-import type { Hooks } from "./CompactionHooks.ts"
+import { Effect, Layer, Option } from "effect"
+import { type Hooks, runAfterCompact } from "./CompactionHooks.ts"
 import type * as CutPoint from "./CutPoint.ts"
 import * as Build from "./checkpoint/Build.ts"
 import * as Commit from "./checkpoint/Commit.ts"
@@ -60,7 +60,7 @@ import * as Engine from "./Engine.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
 import * as MemoryExtractor from "./MemoryExtractor.ts"
 import * as MemoryFlush from "./MemoryFlush.ts"
-import type { Summarizer } from "./Summarizer.ts"
+import { type Summarizer, SummarizerService } from "./Summarizer.ts"
 
 export { MAX_SHARE_OF_AVAILABLE, SUMMARY_SHARE_OF_RESERVE } from "./checkpoint/Prepare.ts"
 export { reductionStrategies } from "./checkpoint/Reduce.ts"
@@ -209,46 +209,9 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     }
   }
 
-  // The memory flush of a cycle runs before its checkpoint is built, on the covered originals; its records
-  // join the prefix the summary is sized against, and are committed with the checkpoint or not at all.
-  const flushMemory = (
-    input: ContextEngine.EngineInput,
-    preparation: Prepare.Preparation,
-    cycle: number,
-    timestamp: string
-  ): Effect.Effect<MemoryFlush.FlushResult> =>
-    extractor
-      ? MemoryFlush.run({
-          entries: input.entries,
-          cycle,
-          covered: [...preparation.covered, ...preparation.turnPrefix],
-          extractor,
-          timestamp,
-          parentId: input.entries.at(-1)?.id ?? null,
-          signal: input.signal,
-          timeoutMs: options.pluginTimeoutMs
-        })
-      : Effect.succeed({ entries: [] })
-
-  // afterCompact observers cannot undo an atomic commit: their failures are ignored.
-  const afterCompact = (input: ContextEngine.EngineInput, result: ContextEngine.CompactionResult) =>
-    Effect.forEach(
-      (options.hooks?.afterCompact ?? []).entries(),
-      ([index, hook]) =>
-        Effect.ignore(
-          PluginGuard.guardPromise({
-            plugin: `afterCompact[${index}]`,
-            kind: "hook",
-            timeoutMs: options.pluginTimeoutMs,
-            signal: input.signal,
-            run: () => hook({ input, result })
-          })
-        ),
-      { discard: true }
-    )
-
-  // The summarize step after the hooks: this cycle's memory flush (its records join the prefix the summary is
-  // sized against), then the ladder on the prepared range, each attempt built and validated.
+  // The summarize step after the hooks: this cycle's memory flush, on the covered originals (its records join
+  // the prefix the summary is sized against, and are committed with the checkpoint or not at all), then the
+  // ladder on the prepared range, each attempt built and validated.
   const summarizeStep = (
     input: ContextEngine.EngineInput,
     ctx: Engine.Prepared,
@@ -259,7 +222,18 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     Effect.gen(function* () {
       const { measurer } = ctx
       const generation = (preparation.previous?.generation ?? 0) + 1
-      const flush = yield* flushMemory(input, preparation, generation, step.timestamp)
+      const flush: MemoryFlush.FlushResult = extractor
+        ? yield* MemoryFlush.run({
+            entries: input.entries,
+            cycle: generation,
+            covered: [...preparation.covered, ...preparation.turnPrefix],
+            extractor,
+            timestamp: step.timestamp,
+            parentId: input.entries.at(-1)?.id ?? null,
+            signal: input.signal,
+            timeoutMs: options.pluginTimeoutMs
+          })
+        : { entries: [] }
       const prefix =
         flush.entries.length > 0
           ? ActiveView.reconstruct([...input.entries, ...flush.entries], {
@@ -372,7 +346,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         timestamp,
         failures
       })
-      yield* afterCompact(input, result)
+      yield* runAfterCompact(options.hooks?.afterCompact ?? [], { input, result }, options.pluginTimeoutMs)
       return result
     })
 
@@ -384,6 +358,34 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       Effect.sync(() => Build.revalidate(input, result, core.measurerFor(input.policy), options.minIdentifierRetention))
   })
 }
+
+/**
+ * Provides `ContextEngine.ContextEngineService`: the engine built from the
+ * `SummarizerService` in context (required; e.g. `ExtractiveSummarizer.layer`)
+ * and, when provided, `Measurer.MeasurerService` as the measurer of every
+ * policy (else one measurer per policy's tokenizer).
+ *
+ * @example
+ * ```ts
+ * import { ContextEngine } from "@context-engine/core"
+ * import { ExtractiveSummarizer, TieredSummaryEngine } from "@context-engine/engines"
+ * import { Layer } from "effect"
+ * const EngineLive = TieredSummaryEngine.layer().pipe(Layer.provide(ExtractiveSummarizer.layer))
+ * ```
+ *
+ * @category layers
+ */
+export const layer = (
+  options: Omit<Options, "summarizer" | "measurer" | "measurerFor"> = {}
+): Layer.Layer<ContextEngine.ContextEngineService, never, SummarizerService> =>
+  Layer.effect(
+    ContextEngine.ContextEngineService,
+    Effect.gen(function* () {
+      const summarizer = yield* SummarizerService
+      const measurer = yield* Effect.serviceOption(Measurer.MeasurerService)
+      return make({ ...options, summarizer, ...(Option.isSome(measurer) ? { measurer: () => measurer.value } : {}) })
+    })
+  )
 
 /**
  * The engine's Promise face (`ContextEngine.toAsync`): same methods, plain

@@ -197,7 +197,8 @@ const MISSING_WORDS: ReadonlyArray<readonly [string, (value: string) => string]>
   ["identifier:", (value) => `keep verbatim: ${value}`],
   ["file:", (value) => `not a file of the transcript; remove it from filesRead / filesModified: ${value}`],
   ["action:", (value) => `progress.done names ${value}, which the transcript does not show; remove or correct it`],
-  ["replayed:", (value) => `already done (its result is in the transcript); move it to progress.done: ${value}`]
+  ["replayed:", (value) => `already done (its result is in the transcript); move it to progress.done: ${value}`],
+  ["degenerate:", (value) => `the answer was not a handoff (${value}): write the sections from the transcript`]
 ]
 
 const inWords = (missing: string): string => {

@@ -26,9 +26,9 @@
  *
  * @since 0.1.0
  */
-import { Checkpoint, Errors, type Message } from "@context-engine/core"
+import { Checkpoint, DegenerateSummary, Errors, type Message } from "@context-engine/core"
 import type { Summarizer } from "@context-engine/engines"
-import { generateText, jsonSchema, type LanguageModel, Output } from "ai"
+import { generateText, jsonSchema, type LanguageModel, NoObjectGeneratedError, Output } from "ai"
 import { Effect, Schema } from "effect"
 import * as HandoffPrompt from "./HandoffPrompt.ts"
 
@@ -182,6 +182,43 @@ export const stages = <A extends { readonly message: Message.Message }>(
   return out
 }
 
+const degenerateError = (reason: DegenerateSummary.Reason, cause: unknown): Error =>
+  new Error(`the model's answer is not a summary (${reason}): ${DEGENERATE_WORDS[reason]}`, { cause })
+
+/**
+ * Rethrows a failed structured answer with why it is not a summary (shared
+ * case C17): empty or whitespace only, one line repeated, a stub; other
+ * errors unchanged.
+ */
+const notASummary = (error: unknown): never => {
+  if (NoObjectGeneratedError.isInstance(error)) {
+    const degenerate = error.finishReason === "tool-calls" ? "tool-call" : DegenerateSummary.ofText(error.text ?? "")
+    if (degenerate !== undefined) throw degenerateError(degenerate, error)
+  }
+  throw error
+}
+
+/** The structured output of an answer; an answer that is a tool call instead of a summary says so (C17). */
+const outputOf = (result: {
+  readonly output: unknown
+  readonly text: string
+  readonly toolCalls: ReadonlyArray<unknown>
+}): unknown => {
+  try {
+    return result.output
+  } catch (error) {
+    if (result.toolCalls.length > 0) throw degenerateError("tool-call", error)
+    return notASummary(error)
+  }
+}
+
+const DEGENERATE_WORDS: Record<DegenerateSummary.Reason, string> = {
+  empty: "empty or whitespace only",
+  repetitive: "one line repeated",
+  stub: "a placeholder text",
+  "tool-call": "a tool call instead of a summary"
+}
+
 const errorMessage = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error)
 
@@ -261,9 +298,9 @@ export const make = (options: Options): Summarizer.Summarizer => {
       maxOutputTokens,
       maxRetries: 1,
       abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout
-    })
+    }).catch(notASummary)
     return {
-      content: decodeContent(result.output),
+      content: decodeContent(outputOf(result)),
       inputTokens: result.usage.inputTokens ?? 0,
       outputTokens: result.usage.outputTokens ?? 0
     }

@@ -8,7 +8,7 @@
  *
  * @since 0.2.0
  */
-import type { ContextEngine, Entry, ViewEdit } from "@context-engine/core"
+import { type ContextEngine, Entry as Entries, type Entry, type ViewEdit } from "@context-engine/core"
 import type { Pipeline } from "@context-engine/strategies"
 import type { Built } from "./Build.ts"
 import type { Preparation } from "./Prepare.ts"
@@ -102,14 +102,14 @@ export const commit = (input: CommitInput): ContextEngine.CompactionResult => {
     (edit) => !hidden.has(edit.op === "insert" ? edit.afterEntryId : edit.entryId)
   )
   const edits = input.editEntries(tailEdits, input.memoryEntries)
-  const checkpointEntry: Entry.CheckpointEntry = {
-    id: built.checkpoint.id,
-    parentId: [...input.memoryEntries, ...edits].at(-1)?.id ?? input.lastEntryId,
-    timestamp: input.timestamp,
-    schemaVersion: 1,
-    kind: "checkpoint",
-    checkpoint: built.checkpoint
-  }
+  const checkpointEntry = Entries.make(
+    {
+      id: built.checkpoint.id,
+      parentId: [...input.memoryEntries, ...edits].at(-1)?.id ?? input.lastEntryId,
+      timestamp: input.timestamp
+    },
+    { kind: "checkpoint", checkpoint: built.checkpoint }
+  )
   const note = `${input.tried.join(" → ")}; covered ${preparation.coveredEntryIds.length} messages${preparation.cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%${input.memoryNote}`
   return {
     view: built.extra.view,
