@@ -143,13 +143,9 @@ type Failure = Errors.SummarizerFailed | Errors.ValidationFailed | PluginGuard.P
  * Creates the engine. One instance per session: `recordOutcome` state
  * (usage anchor, a pending overflow) lives in it.
  *
- * `compact` runs the checkpoint tier's phases in order, each a function of
- * plain records (`checkpoint/`): {@link Prepare.prepare} (cut, covered
- * range, split-turn prefix, pinned ask, tail, summary cap) →
- * {@link Summarize.beforeCompact} and {@link Summarize.summarize} (hooks,
- * then the ladder, each attempt {@link Build.build} + validated) →
- * {@link Commit.commit}; or {@link Reduce.reduce} when no checkpoint can be
- * written.
+ * `compact` runs the checkpoint tier's phases (`checkpoint/`, plain records
+ * between them): `Prepare` → `Summarize` (hooks, ladder; each attempt
+ * `Build` + validate) → `Commit`, or `Reduce` when no checkpoint is written.
  *
  * @example
  * ```ts
