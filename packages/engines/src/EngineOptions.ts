@@ -37,7 +37,7 @@ export interface Options {
   ) => ReadonlyArray<Strategy.Strategy>
   /**
    * Low-water mark of a threshold-triggered compaction as a share of the
-   * conversation budget (default {@link DEFAULT_LOW_WATER_SHARE}); 1 turns
+   * conversation budget (default `Engine.DEFAULT_LOW_WATER_SHARE`); 1 turns
    * the hysteresis off (compact only until the request fits).
    */
   readonly lowWaterShare?: number
