@@ -48,7 +48,8 @@ const commonDirectory = (paths: ReadonlyArray<string>): string => {
   let prefix = paths[0]!.slice(0, paths[0]!.lastIndexOf("/") + 1)
   for (const path of paths)
     while (prefix.length > 0 && !path.startsWith(prefix))
-      prefix = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1)
+      // "/" shortens to "" (an absolute and a relative path share nothing), never to itself.
+      prefix = prefix.length <= 1 ? "" : prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1)
   return prefix.length > 1 ? prefix : ""
 }
 
