@@ -160,7 +160,7 @@ export const run = async (options: RunOptions): Promise<RunReport> => {
         compactions.push(event)
         const stages = event.stages.filter((stage) => stage.status === "applied").map((stage) => stage.stage)
         log(
-          `  ↳ compaction (${event.reasons.join(", ")}): ${event.tokensBefore} → ${event.tokensAfter} tokens${stages.length > 0 ? ` via ${stages.join(", ")}` : ""}${event.checkpointId ? `, checkpoint ${event.checkpointId}` : ""}`
+          `  ↳ compaction (${event.reasons.join(", ")}): request ${event.tokensBefore} → ${event.tokensAfter} tokens${stages.length > 0 ? ` via ${stages.join(", ")}` : ""}${event.checkpointId ? `, checkpoint ${event.checkpointId}` : ""}`
         )
       }
       if (event.type === "compaction-failed") log(`  ↳ compaction failed: ${event.error.message}`)

@@ -46,7 +46,8 @@ const middleware = contextEngineMiddleware({
   },
   onEvent: (event) => {
     if (event.type === "request") console.log(`request: ${event.inputTokens} tokens, ${event.messagesSent} messages`)
-    if (event.type === "compaction") console.log(`  compaction: ${event.tokensBefore} → ${event.tokensAfter}`)
+    if (event.type === "compaction")
+      console.log(`  compaction: request ${event.tokensBefore} → ${event.tokensAfter} tokens`)
     if (event.type === "usage") console.log(`  provider usage: ${event.inputTokens} in / ${event.outputTokens} out`)
     if (event.type === "overflow") console.log(`  overflow recovered; window now ${event.learnedWindowTokens}`)
   }

@@ -76,7 +76,7 @@ export const run = async (mode: Brain.Mode, log: (line: string) => void = () => 
       if (event.type === "compaction") {
         compactions++
         log(
-          `    ↳ compaction: ${event.tokensBefore} → ${event.tokensAfter} tokens${event.checkpointId ? ` (${event.checkpointId})` : ""}`
+          `    ↳ compaction: request ${event.tokensBefore} → ${event.tokensAfter} tokens${event.checkpointId ? ` (${event.checkpointId})` : ""}`
         )
       }
     }

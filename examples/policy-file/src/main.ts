@@ -14,7 +14,7 @@ const configPath = fileURLToPath(new URL("../context-engine.config.json", import
 const setup = await Setup.load(configPath, (event) => {
   if (event.type === "compaction") {
     console.log(
-      `  ↳ compaction: ${event.tokensBefore} → ${event.tokensAfter} tokens${event.checkpointId ? `, checkpoint ${event.checkpointId}` : ""}`
+      `  ↳ compaction: request ${event.tokensBefore} → ${event.tokensAfter} tokens${event.checkpointId ? `, checkpoint ${event.checkpointId}` : ""}`
     )
   }
 })
@@ -35,7 +35,7 @@ for (const model of [
   const checkpoints = session.entries().flatMap((entry) => (entry.kind === "checkpoint" ? [entry.checkpoint] : []))
   for (const checkpoint of checkpoints) {
     console.log(
-      `  checkpoint ${checkpoint.id} (generation ${checkpoint.generation}) by ${checkpoint.summarizer.kind}:${checkpoint.summarizer.model ?? "?"}, ${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} tokens`
+      `  checkpoint ${checkpoint.id} (generation ${checkpoint.generation}) by ${checkpoint.summarizer.kind}:${checkpoint.summarizer.model ?? "?"}, request ${checkpoint.tokensBefore} → ${checkpoint.tokensAfter} tokens`
     )
   }
 }

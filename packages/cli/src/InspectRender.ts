@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Measurement } from "@context-engine/core"
+import { categoryLabels } from "./CategoryLabels.ts"
 import type { InspectReport, Totals } from "./InspectReport.ts"
 
 const n = (value: number): string => Math.round(value).toLocaleString("en-US")
@@ -12,27 +13,13 @@ const pct = (share: number): string => `${(share * 100).toFixed(1)}%`
 const pad = (text: string, width: number) => text.padEnd(width)
 const lpad = (text: string, width: number) => text.padStart(width)
 
-const CATEGORY_LABELS: Record<Measurement.Category, string> = {
-  system: "system",
-  toolSchemas: "tool schemas",
-  userText: "user text",
-  assistantText: "assistant text",
-  reasoning: "reasoning (+signatures)",
-  toolCalls: "tool calls",
-  toolResults: "tool results",
-  media: "media",
-  checkpoint: "checkpoint",
-  memory: "memory",
-  reservedOutput: "reserved output"
-}
-
 const table = (title: string, totals: Totals, budgetTokens: number): Array<string> => {
   const lines = [title, `  ${pad("category", 26)}${lpad("tokens", 12)}${lpad("share", 9)}`]
   for (const category of Measurement.categories) {
     const tokens = totals.byCategory[category]
     if (category === "reservedOutput" || tokens === 0) continue
     lines.push(
-      `  ${pad(CATEGORY_LABELS[category], 26)}${lpad(n(tokens), 12)}${lpad(pct(tokens / Math.max(1, totals.inputTokens)), 9)}`
+      `  ${pad(categoryLabels[category], 26)}${lpad(n(tokens), 12)}${lpad(pct(tokens / Math.max(1, totals.inputTokens)), 9)}`
     )
   }
   lines.push(`  ${pad("total", 26)}${lpad(n(totals.inputTokens), 12)}`)

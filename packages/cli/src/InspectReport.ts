@@ -312,8 +312,9 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
     .sort((a, b) => (perEntry.get(b.id) ?? 0) - (perEntry.get(a.id) ?? 0))
     .slice(0, LARGEST_COUNT)
     .map((entry) => {
-      const byCategory = measurer.countMessage(entry.message)
-      const category = Object.entries(byCategory).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0]?.[0] ?? "userText"
+      // The message's largest content category (its framing is no one's content).
+      const byCategory = Object.entries(measurer.countMessage(entry.message)).filter(([name]) => name !== "framing")
+      const category = byCategory.sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0]?.[0] ?? "userText"
       return {
         entryId: entry.id,
         role: entry.message.role,

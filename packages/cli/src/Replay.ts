@@ -9,8 +9,9 @@
  * Per step it records the request's tokens per category and the budget, the
  * time the step took, and whether the request rewrote the previous
  * request's prefix (a prompt-cache rewrite). Per compaction: step, reasons,
- * tokens before/after, the tier that resolved it (the last applied stage),
- * checkpoint size, text and validation, and whether it was a shadow (mode
+ * request tokens before/after, the tier that resolved it (the last applied
+ * stage), the checkpoint's own size (its rendered message as sent, not the
+ * request it sits in), text and validation, and whether it was a shadow (mode
  * `shadow` or `advisory`). Two damage measures no peer reports:
  *
  * - re-reads: a file read in a covered range is read again within
@@ -27,6 +28,7 @@ import {
   CheckpointRenderer,
   type Entry,
   type Measurement,
+  Measurer,
   type Message,
   type ModelPolicy
 } from "@context-engine/core"
@@ -56,7 +58,9 @@ export interface StepRecord {
 export interface CompactionRecord {
   readonly step: number
   readonly reasons: ReadonlyArray<string>
+  /** Input tokens of the request before compaction. */
   readonly tokensBefore: number
+  /** Input tokens of the request after compaction (checkpoint, kept tail and fixed overhead together). */
   readonly tokensAfter: number
   /** The last stage that applied: the tier that resolved it. */
   readonly tier: string
@@ -67,6 +71,11 @@ export interface CompactionRecord {
   readonly checkpoint: {
     readonly id: string
     readonly generation: number
+    /**
+     * Tokens of the checkpoint itself: its rendered message as sent
+     * (`CheckpointRenderer.toMessage`), framing included, counted with the
+     * policy's tokenizer. Not the request size (that is `tokensAfter`).
+     */
     readonly tokens: number
     /** Messages before the first kept one: everything this and earlier checkpoints cover. */
     readonly coveredEntries: number
@@ -113,13 +122,14 @@ export interface ReplayOptions {
 
 const checkpointRecord = (
   checkpoint: Checkpoint.Checkpoint | undefined,
-  coveredEntries: number
+  coveredEntries: number,
+  measurer: Measurer.Measurer
 ): CompactionRecord["checkpoint"] =>
   checkpoint
     ? {
         id: checkpoint.id,
         generation: checkpoint.generation,
-        tokens: checkpoint.tokensAfter,
+        tokens: measurer.messageTokens(CheckpointRenderer.toMessage(checkpoint), "checkpoint"),
         coveredEntries,
         firstKeptEntryId: checkpoint.firstKeptEntryId,
         text: CheckpointRenderer.render(checkpoint),
@@ -160,6 +170,7 @@ export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: Repla
     (entry) => (entry.kind === "message" ? [{ id: entry.id, message: entry.message }] : [])
   )
   const indexOf = new Map(messages.map((item, index) => [item.id, index]))
+  const measurer = Measurer.forPolicy(options.policy)
   const stepIndexes = messages.flatMap((item, index) => (item.message.role === "assistant" && index > 0 ? [index] : []))
   const steps: Array<StepRecord> = []
   const compactions: Array<CompactionRecord> = []
@@ -175,7 +186,8 @@ export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: Repla
     const durationMs = performance.now() - startedAt
     const session = prepared.session
     for (const event of events.slice(seen))
-      if (event.type === "compaction") compactions.push(compactionOf(step, index, event, session.entries(), indexOf))
+      if (event.type === "compaction")
+        compactions.push(compactionOf(step, index, event, session.entries(), indexOf, measurer))
     const items = prepared.assembled.view.items
     const sent = mode === "shadow" ? messages.slice(0, index).map((item) => `${item.id}|`) : fingerprint(items)
     const measurement = prepared.assembled.measurement
@@ -206,7 +218,8 @@ const compactionOf = (
   index: number,
   event: Extract<ContextController.ContextEvent, { type: "compaction" }>,
   sessionEntries: ReadonlyArray<Entry.Entry>,
-  indexOf: ReadonlyMap<string, number>
+  indexOf: ReadonlyMap<string, number>,
+  measurer: Measurer.Measurer
 ): CompactionRecord => {
   const shadow = event.shadowEntryId !== undefined
   const shadowData = shadow
@@ -228,7 +241,7 @@ const compactionOf = (
     stages: event.stages.map((stage) => ({ stage: stage.stage, status: stage.status, tokensAfter: stage.tokensAfter })),
     shadow,
     coveredUntilIndex,
-    checkpoint: checkpointRecord(checkpoint ?? undefined, coveredUntilIndex)
+    checkpoint: checkpointRecord(checkpoint ?? undefined, coveredUntilIndex, measurer)
   }
 }
 

@@ -18,6 +18,7 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { Measurement } from "@context-engine/core"
+import { categoryLabels } from "./CategoryLabels.ts"
 
 /** A largest entry, as `inspect` lists them. @category models */
 export interface LargestEntry {
@@ -40,6 +41,7 @@ const COLOURS: Readonly<Record<Measurement.Category, string>> = {
   toolCalls: "#e15759",
   toolResults: "#ff9d9a",
   media: "#79706e",
+  framing: "#d4a6c8",
   reservedOutput: "#bab0ac"
 }
 
@@ -91,7 +93,7 @@ new Chart(document.getElementById("chart"), {
   data: {
     labels: report.steps.map((s) => s.step),
     datasets: [
-      ...categories.map((c) => ({ label: c, data: report.steps.map((s) => s.byCategory[c]), fill: true,
+      ...categories.map((c) => ({ label: data.labels[c], data: report.steps.map((s) => s.byCategory[c]), fill: true,
         backgroundColor: data.colours[c], borderColor: data.colours[c], pointRadius: 0, borderWidth: 1, stack: "tokens" })),
       { label: "budget", data: report.steps.map((s) => s.budgetTokens), fill: false, borderColor: "#000",
         borderDash: [6, 4], pointRadius: 0, borderWidth: 2, stack: "budget", order: -1 }
@@ -109,16 +111,17 @@ for (const c of report.compactions) {
     el("td", {}, c.reasons.join(", ")),
     el("td", { class: "n" }, fmt(c.tokensBefore)), el("td", { class: "n" }, fmt(c.tokensAfter)),
     el("td", {}, c.tier),
+    el("td", { class: "n", "data-testid": "checkpoint-tokens" }, cp ? fmt(cp.tokens) : "–"),
     el("td", { class: "n" }, cp ? fmt(cp.coveredEntries) : "–"),
     el("td", {}, cp ? (cp.validation && !cp.validation.ok ? el("span", { class: "fail" }, "failed: " + cp.validation.failedChecks.join(", ")) : "passed") : "–"));
   rows.append(row);
   if (cp) {
-    const details = el("details", {}, el("summary", {}, "checkpoint gen " + cp.generation + " · " + fmt(cp.tokens) + " tokens · first kept " + (cp.firstKeptEntryId || "none")), el("pre", {}, cp.text));
-    rows.append(el("tr", { class: c.shadow ? "shadow" : "" }, el("td", {}), el("td", { colspan: "7" }, details)));
+    const details = el("details", {}, el("summary", {}, "checkpoint gen " + cp.generation + " · " + fmt(cp.tokens) + " tokens (of a " + fmt(c.tokensAfter) + "-token request) · first kept " + (cp.firstKeptEntryId || "none")), el("pre", {}, cp.text));
+    rows.append(el("tr", { class: c.shadow ? "shadow" : "" }, el("td", {}), el("td", { colspan: "8" }, details)));
   }
 }
 const largest = document.querySelector('[data-testid="largest-rows"]');
-for (const e of data.largest) largest.append(el("tr", {}, el("td", {}, e.entryId), el("td", {}, e.role), el("td", {}, e.category), el("td", { class: "n" }, fmt(e.tokens)), el("td", {}, e.preview)));
+for (const e of data.largest) largest.append(el("tr", {}, el("td", {}, e.entryId), el("td", {}, e.role), el("td", {}, data.labels[e.category] || e.category), el("td", { class: "n" }, fmt(e.tokens)), el("td", {}, e.preview)));
 const damage = document.querySelector('[data-testid="damage-rows"]');
 for (const d of report.damage.rereads) damage.append(el("tr", {}, el("td", {}, "re-read"), el("td", { class: "n" }, d.step), el("td", { class: "n" }, d.compactionStep), el("td", {}, d.toolName + " " + d.target)));
 for (const d of report.damage.repeatedSideEffects) damage.append(el("tr", {}, el("td", {}, "repeated side effect"), el("td", { class: "n" }, d.step), el("td", { class: "n" }, d.compactionStep), el("td", {}, d.target)));
@@ -150,13 +153,13 @@ export const render = (
 <h2>Tokens per request, by category (dashed: input budget)</h2>
 <div id="chart-box"><canvas id="chart"></canvas></div>
 <h2>Compactions (shadow rows: computed, not applied)</h2>
-<table><thead><tr><th class="n">step</th><th>applied</th><th>reasons</th><th class="n">before</th><th class="n">after</th><th>resolved by</th><th class="n">messages covered</th><th>validation</th></tr></thead>
+<table><thead><tr><th class="n">step</th><th>applied</th><th>reasons</th><th class="n">request before</th><th class="n">request after</th><th>resolved by</th><th class="n">checkpoint tokens</th><th class="n">messages covered</th><th>validation</th></tr></thead>
 <tbody data-testid="compaction-rows"></tbody></table>
 <h2>Largest entries</h2>
 <table><thead><tr><th>entry</th><th>role</th><th>category</th><th class="n">tokens</th><th>preview</th></tr></thead><tbody data-testid="largest-rows"></tbody></table>
 <h2>Damage after compaction</h2>
 <table><thead><tr><th>kind</th><th class="n">step</th><th class="n">compaction step</th><th>call</th></tr></thead><tbody data-testid="damage-rows"></tbody></table>
-<script type="application/json" id="report-data">${embed({ report, largest, categories: Measurement.categories, colours: COLOURS })}</script>
+<script type="application/json" id="report-data">${embed({ report, largest, categories: Measurement.categories, labels: categoryLabels, colours: COLOURS })}</script>
 <script>${chartJs()}</script>
 <script>${APP}</script>
 </body></html>

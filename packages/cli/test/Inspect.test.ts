@@ -140,6 +140,25 @@ describe("context-engine inspect", { timeout: 60_000 }, () => {
     )
   })
 
+  it("reports framing as its own category: no assistant message means no assistant text", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ce-inspect-"))
+    const file = join(dir, "no-assistant.json")
+    const messages = [
+      { role: "system", content: "You are terse." },
+      { role: "user", content: "hello" }
+    ]
+    writeFileSync(file, JSON.stringify({ messages }))
+    // gpt-4o counts exactly with o200k_base. OpenAI cookbook "How to count tokens with tiktoken":
+    // 3 tokens frame each message and 3 prime the reply: 3 + 3 + 3 = 9. "You are terse." is 4
+    // o200k_base tokens (3575, 553, 28410, 13), "hello" 1 (24912).
+    const report = await inspectJson(file, { model: "gpt-4o" })
+    expect(report.fullHistory.byCategory).toMatchObject({ assistantText: 0, framing: 9, system: 4, userText: 1 })
+    expect(report.fullHistory.inputTokens).toBe(14)
+    const { output } = await Inspect.run(file, { model: "gpt-4o" }, quiet)
+    expect(output).toMatch(/message framing\s+9\s/)
+    expect(output).not.toMatch(/assistant text/)
+  })
+
   it("numbers a one-line broken JSON file's error on line 1", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ce-inspect-"))
     const file = join(dir, "broken.json")

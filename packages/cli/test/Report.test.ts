@@ -62,6 +62,10 @@ describe("context-engine report in headless Chromium", { timeout: 180_000 }, () 
     expect(await text("rereads")).toBe(fmt(report.damage.rereads.length))
     expect(await page.locator('[data-testid="compaction-rows"] tr[data-step]').count()).toBe(report.compactions.length)
     expect(await page.locator('[data-testid="largest-rows"] tr').count()).toBe(largest.length)
+    // The checkpoint column shows the checkpoint's own tokens, not the request size after compaction.
+    expect(await page.locator('[data-testid="checkpoint-tokens"]').allTextContents()).toEqual(
+      report.compactions.map((compaction) => (compaction.checkpoint ? fmt(compaction.checkpoint.tokens) : "–"))
+    )
     // Evaluated in the page (a string: the test's TypeScript has no DOM types).
     const chart = (await page.evaluate(`(() => {
       const canvas = document.getElementById("chart")
@@ -74,6 +78,8 @@ describe("context-engine report in headless Chromium", { timeout: 180_000 }, () 
     })()`)) as { width: number; labels: number; datasets: Array<{ label: string; data: Array<number> }> }
     expect(chart.width).toBeGreaterThan(0)
     expect(chart.labels).toBe(report.steps.length)
+    // Framing is its own series in the chart, named in words.
+    expect(chart.datasets.map((set) => set.label)).toContain("message framing")
     const sums = report.steps.map((_, index) =>
       chart.datasets.filter((set) => set.label !== "budget").reduce((sum, set) => sum + (set.data[index] ?? 0), 0)
     )

@@ -54,6 +54,49 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
       expect(output).toContain(heading)
   })
 
+  it("explains in words what the next request holds: the kept tail, what the checkpoint stands in for, the output file", async () => {
+    const { output, report } = await first
+    const { keptTail, checkpoint, transcriptMessages, notSentMessages, dropped } = report!.handoff
+    // SOURCES.md: the pi session has 990 messages, none of them system messages.
+    expect(transcriptMessages).toBe(990)
+    expect(dropped).toBeNull()
+    expect(checkpoint).toMatchObject({ written: true, generation: 3 })
+    // The request is the checkpoint, the kept tail and the 3 tokens priming the reply (no system prompt or tools here).
+    expect(keptTail.tokens + checkpoint!.tokens + 3).toBe(report!.tokens.after.input)
+    // Everything not sent is older than the tail (the checkpoint stands in for it) or an empty message inside it.
+    expect(checkpoint!.standsInForMessages + keptTail.leftOutMessages).toBe(notSentMessages)
+    const written = JSON.parse(readFileSync(out, "utf8")) as { messages: Array<unknown> }
+    expect(written.messages).toHaveLength(keptTail.messages + 1)
+    const fmt = (value: number) => value.toLocaleString("en-US")
+    expect(output).toContain(
+      `Kept tail: the newest ${fmt(keptTail.messages)} messages (${keptTail.firstEntryId} … ${keptTail.lastEntryId}, ${fmt(keptTail.tokens)} tokens), sent word for word`
+    )
+    expect(output).toContain(
+      `Checkpoint 3 (${fmt(checkpoint!.tokens)} tokens) stands in for ${fmt(checkpoint!.standsInForMessages)} older messages: it summarizes ${report!.cutPoint!.coveredFromEntryId} … ${report!.cutPoint!.coveredToEntryId} and takes the place of checkpoint 2`
+    )
+    expect(output).toContain("Nothing is deleted: the transcript file is not changed.")
+    expect(output).toContain(`Wrote ${out}:`)
+    expect(output).toContain("entriesToAppend: the checkpoint and the stages' edits; append them to the transcript")
+  })
+
+  it("with a sliding window, says which messages were dropped with no summary and what the recorded checkpoint covers", async () => {
+    const { output, report } = await Compact.run(pi, { engine: "sliding-window", model: "gpt-4o" }, quiet)
+    const { keptTail, checkpoint, transcriptMessages, dropped } = report!.handoff
+    // pi's own second compaction (inspect: "#2 pi:629 … kept from pi:552") still stands in for what came before pi:552.
+    expect(checkpoint).toMatchObject({ written: false, generation: 2 })
+    expect(dropped?.firstEntryId).toBe("pi:552")
+    expect(
+      checkpoint!.standsInForMessages +
+        dropped!.messages +
+        keptTail.leftOutMessages +
+        (transcriptMessages - report!.handoff.notSentMessages)
+    ).toBe(990)
+    expect(output).toContain(
+      `Dropped: ${dropped!.messages} messages (pi:552 … ${dropped!.lastEntryId}, whole turns, oldest first)`
+    )
+    expect(output).toContain("Nothing was written: add --out FILE")
+  })
+
   it("--out writes ModelMessage[] with the checkpoint before the latest user message, plus checkpoint and report", async () => {
     await first
     const written = JSON.parse(readFileSync(out, "utf8")) as {

@@ -21,7 +21,7 @@
 import { Effect, Stream } from "effect"
 import * as ActiveView from "./ActiveView.ts"
 import type { CheckpointEntry, Entry } from "./Entry.ts"
-import { CURRENT_SCHEMA_VERSION } from "./Entry.ts"
+import { make as makeEntry } from "./Entry.ts"
 import { CheckpointConflict, InvalidInput, TranscriptCorrupt, TranscriptStoreFailed } from "./Errors.ts"
 import type { Backend, Transaction } from "./TranscriptBackend.ts"
 import { makeMutex } from "./TranscriptBackend.ts"
@@ -312,14 +312,10 @@ export const make = (backend: Backend): Service => {
             detail: `${checkpointEntryId} is not a checkpoint stored in session ${sessionId}`
           })
         }
-        const event: Entry = {
-          id: `rollback-${crypto.randomUUID()}`,
-          parentId: index.lastEntryId,
-          timestamp: new Date().toISOString(),
-          schemaVersion: CURRENT_SCHEMA_VERSION,
-          kind: "event",
-          event: { name: ActiveView.ROLLBACK_EVENT, data: { checkpointEntryId } }
-        }
+        const event: Entry = makeEntry(
+          { id: `rollback-${crypto.randomUUID()}`, parentId: index.lastEntryId, timestamp: new Date().toISOString() },
+          { kind: "event", event: { name: ActiveView.ROLLBACK_EVENT, data: { checkpointEntryId } } }
+        )
         const eventText = encodeEntry(event)
         index.cursor = await write(index.cursor, [eventText])
         TranscriptIndex.record(index, event, eventText)

@@ -245,7 +245,7 @@ const QUOTE_OVERLAP = 0.9
 /**
  * Runs every check. Never fails: a failing check is reported, with what is
  * missing in `missing` (prefixed `identifier:`, `section:`, `ask:`, `file:`,
- * `action:`).
+ * `action:`, `foreign-ask:`, `degenerate:`).
  *
  * @category validation
  */
@@ -294,6 +294,7 @@ export const validate = (input: ValidationInput): ValidationReport => {
 
   // not-degenerate
   const degenerate = DegenerateSummary.of(checkpoint)
+  if (degenerate) missing.push(`degenerate:${degenerate}`)
   checks.push(check("not-degenerate", degenerate === undefined, degenerate ?? "ok"))
 
   // latest-user-ask

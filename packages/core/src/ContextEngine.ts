@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import type { Budget } from "./Budget.ts"
 import type { Checkpoint, ValidationReport } from "./Checkpoint.ts"
 import type { ContextView, ToolDefinition } from "./ContextView.ts"
@@ -41,6 +41,13 @@ export interface EngineInput {
   readonly policy: ModelPolicy
   /** Compaction was requested explicitly (e.g. `/compact`). */
   readonly manual?: boolean
+  /**
+   * Instructions for the summary (`/compact <instructions>`): handed to the
+   * summarizer apart from the conversation, to steer what the checkpoint
+   * keeps; never the goal, an ask or a next step (shared case C18).
+   * Summarizers that cannot follow instructions (the offline one) ignore them.
+   */
+  readonly compactInstructions?: string
   /**
    * Run only the deterministic tiers (no summarizer, no checkpoint): the
    * `advisory` rollout mode. Engines without a summarizer ignore it.
@@ -223,6 +230,28 @@ export type AsyncContextEngine = {
   readonly name: string
   readonly engine: ContextEngine
 }
+
+/**
+ * Service tag for the session's {@link ContextEngine}, provided by an
+ * engine's `layer` (e.g. `TieredSummaryEngine.layer`, which builds the
+ * engine from the summarizer and measurer services in context).
+ *
+ * @example
+ * ```ts
+ * import { ContextEngine } from "@context-engine/core"
+ * import { Effect } from "effect"
+ * const shouldCompact = (input: ContextEngine.EngineInput) =>
+ *   Effect.gen(function* () {
+ *     const engine = yield* ContextEngine.ContextEngineService
+ *     return yield* engine.shouldCompact(input)
+ *   })
+ * ```
+ *
+ * @category services
+ */
+export class ContextEngineService extends Context.Service<ContextEngineService, ContextEngine>()(
+  "@context-engine/core/ContextEngine"
+) {}
 
 /**
  * Wraps an engine in its Promise face. `measure` and `compact` run inside

@@ -29,9 +29,38 @@ export const ERROR_PREFIX_CHARS = 60
 
 const unique = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
 
+/** The last step of a shell command chain (`a && b; c` → `c`): the step a failure most likely comes from. */
+const lastStep = (command: string): string =>
+  command
+    .split(/&&|\|\||;/)
+    .at(-1)!
+    .trim()
+
 /**
- * Errors of failed side-effect calls that no later successful call with the
- * same command or path repaired, latest last.
+ * Whether the failed call `actions[index]` was superseded by a later call: one
+ * with the same command or path (if it failed too, its own error is the one
+ * that counts), or a later successful command that runs the failed chain's
+ * last step again (`pnpm add x && pnpm tsc` failing, then `pnpm tsc && pnpm
+ * test` passing).
+ *
+ * @category analysis
+ */
+export const isSuperseded = (actions: ReadonlyArray<ToolActions.Action>, index: number): boolean => {
+  const action = actions[index]!
+  const target = action.command ?? action.path ?? action.toolName
+  const step = action.command === undefined ? "" : lastStep(action.command)
+  return actions
+    .slice(index + 1)
+    .some(
+      (later) =>
+        (later.command ?? later.path ?? later.toolName) === target ||
+        (later.outcome._tag === "ok" && step.length > 0 && later.command?.includes(step) === true)
+    )
+}
+
+/**
+ * Errors of failed side-effect calls that no later call superseded
+ * ({@link isSuperseded}), latest last.
  *
  * @category analysis
  */
@@ -39,11 +68,8 @@ export const unresolvedErrors = (actions: ReadonlyArray<ToolActions.Action>): Ar
   const out: Array<string> = []
   actions.forEach((action, index) => {
     if (action.outcome._tag !== "failed" || !ToolActions.isSideEffect(action)) return
-    const target = action.command ?? action.path ?? action.toolName
-    const repaired = actions
-      .slice(index + 1)
-      .some((later) => later.outcome._tag === "ok" && (later.command ?? later.path ?? later.toolName) === target)
-    if (!repaired) out.push(action.outcome.error.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS))
+    if (!isSuperseded(actions, index))
+      out.push(action.outcome.error.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS))
   })
   return unique(out).slice(-MAX_UNRESOLVED_ERRORS)
 }

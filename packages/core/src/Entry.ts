@@ -110,3 +110,87 @@ export type Transcript = typeof Transcript.Type
 export const isMessageEntry = (entry: Entry): entry is MessageEntry => entry.kind === "message"
 /** @category guards */
 export const isCheckpointEntry = (entry: Entry): entry is CheckpointEntry => entry.kind === "checkpoint"
+
+/**
+ * What every entry carries besides its kind and the schema version: `id`,
+ * `parentId` (the entry it follows, null for the first), `timestamp` (ISO
+ * 8601) and optional `meta`.
+ *
+ * @category models
+ */
+export interface Header {
+  readonly id: string
+  readonly parentId: string | null
+  readonly timestamp: string
+  readonly meta?: JsonObject | undefined
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/**
+ * An entry's kind and payload: `{ kind: "edit", edit }`, `{ kind: "event",
+ * event }`, ….
+ *
+ * @category models
+ */
+export type Body = DistributiveOmit<Entry, "id" | "parentId" | "timestamp" | "schemaVersion" | "meta">
+
+/** The entry type of a kind, e.g. `OfKind<"edit">` is {@link EditEntry}. @category models */
+export type OfKind<K extends Entry["kind"]> = Extract<Entry, { readonly kind: K }>
+
+/**
+ * Builds an entry: the one place that writes `schemaVersion`
+ * ({@link CURRENT_SCHEMA_VERSION}). Keys come in the order the transcript
+ * files show them: id, parentId, timestamp, schemaVersion, meta (only when
+ * given and not empty), then the body.
+ *
+ * @example
+ * ```ts
+ * import { Entry } from "@context-engine/core"
+ * const entry = Entry.make(
+ *   { id: "m1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z" },
+ *   { kind: "message", message: { role: "user", content: "hi" } }
+ * )
+ * entry.schemaVersion // 1
+ * ```
+ *
+ * @category constructors
+ */
+export const make = <B extends Body>(header: Header, body: B): OfKind<B["kind"]> =>
+  ({
+    id: header.id,
+    parentId: header.parentId,
+    timestamp: header.timestamp,
+    schemaVersion: CURRENT_SCHEMA_VERSION,
+    ...(header.meta !== undefined && Object.keys(header.meta).length > 0 ? { meta: header.meta } : {}),
+    ...body
+  }) as unknown as OfKind<B["kind"]>
+
+/**
+ * Builds entries that follow each other: the first after `parentId`, each
+ * next one after the previous; all with `timestamp`.
+ *
+ * @example
+ * ```ts
+ * import { Entry } from "@context-engine/core"
+ * const [a, b] = Entry.chain("m1", "2026-01-01T00:00:00.000Z", [
+ *   { id: "e1", body: { kind: "event", event: { name: "x" } } },
+ *   { id: "e2", body: { kind: "event", event: { name: "y" } } }
+ * ])
+ * b!.parentId // "e1"
+ * ```
+ *
+ * @category constructors
+ */
+export const chain = <B extends Body>(
+  parentId: string | null,
+  timestamp: string,
+  items: ReadonlyArray<{ readonly id: string; readonly body: B }>
+): Array<OfKind<B["kind"]>> => {
+  let parent = parentId
+  return items.map(({ id, body }) => {
+    const entry = make({ id, parentId: parent, timestamp }, body)
+    parent = id
+    return entry
+  })
+}

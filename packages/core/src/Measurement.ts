@@ -7,7 +7,13 @@
 import { Schema } from "effect"
 
 /**
- * Categories a request's tokens are split into.
+ * Categories a request's tokens are split into. Content categories count the
+ * text of messages by role or source; `framing` counts what the chat format
+ * adds around them: the per-message wrapper of every message and the reply
+ * priming once per request (`MessageTokens.messageFramingTokens`,
+ * `MessageTokens.replyPrimingTokens`). The wrapper of tool definitions is
+ * counted in `toolSchemas` (it exists only with tools; see
+ * `Measurer.toolFramingTokens`).
  *
  * @category schemas
  */
@@ -22,6 +28,7 @@ export const Category = Schema.Literals([
   "media",
   "checkpoint",
   "memory",
+  "framing",
   "reservedOutput"
 ])
 /** @category models */
@@ -46,6 +53,7 @@ export const CategoryCounts = Schema.Struct({
   media: Schema.Number,
   checkpoint: Schema.Number,
   memory: Schema.Number,
+  framing: Schema.Number,
   reservedOutput: Schema.Number
 })
 /** @category models */
@@ -63,6 +71,7 @@ export const zeroCounts = (): { -readonly [K in Category]: number } => ({
   media: 0,
   checkpoint: 0,
   memory: 0,
+  framing: 0,
   reservedOutput: 0
 })
 

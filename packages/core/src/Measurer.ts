@@ -40,7 +40,7 @@ export type MessageCounter = (
  */
 export interface Measurer {
   readonly tokenizer: Tokenizer
-  /** Tokens of one message (including per-message framing), by category. */
+  /** Tokens of one message by category, its per-message framing under `framing`. */
   readonly countMessage: MessageCounter
   /** Total tokens of one message (`position` as in {@link MessageCounter}). */
   readonly messageTokens: (message: Message, source?: ItemSource, position?: ReasoningTokens.Position) => number
@@ -373,7 +373,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     const unknownImages = sums.unknownImages(end)
     const estimatedFiles = sums.estimatedFiles(end)
     prefix.toolSchemas += toolSchemaTokens(view.tools)
-    prefix.assistantText += replyPriming
+    prefix.framing += replyPriming
     const inputCategories = categories.filter((category) => category !== "reservedOutput")
     const byCategory = zeroCounts()
     if (anchorIndex >= 0) {

@@ -18,6 +18,7 @@ import type { Tokenizer } from "./Tokenizer.ts"
  * with tiktoken" (`tokens_per_message = 3` for gpt-3.5-turbo-0613, gpt-4 and
  * gpt-4o: `<|start|>{role}<|message|>…<|end|>`). Other providers wrap
  * messages similarly and publish no number; the same 3 is used for them.
+ * Reported in the `framing` category.
  *
  * @category constants
  */
@@ -26,7 +27,7 @@ export const messageFramingTokens = 3
 /**
  * Tokens priming the reply (`<|start|>assistant<|message|>`), counted once
  * per request: 3, from the same cookbook ("every reply is primed with
- * <|start|>assistant<|message|>"). Reported in the `assistantText` category.
+ * <|start|>assistant<|message|>"). Reported in the `framing` category.
  *
  * @category constants
  */
@@ -57,7 +58,7 @@ export interface Options {
  * @category models
  */
 export interface MessageCount {
-  /** Tokens by category, framing included; categories with 0 tokens are omitted. */
+  /** Tokens by category, the message's framing under `framing`; categories with 0 tokens are omitted. */
   readonly byCategory: Partial<Record<Category, number>>
   /** Sum of `byCategory`. */
   readonly totalTokens: number
@@ -232,8 +233,8 @@ const part = (acc: Accumulator, options: Options, p: ContentPart, text: Category
 }
 
 /**
- * The category a message's text and framing belong to: `checkpoint` /
- * `memory` for items from those sources, otherwise by role.
+ * The category a message's text belongs to: `checkpoint` / `memory` for
+ * items from those sources, otherwise by role. (Its framing is `framing`.)
  *
  * @category counting
  */
@@ -254,7 +255,7 @@ export const textCategory = (message: Message, source: ItemSource | undefined): 
 
 /**
  * Counts one message: each part's text with the tokenizer, media by pixels,
- * plus {@link messageFramingTokens} in the message's text category.
+ * plus {@link messageFramingTokens} in the `framing` category.
  *
  * @category counting
  */
@@ -264,7 +265,7 @@ export const count = (message: Message, source: ItemSource | undefined, options:
   const override = source === "checkpoint" || source === "memory"
   if (typeof message.content === "string") add(acc, category, options.tokenizer.count(message.content))
   else for (const p of message.content as ReadonlyArray<ContentPart>) part(acc, options, p, category, override)
-  add(acc, category, options.messageFramingTokens ?? messageFramingTokens)
+  add(acc, "framing", options.messageFramingTokens ?? messageFramingTokens)
   let totalTokens = 0
   for (const tokens of Object.values(acc.byCategory)) totalTokens += tokens ?? 0
   return {

@@ -8,7 +8,7 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
-import { CURRENT_SCHEMA_VERSION, type Entry, type EventEntry } from "./Entry.ts"
+import { type Entry, type EventEntry, make as makeEntry } from "./Entry.ts"
 
 /**
  * The event name.
@@ -48,14 +48,7 @@ export type Data = typeof Data.Type
 export const make = (
   header: { readonly id: string; readonly parentId: string | null; readonly timestamp: string },
   data: Data
-): EventEntry => ({
-  id: header.id,
-  parentId: header.parentId,
-  timestamp: header.timestamp,
-  schemaVersion: CURRENT_SCHEMA_VERSION,
-  kind: "event",
-  event: { name: NAME, data }
-})
+): EventEntry => makeEntry(header, { kind: "event", event: { name: NAME, data } })
 
 const decodeData = Schema.decodeUnknownOption(Data)
 

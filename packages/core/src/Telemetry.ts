@@ -8,7 +8,9 @@
  * Spans (tracer `@context-engine/core`):
  * - `context_engine.measure` — tokens per category of one request;
  * - `context_engine.compact` — one compaction: tokens before/after per
- *   category, discarded entries, kept tokens, fixed overhead, checkpoint
+ *   category (`framing` is its own category: per-message wrappers and reply
+ *   priming), discarded entries, kept tokens (content of the kept messages,
+ *   framing excluded), fixed overhead, checkpoint
  *   generation, stages, failures; children `context_engine.stage` (one per
  *   stage, with its own tokens and duration), `context_engine.summarize` and
  *   `context_engine.validate`.
@@ -197,7 +199,7 @@ export const recordCompaction = (span: Span, input: EngineInput, result: Compact
     "context_engine.budget_tokens": result.after.budgetTokens,
     "context_engine.discarded_entries": dropped.length,
     "context_engine.kept_entries": kept.length,
-    "context_engine.kept_tokens": result.after.inputTokens - after.checkpoint - fixedOverhead,
+    "context_engine.kept_tokens": result.after.inputTokens - after.checkpoint - fixedOverhead - after.framing,
     "context_engine.fixed_overhead_tokens": fixedOverhead,
     "context_engine.stages": result.stages.filter((stage) => stage.status === "applied").map((stage) => stage.stage),
     "context_engine.fits": result.fits,

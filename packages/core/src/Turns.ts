@@ -105,6 +105,15 @@ export const turns = (items: ReadonlyArray<Pick<ViewItem, "message">>): Array<Sp
 }
 
 /**
+ * Whether a user message is the user's words for {@link latestUserIndex}:
+ * speech (`UserSpeech.isSpeech`) or a message without text (an image).
+ *
+ * @category guards
+ */
+export const isUserWords = (message: Message): boolean =>
+  message.role === "user" && (UserSpeech.isSpeech(message) || UserSpeech.userText(message).trim().length === 0)
+
+/**
  * Index of the latest user message that is not data (`UserSpeech.classify`:
  * the user's words, or a message without text such as an image), or, when
  * every user message is data, of the latest user message; -1 when there is
@@ -120,7 +129,7 @@ export const latestUserIndex = (items: ReadonlyArray<Pick<ViewItem, "message">>)
   for (let index = items.length - 1; index >= 0; index--) {
     const message = items[index]!.message
     if (message.role !== "user") continue
-    if (UserSpeech.isSpeech(message) || UserSpeech.userText(message).trim().length === 0) return index
+    if (isUserWords(message)) return index
     if (fallback === -1) fallback = index
   }
   return fallback

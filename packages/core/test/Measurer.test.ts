@@ -131,7 +131,8 @@ describe("Measurer", () => {
     const counts = measurer.countMessage(assistant)
     // An Anthropic signature verifies the block; it is not text the model reads (ReasoningTokens).
     expect(counts.reasoning).toBe(o200k.count("Think about the plan."))
-    expect(counts.assistantText).toBe(o200k.count("Here is the plan.") + MessageTokens.messageFramingTokens)
+    expect(counts.assistantText).toBe(o200k.count("Here is the plan."))
+    expect(counts.framing).toBe(MessageTokens.messageFramingTokens)
     expect(counts.toolCalls).toBeGreaterThanOrEqual(o200k.count("read") + o200k.count('{"path":"src/index.ts"}'))
     const result: Message = {
       role: "tool",
@@ -146,8 +147,25 @@ describe("Measurer", () => {
     }
     expect(measurer.countMessage(result).toolResults).toBeGreaterThan(o200k.count("x".repeat(400)))
     const summary: Message = { role: "user", content: "Checkpoint: goals, decisions, next steps." }
-    expect(Object.keys(measurer.countMessage(summary, "checkpoint"))).toEqual(["checkpoint"])
-    expect(Object.keys(measurer.countMessage(summary, "memory"))).toEqual(["memory"])
+    expect(Object.keys(measurer.countMessage(summary, "checkpoint"))).toEqual(["checkpoint", "framing"])
+    expect(Object.keys(measurer.countMessage(summary, "memory"))).toEqual(["memory", "framing"])
+  })
+
+  it("reports framing as its own category: a view with no assistant message has 0 assistant text", () => {
+    // OpenAI cookbook "How to count tokens with tiktoken": 3 tokens per message
+    // (<|start|>{role}<|message|>…<|end|>) and 3 priming the reply, so a system
+    // and a user message carry 3 + 3 + 3 = 9 framing tokens. "hello" is one
+    // o200k_base token (id 24912), "You are terse." four (3575, 553, 28410, 13).
+    const view = ContextView.fromMessages([
+      { role: "system", content: "You are terse." },
+      { role: "user", content: "hello" }
+    ])
+    const { byCategory, inputTokens } = Measurer.make(o200k).measure(view)
+    expect(byCategory.assistantText).toBe(0)
+    expect(byCategory.framing).toBe(9)
+    expect(byCategory.userText).toBe(1)
+    expect(byCategory.system).toBe(4)
+    expect(inputTokens).toBe(14)
   })
 
   it("counts tool schemas as fixed overhead that grows with the schema", () => {

@@ -33,7 +33,7 @@ import {
   Measurer,
   Tokenizers
 } from "@context-engine/core"
-import { Pipeline, Tiers } from "@context-engine/strategies"
+import { IncrementalNormalization, Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
 
 /**
@@ -139,6 +139,11 @@ export interface Kernel {
     targetTokens: number,
     protectLatestUserMessage?: boolean
   ) => Pipeline.Result
+  /**
+   * The prepared view normalized (pairing repaired, empty messages dropped) as the pipeline's normalize stage
+   * does, with its measurement; incremental across steps of one session (`IncrementalNormalization`).
+   */
+  readonly normalize: (prepared: Prepared) => IncrementalNormalization.Normalized
   readonly editEntries: (
     input: ContextEngine.EngineInput,
     edits: ReadonlyArray<ViewEdit.ViewEdit>,
@@ -304,25 +309,21 @@ export const kernel = (
 
   const editEntries: Kernel["editEntries"] = (input, edits, timestamp, after = []) => {
     const lastId = input.entries.at(-1)?.id ?? "root"
-    let parentId: string | null = after.at(-1)?.id ?? input.entries.at(-1)?.id ?? null
-    return edits.map((edit, index) => {
-      const id = editEntryId(lastId, index)
-      const entry: EntryType.EditEntry = {
-        id,
-        parentId,
-        timestamp,
-        schemaVersion: Entry.CURRENT_SCHEMA_VERSION,
-        kind: "edit",
-        edit
-      }
-      parentId = id
-      return entry
-    })
+    return Entry.chain(
+      after.at(-1)?.id ?? input.entries.at(-1)?.id ?? null,
+      timestamp,
+      edits.map((edit, index) => ({ id: editEntryId(lastId, index), body: { kind: "edit" as const, edit } }))
+    )
   }
+
+  const incremental = IncrementalNormalization.make()
+  const normalize: Kernel["normalize"] = (prepared) =>
+    incremental(prepared.view, prepared.measurer, prepared.measurement)
 
   return {
     measurerFor,
     prepare,
+    normalize,
     reasons,
     targets,
     ladder,
@@ -373,8 +374,9 @@ export const make = (core: ReturnType<typeof kernel>, configuration: Configurati
     assembleContext: (input) =>
       Effect.sync(() => {
         const prepared = core.prepare(input)
-        // Pairing repair and empty-message removal apply to every request, compacted or not.
-        const normalized = core.run(input, { ...prepared, checkpoint: undefined }, [], Number.POSITIVE_INFINITY)
+        // Pairing repair and empty-message removal apply to every request, compacted or not; incrementally, so a
+        // step costs what it appends (the same view and measurement as the pipeline's normalize stage).
+        const normalized = core.normalize(prepared)
         return {
           messages: ContextView.toMessages(normalized.view),
           view: normalized.view,

@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { type Entry, Memory, PluginGuard } from "@context-engine/core"
+import { Entry, Memory, PluginGuard } from "@context-engine/core"
 import { Effect } from "effect"
 import type { MemoryExtractor } from "./MemoryExtractor.ts"
 import type { CoveredItem } from "./Summarizer.ts"
@@ -106,41 +106,58 @@ export const run = (request: FlushRequest): Effect.Effect<FlushResult> =>
       )
     )
     if (extracted._tag === "Failure") return { entries: [], skipped: "extractor-failed", error: extracted.failure }
-    const base = { timestamp: request.timestamp, schemaVersion: 1 as const }
-    let parentId = request.parentId
-    const records: Array<Entry.MemoryEntry> = extracted.success.map((candidate, index) => {
-      const id = `memory:${request.cycle}:${toEntryId}:${index}`
-      const entry: Entry.MemoryEntry = {
-        id,
-        parentId,
-        ...base,
-        kind: "memory",
-        memory: {
-          text: candidate.text,
-          scope: candidate.scope,
-          sourceEntryIds: [...candidate.sourceEntryIds],
-          ...(candidate.key !== undefined ? { key: candidate.key } : {}),
-          ...(candidate.supersedes && candidate.supersedes.length > 0 ? { supersedes: [...candidate.supersedes] } : {}),
-          cycle: request.cycle
+    const records = Entry.chain(
+      request.parentId,
+      request.timestamp,
+      extracted.success.map((candidate, index) => ({
+        id: `memory:${request.cycle}:${toEntryId}:${index}`,
+        body: {
+          kind: "memory" as const,
+          memory: {
+            text: candidate.text,
+            scope: candidate.scope,
+            sourceEntryIds: [...candidate.sourceEntryIds],
+            ...(candidate.key !== undefined ? { key: candidate.key } : {}),
+            ...(candidate.supersedes && candidate.supersedes.length > 0
+              ? { supersedes: [...candidate.supersedes] }
+              : {}),
+            cycle: request.cycle
+          }
+        }
+      }))
+    )
+    const event = Entry.make(
+      {
+        id: `memory-flush:${request.cycle}:${toEntryId}`,
+        parentId: records.at(-1)?.id ?? request.parentId,
+        timestamp: request.timestamp
+      },
+      {
+        kind: "event",
+        event: {
+          name: Memory.MEMORY_FLUSH_EVENT,
+          data: {
+            cycle: request.cycle,
+            extractor: request.extractor.name,
+            memoryEntryIds: records.map((entry) => entry.id),
+            coveredToEntryId: toEntryId
+          }
         }
       }
-      parentId = id
-      return entry
-    })
-    const event: Entry.EventEntry = {
-      id: `memory-flush:${request.cycle}:${toEntryId}`,
-      parentId,
-      ...base,
-      kind: "event",
-      event: {
-        name: Memory.MEMORY_FLUSH_EVENT,
-        data: {
-          cycle: request.cycle,
-          extractor: request.extractor.name,
-          memoryEntryIds: records.map((entry) => entry.id),
-          coveredToEntryId: toEntryId
-        }
-      }
-    }
+    )
     return { entries: [...records, event] }
   })
+
+/**
+ * The flush's outcome as the checkpoint stage's note suffix: `; memory flush
+ * <skipped reason>`, `; memory flush: <n> records` (the last entry is the
+ * flush event), or nothing when there was nothing to flush.
+ *
+ * @category constructors
+ */
+export const note = (flush: FlushResult): string =>
+  flush.skipped !== undefined
+    ? `; memory flush ${flush.skipped}`
+    : flush.entries.length > 0
+      ? `; memory flush: ${flush.entries.length - 1} records`
+      : ""

@@ -31,7 +31,7 @@
  *
  * @since 0.1.0
  */
-import { Budget, ContextEngine, EngineInput, type Entry, type Message, type ModelPolicy } from "@context-engine/core"
+import { Budget, ContextEngine, EngineInput, Entry, type Message, type ModelPolicy } from "@context-engine/core"
 import { Effect } from "effect"
 
 /**
@@ -317,19 +317,18 @@ export const make = (options: Options): ProviderNativeEngine => {
     const bridge: ReadonlyArray<Entry.Entry> =
       latestProvider === "anthropic" && first.message.role !== "user"
         ? [
-            {
-              id: `${first.id}:native-bridge`,
-              parentId: head.at(-1)?.id ?? null,
-              timestamp: first.timestamp,
-              schemaVersion: 1,
-              kind: "message",
-              message: {
-                role: "user",
-                content: [
-                  { type: "text", text: "[Earlier conversation was compacted by the provider; its summary follows.]" }
-                ]
+            Entry.make(
+              { id: `${first.id}:native-bridge`, parentId: head.at(-1)?.id ?? null, timestamp: first.timestamp },
+              {
+                kind: "message",
+                message: {
+                  role: "user",
+                  content: [
+                    { type: "text", text: "[Earlier conversation was compacted by the provider; its summary follows.]" }
+                  ]
+                }
               }
-            }
+            )
           ]
         : []
     return [...head, ...bridge, ...tail]
@@ -367,14 +366,15 @@ export const make = (options: Options): ProviderNativeEngine => {
     let parentId = input.entries.at(-1)?.id ?? null
     const event = (name: string, data: Record<string, unknown>): void => {
       const id = ids.nextId()
-      entries.push({
-        id,
-        parentId,
-        timestamp: ids.timestamp,
-        schemaVersion: 1,
-        kind: "event",
-        event: { name, data: { provider, model: input.policy.model, ...data } as Message.JsonValue }
-      })
+      entries.push(
+        Entry.make(
+          { id, parentId, timestamp: ids.timestamp },
+          {
+            kind: "event",
+            event: { name, data: { provider, model: input.policy.model, ...data } as Message.JsonValue }
+          }
+        )
+      )
       parentId = id
     }
     const metadata = isRecord(response.providerMetadata?.[provider]) ? response.providerMetadata[provider] : undefined

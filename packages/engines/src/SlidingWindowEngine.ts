@@ -36,9 +36,9 @@
  */
 
 import type { Checkpoint, ContextView as ContextViewType } from "@context-engine/core"
-import { ActiveView, Budget, ContextEngine, ContextView } from "@context-engine/core"
+import { ActiveView, Budget, ContextEngine, ContextView, Measurer } from "@context-engine/core"
 import { Invariants, Pipeline, SlidingWindow } from "@context-engine/strategies"
-import { Effect } from "effect"
+import { Effect, Layer, Option } from "effect"
 import * as Engine from "./Engine.ts"
 
 /**
@@ -198,6 +198,29 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
 
   return Engine.make(core, { name: NAME, plan, compact, validate })
 }
+
+/**
+ * Provides `ContextEngine.ContextEngineService`: the engine, with the
+ * `Measurer.MeasurerService` in context as its measurer for every policy when
+ * one is provided (one tokenizer; without it, one measurer per policy's
+ * tokenizer). `options.measurer` is ignored in favour of the service.
+ *
+ * @example
+ * ```ts
+ * import { SlidingWindowEngine } from "@context-engine/engines"
+ * const EngineLive = SlidingWindowEngine.layer()
+ * ```
+ *
+ * @category layers
+ */
+export const layer = (options: Omit<Options, "measurer"> = {}): Layer.Layer<ContextEngine.ContextEngineService> =>
+  Layer.effect(
+    ContextEngine.ContextEngineService,
+    Effect.gen(function* () {
+      const measurer = yield* Effect.serviceOption(Measurer.MeasurerService)
+      return make({ ...options, ...(Option.isSome(measurer) ? { measurer: () => measurer.value } : {}) })
+    })
+  )
 
 /**
  * The engine with its Promise face (`ContextEngine.toAsync`): same methods,

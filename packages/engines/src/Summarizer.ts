@@ -37,6 +37,8 @@ export interface RepairRequest {
   readonly attempt: Checkpoint.CheckpointContent
   readonly failedChecks: ReadonlyArray<string>
   readonly missing: ReadonlyArray<string>
+  /** The failed checks with the validator's detail (e.g. `"smaller-than-replaced": "2,400 tokens replace 1,900 tokens"`). */
+  readonly details?: ReadonlyArray<{ readonly name: string; readonly detail: string }> | undefined
 }
 
 /**
@@ -55,6 +57,12 @@ export interface SummarizeRequest {
   readonly maxTokens: number
   /** Counts tokens of a text in the target model's tokenizer. */
   readonly countTokens: (text: string) => number
+  /**
+   * Instructions for the summary from the caller (`/compact <instructions>`,
+   * `EngineInput.compactInstructions`): they steer what the checkpoint keeps
+   * and are never a task — not the goal, an ask or a next step (shared case C18).
+   */
+  readonly instructions?: string | undefined
   /** Set on the single repair retry after a failed validation. */
   readonly repair?: RepairRequest | undefined
   readonly signal?: AbortSignal | undefined

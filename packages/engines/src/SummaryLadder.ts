@@ -8,6 +8,11 @@
  *    summarizer, told the failed checks and exactly what is missing;
  * 3. if that fails too: the fallback summarizer, when there is one.
  *
+ * Every summary, whoever wrote it (model, hook), carries the cumulative
+ * artifact ledger: the engine re-attaches the previous checkpoint's ledger
+ * and the covered range's (`Ledger.carried`) — computed data, not the
+ * model's words. The offline summarizer builds the same ledger itself.
+ *
  * A summarizer that *fails* (throws, times out, aborts) ends the ladder at
  * once: the caller keeps the previous checkpoint and reduces
  * deterministically (shared case C05 — nothing is committed, and the next
@@ -17,6 +22,8 @@
  */
 import { type Checkpoint, CheckpointValidation, Errors, PluginGuard } from "@context-engine/core"
 import { Effect, Result } from "effect"
+import * as Ledger from "./checkpoint/Ledger.ts"
+import { previousContent } from "./checkpoint/Markdown.ts"
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "./Summarizer.ts"
 
 /**
@@ -119,6 +126,24 @@ const guarded = (
         : error
   )
 
+/**
+ * A summary with the cumulative ledger re-attached (the extractive
+ * summarizer's content already carries it, built from the same inputs).
+ */
+const withLedger = (result: SummarizeResult, request: SummarizeRequest): SummarizeResult =>
+  result.summarizer.kind === "extractive"
+    ? result
+    : {
+        ...result,
+        content: {
+          ...result.content,
+          artifacts: Ledger.carried(result.content, previousContent(request.previous), [
+            ...request.covered,
+            ...(request.turnPrefix ?? [])
+          ])
+        }
+      }
+
 interface Attempt<A> {
   readonly label: string
   readonly run: (previous: Built<A> | undefined) => Effect.Effect<SummarizeResult, Errors.SummarizerFailed>
@@ -162,7 +187,10 @@ export const run = <A>(input: Input<A>): Effect.Effect<Outcome<A>> =>
                     repair: {
                       attempt: previous!.checkpoint.content!,
                       failedChecks: CheckpointValidation.failedChecks(previous!.report),
-                      missing: previous!.report.missing
+                      missing: previous!.report.missing,
+                      details: previous!.report.checks
+                        .filter((check) => !check.ok)
+                        .map((check) => ({ name: check.name, detail: check.detail }))
                     }
                   },
                   input.timeoutMs
@@ -185,7 +213,7 @@ export const run = <A>(input: Input<A>): Effect.Effect<Outcome<A>> =>
           failures
         } as const
       }
-      const built = input.build(outcome.success)
+      const built = input.build(withLedger(outcome.success, request))
       tried.push(attempt.label)
       if (built.report.ok)
         return {

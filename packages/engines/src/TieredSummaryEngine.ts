@@ -40,46 +40,30 @@ import {
   ActiveView,
   Budget,
   type Checkpoint,
-  CheckpointRenderer,
-  CheckpointValidation,
   ContextEngine,
-  type ContextView,
-  type Entry,
   Errors,
-  type Measurement,
-  type Measurer,
-  type Message,
+  Measurer,
   type ModelPolicy,
-  PluginGuard,
+  type PluginGuard,
   type Strategy
 } from "@context-engine/core"
-import { Pipeline, Tiers } from "@context-engine/strategies"
-import { Effect } from "effect"
-import { type Hooks, malformedBeforeCompactResult } from "./CompactionHooks.ts"
-import * as CutPoint from "./CutPoint.ts"
+import { Pipeline, type Tiers } from "@context-engine/strategies"
+import { Effect, Layer, Option } from "effect"
+import { type Hooks, runAfterCompact } from "./CompactionHooks.ts"
+import type * as CutPoint from "./CutPoint.ts"
+import * as Build from "./checkpoint/Build.ts"
+import * as Commit from "./checkpoint/Commit.ts"
+import * as Prepare from "./checkpoint/Prepare.ts"
+import * as Reduce from "./checkpoint/Reduce.ts"
+import * as Summarize from "./checkpoint/Summarize.ts"
 import * as Engine from "./Engine.ts"
 import * as ExtractiveSummarizer from "./ExtractiveSummarizer.ts"
 import * as MemoryExtractor from "./MemoryExtractor.ts"
 import * as MemoryFlush from "./MemoryFlush.ts"
-import type { CoveredItem, SummarizeResult, Summarizer } from "./Summarizer.ts"
-import * as SummaryLadder from "./SummaryLadder.ts"
+import { type Summarizer, SummarizerService } from "./Summarizer.ts"
 
-/**
- * Share of `reserveTokens` a summary may use: Pi's `generateSummary` caps the
- * summary at `Math.floor(0.8 * reserveTokens)`.
- *
- * @category constants
- */
-export const SUMMARY_SHARE_OF_RESERVE = 0.8
-
-/**
- * Largest share of the conversation budget (`availableTokens`) a summary or
- * the kept tail may use — own choice, so small windows still leave room for
- * the other (Pi has no such cap; its windows are ≥ 128K).
- *
- * @category constants
- */
-export const MAX_SHARE_OF_AVAILABLE = { summary: 0.25, keepRecent: 0.5 } as const
+export { MAX_SHARE_OF_AVAILABLE, SUMMARY_SHARE_OF_RESERVE } from "./checkpoint/Prepare.ts"
+export { reductionStrategies } from "./checkpoint/Reduce.ts"
 
 /**
  * The low-water mark's default share, now the kernel's
@@ -149,64 +133,19 @@ export interface Options extends Omit<Engine.Options, "strategies"> {
  */
 export const NAME = "tiered-summary"
 
-const memoryNote = (flush: MemoryFlush.FlushResult): string =>
-  flush.skipped !== undefined
-    ? `; memory flush ${flush.skipped}`
-    : flush.entries.length > 0
-      ? `; memory flush: ${flush.entries.length - 1} records`
-      : ""
-
-const sum = (values: ReadonlyArray<number>): number => values.reduce((total, value) => total + value, 0)
-
-/**
- * The reduction used when no checkpoint can be written (DESIGN.md: "keep the
- * previous checkpoint and fall back to deterministic reduction"): the whole
- * deterministic ladder, `Tiers.withWindow` — the lossless stages with the
- * prompt-cache guard off and only the last tool result and assistant message
- * protected, then the sliding window, which drops the oldest whole turns
- * after the previous checkpoint (never a system message or the turn in
- * progress; the transcript keeps everything it drops).
- *
- * @category constructors
- */
-export const reductionStrategies = (
-  policy: ModelPolicy.ModelPolicy,
-  budget: Budget.Budget
-): ReadonlyArray<Strategy.Strategy> =>
-  Tiers.withWindow(policy, budget, {
-    toolTrim: { minReclaimTokens: 0, keepRecentToolResults: 1, keepLastAssistants: 1 },
-    slidingWindow: { minReclaimTokens: 0 }
-  }).map(keepingCheckpoint)
-
-/**
- * A strategy that never drops or rewrites the previous checkpoint: it sees
- * the checkpoint item as a system message, which the sliding window keeps in
- * place (and does not count as freed).
- */
-const keepingCheckpoint = (strategy: Strategy.Strategy): Strategy.Strategy => ({
-  ...strategy,
-  apply: (input) => {
-    const result = strategy.apply({
-      ...input,
-      view: {
-        ...input.view,
-        items: input.view.items.map((item) =>
-          item.source === "checkpoint"
-            ? { ...item, message: { ...item.message, role: "system" } as Message.Message }
-            : item
-        )
-      }
-    })
-    const checkpointIds = new Set(
-      input.view.items.flatMap((item) => (item.source === "checkpoint" ? [item.entryId] : []))
-    )
-    return { ...result, edits: result.edits.filter((edit) => !("entryId" in edit && checkpointIds.has(edit.entryId))) }
-  }
-})
+type Failure = Errors.SummarizerFailed | Errors.ValidationFailed | PluginGuard.PluginFailed
 
 /**
  * Creates the engine. One instance per session: `recordOutcome` state
  * (usage anchor, a pending overflow) lives in it.
+ *
+ * `compact` runs the checkpoint tier's phases in order, each a function of
+ * plain records (`checkpoint/`): {@link Prepare.prepare} (cut, covered
+ * range, split-turn prefix, pinned ask, tail, summary cap) →
+ * {@link Summarize.beforeCompact} and {@link Summarize.summarize} (hooks,
+ * then the ladder, each attempt {@link Build.build} + validated) →
+ * {@link Commit.commit}; or {@link Reduce.reduce} when no checkpoint can be
+ * written.
  *
  * @example
  * ```ts
@@ -224,23 +163,6 @@ const keepingCheckpoint = (strategy: Strategy.Strategy): Strategy.Strategy => ({
  *
  * @category constructors
  */
-/**
- * Id of the last of `items` that is a transcript entry. View items can be
- * synthesized (an "interrupted" result for a call without one, id
- * `ToolPairing.interruptedResultId`); a checkpoint that referenced one would
- * point at nothing the store or a rebuilt view knows.
- */
-const lastRealEntryId = (
-  entries: ReadonlyArray<{ readonly id: string }>,
-  items: ReadonlyArray<{ readonly entryId: string }>
-): string => {
-  const ids = new Set<string>()
-  for (const entry of entries) ids.add(entry.id)
-  for (let index = items.length - 1; index >= 0; index--)
-    if (ids.has(items[index]!.entryId)) return items[index]!.entryId
-  return items[items.length - 1]!.entryId
-}
-
 export const make = (options: Options = {}): ContextEngine.ContextEngine => {
   const extractive = () => ExtractiveSummarizer.make()
   const summarizer = options.summarizer ?? extractive()
@@ -266,421 +188,204 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     },
     (_input, measurer) => ({ memory: memoryOptions(measurer) })
   )
-  const measurerFor = core.measurerFor
   const extractor =
     options.memory?.extractor === null ? undefined : (options.memory?.extractor ?? MemoryExtractor.make())
-  const viewOf = (entries: ReadonlyArray<Entry.Entry>, input: ContextEngine.EngineInput) =>
-    ActiveView.reconstruct(entries, { tools: input.tools ?? [], memory: memoryOptions(measurerFor(input.policy)) })
 
-  const context = (input: ContextEngine.EngineInput) => {
-    const prepared = core.prepare(input)
-    return { ...prepared, checkpointView: prepared.active }
-  }
-
-  const reasonsOf = (input: ContextEngine.EngineInput, ctx: ReturnType<typeof context>) => core.reasons(input, ctx)
-
-  const conversationOf = (view: ContextView.ContextView, ctx: ReturnType<typeof context>) => {
-    const skip = new Set(ctx.checkpointView.prefix.map((item) => item.entryId))
-    return view.items.filter((item) => !skip.has(item.entryId) && item.source !== "checkpoint")
-  }
-
-  const cutFor = (
-    conversation: ReadonlyArray<ContextView.ViewItem>,
-    ctx: ReturnType<typeof context>,
-    policy: ModelPolicy.ModelPolicy,
-    landAtTokens?: number
-  ) => {
-    const tokens = conversation.map((item) => ctx.measurer.messageTokens(item.message, item.source))
-    // A threshold compaction lands at the low-water mark: the kept tail fills the room the mark leaves beside
-    // the summary (more than keepRecentTokens when there is room), so it neither stops short nor overshoots.
-    const keepRecentTokens = Math.max(
-      1,
-      Math.min(
-        landAtTokens ?? policy.keepRecentTokens,
-        Math.floor(ctx.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent)
-      )
-    )
-    const cut = CutPoint.find({
-      items: conversation,
-      tokens,
-      keepRecentTokens,
-      ...(options.minRecentTurns !== undefined ? { minRecentTurns: options.minRecentTurns } : {})
+  const planOf = (input: ContextEngine.EngineInput, ctx: Engine.Prepared): ContextEngine.CompactionPlan => {
+    const cutPoint = Prepare.plannedCut({
+      entries: input.entries,
+      view: ctx.view,
+      prefix: ctx.active.prefix,
+      measurer: ctx.measurer,
+      budget: ctx.budget,
+      policy: input.policy,
+      minRecentTurns: options.minRecentTurns
     })
-    return { cut, tokens }
-  }
-
-  const planOf = (input: ContextEngine.EngineInput, ctx: ReturnType<typeof context>): ContextEngine.CompactionPlan => {
-    const conversation = conversationOf(ctx.checkpointView.view, ctx)
-    const { cut } = cutFor(conversation, ctx, input.policy)
-    const covered = conversation.slice(0, cut.firstKeptIndex)
     return {
-      reasons: reasonsOf(input, ctx),
+      reasons: core.reasons(input, ctx),
       targetTokens: ctx.budget.inputBudgetTokens,
       stages: [Pipeline.NORMALIZE_STAGE, ...core.ladder(input, ctx).map((s) => s.name), "checkpoint"],
-      ...(covered.length > 0
-        ? {
-            cutPoint: {
-              firstKeptEntryId: conversation[cut.firstKeptIndex]?.entryId ?? null,
-              coveredFromEntryId: covered[0]?.entryId ?? null,
-              coveredToEntryId: lastRealEntryId(input.entries, covered),
-              splitTurn: cut.splitTurn
-            }
-          }
-        : {})
+      ...(cutPoint ? { cutPoint } : {})
     }
   }
 
-  const editEntries = core.editEntries
+  // The summarize step after the hooks: this cycle's memory flush, on the covered originals (its records join
+  // the prefix the summary is sized against, and are committed with the checkpoint or not at all), then the
+  // ladder on the prepared range, each attempt built and validated.
+  const summarizeStep = (
+    input: ContextEngine.EngineInput,
+    ctx: Engine.Prepared,
+    preparation: Prepare.Preparation,
+    hookSummary: Checkpoint.CheckpointContent | undefined,
+    step: { readonly targetTokens: number; readonly timestamp: string; readonly tools: Build.BuildInput["tools"] }
+  ) =>
+    Effect.gen(function* () {
+      const { measurer } = ctx
+      const generation = (preparation.previous?.generation ?? 0) + 1
+      const flush: MemoryFlush.FlushResult = extractor
+        ? yield* MemoryFlush.run({
+            entries: input.entries,
+            cycle: generation,
+            covered: [...preparation.covered, ...preparation.turnPrefix],
+            extractor,
+            timestamp: step.timestamp,
+            parentId: input.entries.at(-1)?.id ?? null,
+            signal: input.signal,
+            timeoutMs: options.pluginTimeoutMs
+          })
+        : { entries: [] }
+      const prefix =
+        flush.entries.length > 0
+          ? ActiveView.reconstruct([...input.entries, ...flush.entries], {
+              tools: input.tools ?? [],
+              memory: memoryOptions(measurer)
+            }).prefix
+          : ctx.active.prefix
+      const fixed = { ...step, preparation, prefix, measurer, budget: ctx.budget, generation }
+      const ladder = yield* Summarize.summarize({
+        summarizer,
+        fallback,
+        hookSummary,
+        preparation,
+        maxTokens: Prepare.summaryMaxTokens(fixed),
+        countTokens: measurer.tokenizer.count,
+        instructions: input.compactInstructions,
+        signal: input.signal,
+        timeoutMs: options.pluginTimeoutMs,
+        build: (result) =>
+          Build.build(
+            {
+              ...fixed,
+              tokensBefore: ctx.measurement.inputTokens,
+              minIdentifierRetention: options.minIdentifierRetention
+            },
+            result
+          )
+      })
+      return { ladder, flush }
+    })
 
   const compact = (
     input: ContextEngine.EngineInput,
     plan?: ContextEngine.CompactionPlan
   ): Effect.Effect<ContextEngine.CompactionResult, ContextEngine.CompactionError> =>
     Effect.gen(function* () {
-      const ctx = context(input)
+      const ctx = core.prepare(input)
       yield* Budget.checkFixedOverhead(ctx.budget, ctx.overhead)
-      const { measurer, budget, measurement: before, checkpointView } = ctx
-      const policy = input.policy
-      // A caller's plan may lower the target (overflow recovery) and add reasons; the cut point is
-      // recomputed after the cheap stages, on the view they produced.
-      // Hysteresis: an automatic (threshold) compaction aims at the low-water mark, not just under the threshold.
-      // A caller's plan target, a manual compaction and overflow recovery keep their own targets.
+      const { measurer, budget, measurement: before } = ctx
+      // Hysteresis: a threshold compaction aims at the low-water mark; a caller's plan (e.g. overflow
+      // recovery) may lower the target; a manual compaction and an overflow keep their own targets.
       const { targetTokens, lowWaterTokens, force } = core.targets(input, ctx, plan)
       const timestamp = core.timestamp(input)
+      const editEntries: Commit.EditEntries = (edits, after) => core.editEntries(input, edits, timestamp, after)
       const cheap = core.run(input, ctx, core.ladder(input, ctx), lowWaterTokens)
-      const stages: Array<ContextEngine.StageReport> = [...cheap.stages]
-      const failures: Array<Errors.SummarizerFailed | Errors.ValidationFailed | PluginGuard.PluginFailed> = []
-      const checkpointStage = (status: ContextEngine.StageReport["status"], note: string, after = cheap.after) => ({
-        stage: "checkpoint",
-        tokensBefore: cheap.after.inputTokens,
-        tokensAfter: after.inputTokens,
-        edits: status === "applied" ? 1 : 0,
-        durationMs: 0,
-        status,
-        note
-      })
-
-      const reduce = (note: string) =>
-        Effect.gen(function* () {
-          const reduced = Pipeline.run({
-            view: cheap.view,
-            strategies: reductionStrategies(policy, budget),
-            targetTokens,
-            budget,
-            measurer,
-            policy,
-            measurement: cheap.after
-          })
-          const edits = [...cheap.edits, ...reduced.edits.filter((edit) => edit.strategy !== Pipeline.NORMALIZE_STAGE)]
-          const allStages = [
-            ...stages,
-            checkpointStage("skipped", note),
-            ...reduced.stages
-              .filter((stage) => stage.status === "applied" && stage.stage !== Pipeline.NORMALIZE_STAGE)
-              .map((stage) => ({ ...stage, stage: `reduce:${stage.stage}` }))
-          ]
-          // A budget problem is reported as one, with the numbers (never as a failed summary check).
-          if (!reduced.fits)
-            return yield* Effect.fail(
-              new Errors.BudgetExceeded({
-                requestTokens: reduced.after.inputTokens,
-                budgetTokens: targetTokens,
-                reason: `${note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${checkpointView.checkpoint ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`
-              })
-            )
-          core.compacted()
-          return {
-            view: reduced.view,
-            edits,
-            entriesToAppend: editEntries(input, edits, timestamp),
-            stages: allStages,
-            before,
-            after: reduced.after,
-            fits: true,
-            ...(failures.length > 0 ? { failures } : {})
-          } satisfies ContextEngine.CompactionResult
+      const failures: Array<Failure> = []
+      const common = { cheap, before, targetTokens, editEntries }
+      const reduce = (note: string) => {
+        const reduced = Reduce.reduce({
+          ...common,
+          note,
+          policy: input.policy,
+          budget,
+          measurer,
+          hasCheckpoint: ctx.active.checkpoint !== undefined,
+          failures
         })
-
+        if (reduced instanceof Errors.BudgetExceeded) return Effect.fail(reduced)
+        core.compacted()
+        return Effect.succeed(reduced)
+      }
       // The cheap stages alone only when they reach the low-water mark: short of it a checkpoint is needed
       // anyway, and a cache rewrite that frees a few hundred tokens would buy a single step.
       if (cheap.after.inputTokens <= lowWaterTokens && !force) {
         core.compacted()
-        stages.push(
-          checkpointStage(
-            "not-needed",
-            lowWaterTokens < targetTokens
-              ? `the deterministic stages reach the low-water mark (${lowWaterTokens} tokens)`
-              : "fits after the deterministic stages"
-          )
-        )
-        return {
-          view: cheap.view,
-          edits: cheap.edits,
-          entriesToAppend: editEntries(input, cheap.edits, timestamp),
-          stages,
-          before,
-          after: cheap.after,
-          fits: true
-        }
+        return Commit.notNeeded({ ...common, lowWaterTokens })
       }
-
-      // Cut point on the view after the cheap stages. Aiming at the low-water mark, the kept tail leaves room
-      // for the summary below it.
-      const summaryCapTokens = Math.max(
-        64,
-        Math.min(
-          Math.floor(policy.reserveTokens * SUMMARY_SHARE_OF_RESERVE),
-          Math.floor(budget.availableTokens * MAX_SHARE_OF_AVAILABLE.summary),
-          options.maxCheckpointTokens ?? ExtractiveSummarizer.DEFAULT_CHECKPOINT_TOKENS
-        )
-      )
-      const conversation = conversationOf(cheap.view, ctx)
-      const { cut, tokens } = cutFor(
-        conversation,
-        ctx,
-        policy,
-        lowWaterTokens < targetTokens
-          ? Math.max(1, lowWaterTokens - budget.fixedOverheadTokens - summaryCapTokens)
-          : undefined
-      )
-      if (cut.firstKeptIndex === 0) return yield* reduce("nothing older than the kept recent window to summarize")
-      const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex
-      const originals = ActiveView.originalMessages(checkpointView.branch)
-      const original = (item: ContextView.ViewItem): CoveredItem => ({
-        entryId: item.entryId,
-        message: originals.get(item.entryId) ?? item.message
+      const preparation = Prepare.prepare({
+        entries: input.entries,
+        active: ctx.active,
+        view: cheap.view,
+        viewTokens: cheap.after.inputTokens,
+        measurer,
+        budget,
+        policy: input.policy,
+        targetTokens,
+        lowWaterTokens,
+        minRecentTurns: options.minRecentTurns,
+        maxCheckpointTokens: options.maxCheckpointTokens
       })
-      const covered = conversation.slice(0, historyEnd).map(original)
-      const turnPrefix = cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : []
-      const coveredItems = conversation.slice(0, cut.firstKeptIndex)
-      // The covered range ends on a transcript entry, never on a synthesized "interrupted" result.
-      const lastCoveredEntryId = lastRealEntryId(input.entries, coveredItems)
-      const previousEntry = checkpointView.checkpoint
-      const previous = previousEntry?.checkpoint
-      const previousItem = cheap.view.items.find((item) => item.source === "checkpoint")
-      const replacedTokens =
-        sum(tokens.slice(0, cut.firstKeptIndex)) -
-        (cut.pinnedUserIndex >= 0 ? (tokens[cut.pinnedUserIndex] ?? 0) : 0) +
-        (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0)
-      const hookPlan = plan ?? planOf(input, ctx)
-
+      if (preparation._tag === "NothingToSummarize") return yield* reduce(preparation.note)
       if (input.deterministicOnly === true) return yield* reduce("deterministic tiers only (advisory mode)")
-      // beforeCompact hooks (chained).
-      let hookSummary: Checkpoint.CheckpointContent | undefined
-      for (const [index, hook] of (options.hooks?.beforeCompact ?? []).entries()) {
-        const guarded = yield* Effect.result(
-          PluginGuard.guardPromise({
-            plugin: `beforeCompact[${index}]`,
-            kind: "hook",
-            timeoutMs: options.pluginTimeoutMs,
-            signal: input.signal,
-            validate: malformedBeforeCompactResult,
-            run: () =>
-              hook({
-                input,
-                plan: hookPlan,
-                previous,
-                coveredEntryIds: coveredItems.map((item) => item.entryId),
-                summary: hookSummary
-              })
-          })
-        )
-        if (guarded._tag === "Failure") {
-          failures.push(guarded.failure)
-          return yield* reduce(`${guarded.failure.message}; kept the previous checkpoint`)
-        }
-        const outcome = guarded.success
-        if (outcome && "cancel" in outcome)
-          return yield* reduce(`cancelled by a beforeCompact hook${outcome.reason ? `: ${outcome.reason}` : ""}`)
-        if (outcome && "summary" in outcome) hookSummary = outcome.summary
-      }
-
-      const generation = (previous?.generation ?? 0) + 1
-      // The memory flush of this cycle runs before the checkpoint is built, on the covered originals; its
-      // records join the prefix the summary is sized against, and are committed with the checkpoint or not at all.
-      const flush = extractor
-        ? yield* MemoryFlush.run({
-            entries: input.entries,
-            cycle: generation,
-            covered: [...covered, ...turnPrefix],
-            extractor,
-            timestamp,
-            parentId: input.entries.at(-1)?.id ?? null,
-            signal: input.signal,
-            timeoutMs: options.pluginTimeoutMs
-          })
-        : ({ entries: [] } satisfies MemoryFlush.FlushResult)
-      const prefix =
-        flush.entries.length > 0 ? viewOf([...input.entries, ...flush.entries], input).prefix : checkpointView.prefix
-      const firstKept = conversation[cut.firstKeptIndex]
-      const pinned = cut.pinnedUserIndex >= 0 ? conversation[cut.pinnedUserIndex] : undefined
-      const tail = conversation.slice(cut.firstKeptIndex)
-      // The summary cap, lowered to the room the request has left (so a summary that can shrink does not
-      // fail `next-request-fits`); the checkpoint's header and framing are counted apart from its content.
-      const withoutCheckpoint = measurer.measure(
-        { items: [...prefix, ...(pinned ? [pinned] : []), ...tail], tools: cheap.view.tools },
-        { budget }
-      ).inputTokens
-      const framingTokens = measurer.messageTokens(
-        CheckpointRenderer.toMessage({
-          id: `checkpoint:${generation}:${lastCoveredEntryId}`,
-          generation,
-          coveredRange: { fromEntryId: coveredItems[0]?.entryId ?? null, toEntryId: coveredItems[0]!.entryId },
-          firstKeptEntryId: firstKept?.entryId ?? null,
-          tokensBefore: 0,
-          tokensAfter: 0,
-          summarizer: { kind: "extractive", promptVersion: "" },
-          text: "",
-          createdAt: timestamp
-        }),
-        "checkpoint"
-      )
-      const maxTokens = Math.max(64, Math.min(summaryCapTokens, targetTokens - withoutCheckpoint - framingTokens))
-      const coveredMessages = [...covered, ...turnPrefix].map((item) => item.message)
-
-      const build = (
-        result: SummarizeResult
-      ): SummaryLadder.Built<{ view: ContextView.ContextView; after: Measurement.Measurement }> => {
-        const checkpoint: Checkpoint.Checkpoint = {
-          id: `checkpoint:${generation}:${lastCoveredEntryId}`,
-          generation,
-          coveredRange: {
-            fromEntryId: previous ? (coveredItems[0]?.entryId ?? null) : null,
-            toEntryId: lastCoveredEntryId
-          },
-          firstKeptEntryId: firstKept?.entryId ?? null,
-          tokensBefore: before.inputTokens,
-          tokensAfter: 0,
-          summarizer: result.summarizer,
-          content: result.content,
-          ...(result.usage ? { usage: result.usage } : {}),
-          createdAt: timestamp
-        }
-        const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
-        const view: ContextView.ContextView = {
-          items: [...prefix, item, ...(pinned ? [pinned] : []), ...tail],
-          tools: cheap.view.tools
-        }
-        const after = measurer.measure(view, { budget })
-        const report = CheckpointValidation.validate({
-          checkpoint,
-          covered: coveredMessages,
-          previous,
-          checkpointTokens: measurer.messageTokens(item.message, "checkpoint"),
-          replacedTokens,
-          requestTokens: after.inputTokens,
-          budgetTokens: targetTokens,
-          minIdentifierRetention: options.minIdentifierRetention
-        })
-        return {
-          checkpoint: { ...checkpoint, tokensAfter: after.inputTokens, validation: report },
-          report,
-          extra: { view, after }
-        }
-      }
-
-      const ladder = yield* SummaryLadder.run({
-        summarizer,
-        fallback,
-        hookSummary,
-        request: {
-          previous,
-          covered,
-          turnPrefix,
-          maxTokens,
-          countTokens: measurer.tokenizer.count,
-          signal: input.signal
-        },
-        build,
+      const hooks = yield* Summarize.beforeCompact({
+        hooks: options.hooks?.beforeCompact ?? [],
+        input,
+        plan: plan ?? planOf(input, ctx),
+        preparation,
         timeoutMs: options.pluginTimeoutMs
+      })
+      if (hooks._tag === "Stop") {
+        if (hooks.failure) failures.push(hooks.failure)
+        return yield* reduce(hooks.note)
+      }
+      const { ladder, flush } = yield* summarizeStep(input, ctx, preparation, hooks.summary, {
+        targetTokens,
+        timestamp,
+        tools: cheap.view.tools
       })
       failures.push(...ladder.failures)
       if (ladder._tag === "Failed") return yield* reduce(ladder.reason)
-      const built = ladder.built
       core.compacted()
-      stages.push(
-        checkpointStage(
-          "applied",
-          `${ladder.tried.join(" → ")}; covered ${coveredItems.length} messages${cut.splitTurn ? " (split turn)" : ""}; identifier retention ${(built.report.identifierRetention * 100).toFixed(1)}%${memoryNote(flush)}`,
-          built.extra.after
-        )
-      )
-      // Overlays on entries the new checkpoint covers would never show again:
-      // keep only those on the tail, so the transcript records what matters.
-      const hidden = new Set([...covered, ...turnPrefix].map((item) => item.entryId))
-      const tailEdits = cheap.edits.filter(
-        (edit) => !hidden.has(edit.op === "insert" ? edit.afterEntryId : edit.entryId)
-      )
-      const edits = editEntries(input, tailEdits, timestamp, flush.entries)
-      const checkpointEntry: Entry.CheckpointEntry = {
-        id: built.checkpoint.id,
-        parentId: [...flush.entries, ...edits].at(-1)?.id ?? input.entries[input.entries.length - 1]?.id ?? null,
+      const result = Commit.commit({
+        ...common,
+        preparation,
+        built: ladder.built,
+        tried: ladder.tried,
+        memoryEntries: flush.entries,
+        memoryNote: MemoryFlush.note(flush),
+        lastEntryId: input.entries.at(-1)?.id ?? null,
         timestamp,
-        schemaVersion: 1,
-        kind: "checkpoint",
-        checkpoint: built.checkpoint
-      }
-      const result: ContextEngine.CompactionResult = {
-        view: built.extra.view,
-        edits: tailEdits,
-        checkpoint: built.checkpoint,
-        entriesToAppend: [...flush.entries, ...edits, checkpointEntry],
-        stages,
-        before,
-        after: built.extra.after,
-        fits: built.extra.after.inputTokens <= targetTokens,
-        ...(failures.length > 0 ? { failures } : {})
-      }
-      // afterCompact observers cannot undo an atomic commit: their failures are ignored.
-      for (const [index, hook] of (options.hooks?.afterCompact ?? []).entries())
-        yield* Effect.ignore(
-          PluginGuard.guardPromise({
-            plugin: `afterCompact[${index}]`,
-            kind: "hook",
-            timeoutMs: options.pluginTimeoutMs,
-            signal: input.signal,
-            run: () => hook({ input, result })
-          })
-        )
-      return result
-    })
-
-  const validate = (input: ContextEngine.EngineInput, result: ContextEngine.CompactionResult) =>
-    Effect.sync((): Checkpoint.ValidationReport => {
-      const fitsCheck = {
-        name: "next-request-fits",
-        ok: result.fits,
-        detail: `next request ${result.after.inputTokens} of ${result.after.budgetTokens} tokens`
-      }
-      const checkpoint = result.checkpoint
-      if (!checkpoint) return { ok: result.fits, checks: [fitsCheck], identifierRetention: 1, missing: [] }
-      const ids = input.entries.map((entry) => entry.id)
-      const from = checkpoint.coveredRange.fromEntryId === null ? 0 : ids.indexOf(checkpoint.coveredRange.fromEntryId)
-      const to = ids.indexOf(checkpoint.coveredRange.toEntryId)
-      const covered = input.entries
-        .slice(Math.max(0, from), to + 1)
-        .flatMap((entry) => (entry.kind === "message" && entry.message.role !== "system" ? [entry.message] : []))
-      const measurer = measurerFor(input.policy)
-      const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
-      return CheckpointValidation.validate({
-        checkpoint,
-        covered,
-        checkpointTokens: measurer.messageTokens(item.message, "checkpoint"),
-        replacedTokens:
-          result.before.inputTokens - result.after.inputTokens + measurer.messageTokens(item.message, "checkpoint"),
-        requestTokens: result.after.inputTokens,
-        budgetTokens: result.after.budgetTokens,
-        minIdentifierRetention: options.minIdentifierRetention
+        failures
       })
+      yield* runAfterCompact(options.hooks?.afterCompact ?? [], { input, result }, options.pluginTimeoutMs)
+      return result
     })
 
   return Engine.make(core, {
     name: NAME,
-    plan: (input) => Effect.sync(() => planOf(input, context(input))),
+    plan: (input) => Effect.sync(() => planOf(input, core.prepare(input))),
     compact,
-    validate
+    validate: (input, result) =>
+      Effect.sync(() => Build.revalidate(input, result, core.measurerFor(input.policy), options.minIdentifierRetention))
   })
 }
+
+/**
+ * Provides `ContextEngine.ContextEngineService`: the engine built from the
+ * `SummarizerService` in context (required; e.g. `ExtractiveSummarizer.layer`)
+ * and, when provided, `Measurer.MeasurerService` as the measurer of every
+ * policy (else one measurer per policy's tokenizer).
+ *
+ * @example
+ * ```ts
+ * import { ContextEngine } from "@context-engine/core"
+ * import { ExtractiveSummarizer, TieredSummaryEngine } from "@context-engine/engines"
+ * import { Layer } from "effect"
+ * const EngineLive = TieredSummaryEngine.layer().pipe(Layer.provide(ExtractiveSummarizer.layer))
+ * ```
+ *
+ * @category layers
+ */
+export const layer = (
+  options: Omit<Options, "summarizer" | "measurer" | "measurerFor"> = {}
+): Layer.Layer<ContextEngine.ContextEngineService, never, SummarizerService> =>
+  Layer.effect(
+    ContextEngine.ContextEngineService,
+    Effect.gen(function* () {
+      const summarizer = yield* SummarizerService
+      const measurer = yield* Effect.serviceOption(Measurer.MeasurerService)
+      return make({ ...options, summarizer, ...(Option.isSome(measurer) ? { measurer: () => measurer.value } : {}) })
+    })
+  )
 
 /**
  * The engine's Promise face (`ContextEngine.toAsync`): same methods, plain

@@ -189,8 +189,10 @@ describe("C04 fixed overhead over budget", () => {
     expect(decision.reasons).toEqual(["fixed-overhead-exceeded"])
     const error = failure(engine.compact(input))
     expect(error).toBeInstanceOf(Errors.FixedOverheadExceedsBudget)
+    // The system messages with their framing (3 tokens each, MessageTokens.messageFramingTokens) and the tool schemas.
+    const systemMessages = c04.messages.filter((message) => message.role === "system").length
     expect((error as Errors.FixedOverheadExceedsBudget).fixedOverheadTokens).toBe(
-      measurement.byCategory.system + measurement.byCategory.toolSchemas
+      measurement.byCategory.system + 3 * systemMessages + measurement.byCategory.toolSchemas
     )
     // The conversation is returned unchanged by assembleContext.
     expect(ok(engine.assembleContext(input)).messages).toEqual(c04.messages)

@@ -48,6 +48,9 @@ describe("Telemetry", () => {
     expect(attributes["context_engine.tokens.before.input"]).toBe(result.before.inputTokens)
     expect(attributes["context_engine.tokens.after.input"]).toBe(result.after.inputTokens)
     expect(attributes["context_engine.tokens.before.toolResults"]).toBe(result.before.byCategory.toolResults)
+    // Framing is its own category: 3 tokens per message + 3 priming the reply (OpenAI cookbook).
+    expect(attributes["context_engine.tokens.after.framing"]).toBe(3 * result.view.items.length + 3)
+    expect(attributes["context_engine.tokens.before.framing"]).toBe(3 * input.entries.length + 3)
     expect(attributes["context_engine.checkpoint.generation"]).toBe(result.checkpoint!.generation)
     const keptIds = new Set(result.view.items.map((item) => item.entryId))
     const discarded = input.entries.filter((entry) => !keptIds.has(entry.id)).length

@@ -13,7 +13,7 @@
 import {
   ContextEngine,
   type ContextView,
-  type Entry,
+  Entry,
   Errors,
   type Message,
   type ModelPolicy,
@@ -269,6 +269,17 @@ const emit = (options: ControllerOptions, event: ContextEvent): void => {
 
 const EPHEMERAL_PREFIX = "ephemeral:"
 
+/** Entries for the per-request system messages: never stored, chained from the root at time 0. */
+const ephemeralEntries = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Entry.Entry> =>
+  Entry.chain(
+    null,
+    new Date(0).toISOString(),
+    messages.map((message, index) => ({
+      id: `${EPHEMERAL_PREFIX}${index}`,
+      body: { kind: "message" as const, message }
+    }))
+  )
+
 /**
  * Appends one offload edit entry per newly arrived tool result over the
  * threshold (counted with the policy's tokenizer unless the options give a
@@ -285,12 +296,11 @@ const offloadArrivals = async (
   const edits = Offload.editsFor(arrived, { ...offload, countTokens })
   if (edits.length === 0) return
   const timestamp = new Date().toISOString()
-  let parentId = current.entries().at(-1)?.id ?? null
-  const entries = edits.map((edit): Entry.EditEntry => {
-    const entry: Entry.EditEntry = { id: current.nextId(), parentId, timestamp, schemaVersion: 1, kind: "edit", edit }
-    parentId = entry.id
-    return entry
-  })
+  const entries = Entry.chain(
+    current.entries().at(-1)?.id ?? null,
+    timestamp,
+    edits.map((edit) => ({ id: current.nextId(), body: { kind: "edit" as const, edit } }))
+  )
   await current.append(entries)
 }
 
@@ -464,14 +474,7 @@ export const make = (options: ControllerOptions): ContextController => {
     const arrived = await current.sync(messages)
     const policy = await policyFor(model, current)
     if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
-    const ephemeral: ReadonlyArray<Entry.Entry> = ephemeralSystem.map((message, index) => ({
-      id: `${EPHEMERAL_PREFIX}${index}`,
-      parentId: index === 0 ? null : `${EPHEMERAL_PREFIX}${index - 1}`,
-      timestamp: new Date(0).toISOString(),
-      schemaVersion: 1,
-      kind: "message",
-      message
-    }))
+    const ephemeral = ephemeralEntries(ephemeralSystem)
     const entriesFor = (): ReadonlyArray<Entry.Entry> =>
       ephemeral.length === 0 ? [...current.entries()] : [...ephemeral, ...current.entries()]
     const input: ContextEngine.EngineInput = {

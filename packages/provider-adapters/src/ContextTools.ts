@@ -26,7 +26,7 @@
  *
  * @since 0.1.0
  */
-import { type Entry, TranscriptSearch, type ViewEdit } from "@context-engine/core"
+import { Entry, TranscriptSearch, type ViewEdit } from "@context-engine/core"
 import { AgentEdits } from "@context-engine/engines"
 import { jsonSchema, type ToolSet, tool } from "ai"
 import * as ContextSearch from "./ContextSearch.ts"
@@ -62,12 +62,11 @@ const appendEdits = async (
   edits: ReadonlyArray<ViewEdit.ViewEdit>
 ): Promise<ReadonlyArray<string>> => {
   const timestamp = new Date().toISOString()
-  let parentId = session.entries().at(-1)?.id ?? null
-  const entries = edits.map((edit): Entry.EditEntry => {
-    const entry: Entry.EditEntry = { id: session.nextId(), parentId, timestamp, schemaVersion: 1, kind: "edit", edit }
-    parentId = entry.id
-    return entry
-  })
+  const entries = Entry.chain(
+    session.entries().at(-1)?.id ?? null,
+    timestamp,
+    edits.map((edit) => ({ id: session.nextId(), body: { kind: "edit" as const, edit } }))
+  )
   await session.append(entries)
   return entries.map((entry) => entry.id)
 }

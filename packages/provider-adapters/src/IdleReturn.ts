@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import type { Entry } from "@context-engine/core"
+import { Entry } from "@context-engine/core"
 
 /**
  * Name of the event entry recording an idle-return compaction. `data`:
@@ -96,18 +96,18 @@ export const event = (input: {
   readonly lastMs: number
   readonly nowMs: number
   readonly inputTokens: number
-}): Entry.EventEntry => ({
-  id: input.id,
-  parentId: input.parentId,
-  timestamp: new Date(input.nowMs).toISOString(),
-  schemaVersion: 1,
-  kind: "event",
-  event: {
-    name: IDLE_COMPACTION_EVENT,
-    data: {
-      lastRequestAt: new Date(input.lastMs).toISOString(),
-      idleMs: input.nowMs - input.lastMs,
-      inputTokens: input.inputTokens
+}): Entry.EventEntry =>
+  Entry.make(
+    { id: input.id, parentId: input.parentId, timestamp: new Date(input.nowMs).toISOString() },
+    {
+      kind: "event",
+      event: {
+        name: IDLE_COMPACTION_EVENT,
+        data: {
+          lastRequestAt: new Date(input.lastMs).toISOString(),
+          idleMs: input.nowMs - input.lastMs,
+          inputTokens: input.inputTokens
+        }
+      }
     }
-  }
-})
+  )

@@ -14,7 +14,7 @@
  *
  * @since 0.2.0
  */
-import type { ContextEngine, Entry } from "@context-engine/core"
+import { type ContextEngine, Entry } from "@context-engine/core"
 
 /** @category models */
 export type RolloutMode = "shadow" | "advisory" | "active"
@@ -63,12 +63,10 @@ export const split = (
     stages: result.stages.filter((stage) => stage.status === "applied").map((stage) => stage.stage),
     checkpoint: result.checkpoint ? JSON.parse(JSON.stringify(result.checkpoint)) : null
   }
-  const shadow: Entry.Entry = {
-    ...header,
-    schemaVersion: 1,
+  const shadow = Entry.make(header, {
     kind: "event",
     event: { name: SHADOW_EVENT, data: JSON.parse(JSON.stringify(data)) }
-  }
+  })
   return { commit, shadow }
 }
 

@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { ActiveView, type Entry, type Message, OverflowEvent } from "@context-engine/core"
+import { ActiveView, Entry, type Message, OverflowEvent } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 
 /**
@@ -256,14 +256,10 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
     }
     const appended: Array<Entry.MessageEntry> = []
     for (const message of messages.slice(matched)) {
-      const entry: Entry.MessageEntry = {
-        id: nextId(),
-        parentId: path.at(-1)?.id ?? null,
-        timestamp: new Date().toISOString(),
-        schemaVersion: 1,
-        kind: "message",
-        message
-      }
+      const entry = Entry.make(
+        { id: nextId(), parentId: path.at(-1)?.id ?? null, timestamp: new Date().toISOString() },
+        { kind: "message", message }
+      )
       appendRaw([entry])
       appended.push(entry)
     }

@@ -4,8 +4,9 @@ import { loadCase } from "@context-engine/core/test-support"
 import { Cases } from "@context-engine/core/testing"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { MockLanguageModelV4 } from "ai/test"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import * as HandoffPrompt from "../src/HandoffPrompt.ts"
 import * as LanguageModelSummarizer from "../src/LanguageModelSummarizer.ts"
 import * as ModelSpec from "../src/ModelSpec.ts"
 
@@ -78,23 +79,25 @@ const count = (text: string) => Math.ceil(text.length / 4)
 describe("LanguageModelSummarizer", () => {
   it("serializes the range as labelled text, omits thinking, truncates tool results with a stated limit", () => {
     const text = LanguageModelSummarizer.serialize(covered.map((entry) => entry.message))
-    expect(text).toContain("[User]: Check config/service.yaml for the port")
-    expect(text).toContain('[Assistant tool calls]: read({"path":"config/service.yaml"})')
-    expect(text).toContain("[Tool result read]: port: 8080")
+    expect(text).toContain("[User]:\n  Check config/service.yaml for the port")
+    expect(text).toContain('[Assistant tool calls]:\n  read({"path":"config/service.yaml"})')
+    expect(text).toContain("[Tool result read]:\n  port: 8080")
     expect(text).toContain("more characters truncated]")
     expect(text).not.toContain("SECRET-THOUGHTS")
     expect(text.length).toBeLessThan(5000)
   })
 
-  it("returns structured content, unions deterministic identifiers and files, records model and usage", async () => {
-    const { model, prompts } = scripted(() => summary("Find the service port"))
+  it("returns the model's answer as it is (no identifier dump appended), records model and usage", async () => {
+    const answer = summary("Find the service port")
+    const { model, prompts } = scripted(() => answer)
     const result = await Effect.runPromise(
       LanguageModelSummarizer.make({ model }).summarize({ covered, maxTokens: 2000, countTokens: count })
     )
     expect(prompts).toHaveLength(1)
-    expect(result.content.goal).toBe("Find the service port")
-    expect(result.content.filesRead).toContain("config/service.yaml")
-    expect(result.content.identifiers.paths).toContain("config/service.yaml")
+    // The range names config/service.yaml and port 8080; the model listed neither, and nothing adds them.
+    expect(result.content).toEqual(Schema.decodeUnknownSync(Checkpoint.CheckpointContent)(answer))
+    expect(result.content.filesRead).toEqual([])
+    expect(result.content.identifiers.paths).toEqual([])
     expect(result.summarizer).toEqual({
       kind: "language-model",
       model: "mock-summarizer",
@@ -158,7 +161,8 @@ describe("LanguageModelSummarizer", () => {
     )
     expect(prompts[0]).toContain("<previous-checkpoint>")
     expect(prompts[0]).toContain("OLD-GOAL-MARKER")
-    expect(prompts[0]).toContain("identifier:localhost:9999")
+    expect(prompts[0]).toContain("- identifier-retention: failed")
+    expect(prompts[0]).toContain("- keep verbatim: localhost:9999")
   })
 
   it("stages a range larger than its window and updates stage by stage", async () => {
@@ -179,24 +183,22 @@ describe("LanguageModelSummarizer", () => {
     expect(result.content.goal).toBe(`stage ${prompts.length - 1}`)
   })
 
-  it("summarizes a split turn's prefix separately and makes its ask pending", async () => {
-    const { model, prompts } = scripted((prompt) =>
-      prompt.includes("PREFIX of a turn")
-        ? summary("prefix", { pendingUserAsks: ["Refactor src/"], criticalContext: ["was reading files"] })
-        : summary("history")
-    )
+  it("passes a split turn's prefix in its own block with the range, in one call", async () => {
+    const { model, prompts } = scripted(() => summary("history", { pendingUserAsks: ["Refactor src/"] }))
     const result = await Effect.runPromise(
       LanguageModelSummarizer.make({ model }).summarize({
         covered: covered.slice(0, 2),
-        turnPrefix: [item("p0", { role: "user", content: "Refactor src/" })],
+        turnPrefix: [item("p0", { role: "user", content: "Refactor src/ into modules" })],
         maxTokens: 2000,
         countTokens: count
       })
     )
-    expect(prompts).toHaveLength(2)
-    expect(result.content.goal).toBe("history")
+    expect(prompts).toHaveLength(1)
+    const prefix = /<turn-prefix>\n([\s\S]*?)\n<\/turn-prefix>/.exec(prompts[0]!)?.[1]
+    expect(prefix).toBe("[User]:\n  Refactor src/ into modules")
+    expect(prompts[0]).toContain(HandoffPrompt.TURN_PREFIX_RULES)
+    expect(/<transcript>[\s\S]*Check config\/service.yaml[\s\S]*<\/transcript>/.test(prompts[0]!)).toBe(true)
     expect(result.content.pendingUserAsks).toEqual(["Refactor src/"])
-    expect(result.content.criticalContext.some((line) => line.includes("split turn"))).toBe(true)
   })
 
   it("turns a thrown model error into a typed SummarizerFailed", async () => {

@@ -18,9 +18,10 @@
  */
 
 import type { Budget, ContextEngine, ContextView, Measurer, ModelPolicy, ViewEdit } from "@context-engine/core"
-import { MeasureCache, Measurement, MessageParts, ReasoningTokens, Strategy } from "@context-engine/core"
+import { MeasureCache, Measurement, ReasoningTokens, Strategy } from "@context-engine/core"
 import { Effect } from "effect"
 import * as Invariants from "./Invariants.ts"
+import * as Normalization from "./Normalization.ts"
 
 /**
  * What the pipeline runs on.
@@ -63,11 +64,11 @@ export interface Result {
 
 /**
  * Stage name of the normalization that runs before the strategies
- * (tool-pairing repair, empty messages dropped).
+ * (tool-pairing repair, empty messages dropped); see {@link Normalization}.
  *
  * @category constants
  */
-export const NORMALIZE_STAGE = "normalize"
+export const NORMALIZE_STAGE = Normalization.NORMALIZE_STAGE
 
 type Counts = { -readonly [K in Measurement.Category]: number }
 
@@ -115,25 +116,6 @@ const makeTracker = (
   }
 }
 
-const normalizeEdits = (view: ContextView.ContextView): Array<ViewEdit.ViewEdit> => {
-  const guard = Invariants.protectedOf(view)
-  return view.items.flatMap((item): Array<ViewEdit.ViewEdit> => {
-    if (!Invariants.isEditable(guard, item.entryId)) return []
-    if (MessageParts.isEmptyMessage(item.message))
-      return [{ op: "drop", entryId: item.entryId, strategy: NORMALIZE_STAGE, reason: "empty message" }]
-    if (MessageParts.isReasoningOnly(item.message))
-      return [
-        {
-          op: "drop",
-          entryId: item.entryId,
-          strategy: NORMALIZE_STAGE,
-          reason: "assistant message with only reasoning (an interrupted response)"
-        }
-      ]
-    return []
-  })
-}
-
 /**
  * Runs the pipeline. Pure and synchronous; never throws for a misbehaving
  * strategy (its stage is reported as skipped).
@@ -148,7 +130,7 @@ export const run = (input: Input): Result => {
   const edits: Array<ViewEdit.ViewEdit> = []
 
   let started = now()
-  const normalized = Invariants.enforce(input.view, normalizeEdits(input.view), NORMALIZE_STAGE)
+  const normalized = Normalization.normalize(input.view)
   let view = normalized.view
   let current = normalized.edits.length === 0 ? before : measure(view)
   for (const edit of normalized.edits) edits.push(edit)

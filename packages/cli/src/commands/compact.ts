@@ -5,8 +5,10 @@
  * unless `--format`; lenient unless `--strict`, with skipped lines listed
  * like `inspect` does), runs one
  * compaction with the chosen engine and prints tokens before / after per
- * category, the stages run, the cut point, the checkpoint and its validation
- * report. `--out` writes the compacted view as JSON: `messages` (AI SDK
+ * category, the stages run, what the next request holds in plain words (the
+ * kept tail sent verbatim, what the checkpoint stands in for, what was
+ * dropped), the cut point, the checkpoint and its validation report
+ * (`CompactRender.ts`). `--out` writes the compacted view as JSON: `messages` (AI SDK
  * `ModelMessage[]`), `checkpoint` (null when none was written),
  * `entriesToAppend` and `report`.
  *
@@ -25,9 +27,13 @@
 import { writeFileSync } from "node:fs"
 import {
   type Checkpoint,
-  CheckpointRenderer,
   type ContextEngine,
-  Measurement,
+  type ContextView,
+  Entry,
+  type Measurement,
+  Measurer,
+  MessageTokens,
+  type ModelPolicy,
   PolicyRegistry
 } from "@context-engine/core"
 import { SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
@@ -35,6 +41,7 @@ import { LanguageModelSummarizer, ModelSpec } from "@context-engine/provider-ada
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
+import * as CompactRender from "../CompactRender.ts"
 import * as ExitCodes from "../ExitCodes.ts"
 import { recordedModel } from "../InspectReport.ts"
 import * as PolicyOptions from "../PolicyOptions.ts"
@@ -101,6 +108,45 @@ export interface CompactReport {
   readonly failures: ReadonlyArray<{ readonly tag: string; readonly message: string }>
   readonly fits: boolean
   readonly messages: number
+  /**
+   * What the next request holds, as `render` explains it: the kept tail (the
+   * newest messages, sent as recorded except where a stage in `changedBy`
+   * shortened them), how many transcript messages are not sent, and the
+   * checkpoint standing in for them (`written`: made by this run, else the
+   * last one recorded in the transcript). Tokens include message framing.
+   */
+  readonly handoff: {
+    readonly keptTail: {
+      readonly messages: number
+      readonly tokens: number
+      readonly firstEntryId: string | null
+      readonly lastEntryId: string | null
+      readonly changedMessages: number
+      readonly changedBy: ReadonlyArray<string>
+      /** Messages inside the tail's range that are not sent (empty or reasoning-only, dropped by `normalize`). */
+      readonly leftOutMessages: number
+    }
+    /** Non-system messages in the transcript. */
+    readonly transcriptMessages: number
+    /** Of those, the messages the next request does not contain. */
+    readonly notSentMessages: number
+    readonly checkpoint: {
+      readonly written: boolean
+      readonly generation: number
+      readonly tokens: number
+      /** Transcript messages not sent that this checkpoint (with the ones it replaced) summarizes. */
+      readonly standsInForMessages: number
+      /** The range this checkpoint summarized itself; earlier ones came from its predecessor. */
+      readonly coveredFromEntryId: string | null
+      readonly coveredToEntryId: string
+    } | null
+    /** Messages not sent that no checkpoint stands in for (dropped by a sliding window). */
+    readonly dropped: {
+      readonly messages: number
+      readonly firstEntryId: string
+      readonly lastEntryId: string
+    } | null
+  }
   /** Lines the import skipped or kept in a degraded form (the first 50 issues listed). */
   readonly import: {
     readonly skipped: number
@@ -110,144 +156,79 @@ export interface CompactReport {
   }
 }
 
-const n = (value: number): string => Math.round(value).toLocaleString("en-US")
-const pad = (text: string, width: number): string => text.padEnd(width)
-const lpad = (text: string, width: number): string => text.padStart(width)
-
-const LABELS: Record<Measurement.Category, string> = {
-  system: "system",
-  toolSchemas: "tool schemas",
-  memory: "memory",
-  checkpoint: "checkpoint",
-  userText: "user text",
-  assistantText: "assistant text",
-  reasoning: "reasoning",
-  toolCalls: "tool calls",
-  toolResults: "tool results",
-  media: "media",
-  reservedOutput: "reserved output"
-}
-
 const withInput = (measurement: Measurement.Measurement) => ({
   ...measurement.byCategory,
   input: measurement.inputTokens
 })
 
 /**
- * Renders the human-readable report.
- *
- * @category rendering
+ * What the next request holds: the kept tail, how many transcript messages
+ * are not sent, the checkpoint standing in for the older ones (the one
+ * written now, else the last recorded one still in the view) and the
+ * messages dropped with no summary (sliding window). Tokens are counted
+ * with the policy's tokenizer, message framing included.
  */
-export const render = (report: CompactReport, checkpoint: Checkpoint.Checkpoint | undefined, lines = 5): string => {
-  const out: Array<string> = []
-  out.push(`context-engine compact ${report.file}`)
-  out.push(
-    `  ${report.format} transcript, ${n(report.entries)} entries · model ${report.model.id} (${report.model.source}) · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · keep-recent ${n(report.policy.keepRecentTokens)}`
+const handoffOf = (
+  entries: ReadonlyArray<Entry.Entry>,
+  result: ContextEngine.CompactionResult,
+  policy: ModelPolicy.ModelPolicy
+): CompactReport["handoff"] => {
+  const measurer = Measurer.forPolicy(policy)
+  const items = result.view.items
+  const isConversation = (item: ContextView.ViewItem) =>
+    item.message.role !== "system" && item.source !== "checkpoint" && item.source !== "memory"
+  const kept = items.filter(isConversation)
+  const keptIds = new Set(kept.map((item) => item.entryId))
+  const fromTranscript = kept.filter((item) => item.source === "transcript")
+  const changed = kept.filter((item) => item.editedBy.length > 0)
+  const indexOf = new Map(entries.map((entry, index) => [entry.id, index]))
+  const notSent = entries.flatMap((entry, index) =>
+    Entry.isMessageEntry(entry) && entry.message.role !== "system" && !keptIds.has(entry.id) ? [{ entry, index }] : []
   )
-  out.push(`  engine ${report.engine} · summarizer ${report.summarizer}`)
-  for (const warning of report.warnings) out.push(`  warning: ${warning}`)
-  const imported = report.import
-  if (imported.issues.length > 0) {
-    out.push(
-      `  import: ${imported.skipped} line(s) skipped, ${imported.keptAsEvent} unknown record(s) kept as events, ${imported.repaired} repaired (--strict fails on the first skipped line)`
-    )
-    for (const issue of imported.issues.slice(0, 10))
-      out.push(`    line ${issue.line}: ${issue.action}: ${issue.reason}`)
-    if (imported.issues.length > 10) out.push(`    … ${imported.issues.length - 10} more (see --json)`)
+  const checkpointItem = items.find((item) => item.source === "checkpoint")
+  const checkpoint = checkpointItem
+    ? (result.checkpoint ?? entries.filter(Entry.isCheckpointEntry).at(-1)?.checkpoint)
+    : undefined
+  const firstKeptIndex = checkpoint?.firstKeptEntryId
+    ? (indexOf.get(checkpoint.firstKeptEntryId) ?? entries.length)
+    : checkpoint
+      ? entries.length
+      : 0
+  const tailStart = fromTranscript[0] ? (indexOf.get(fromTranscript[0].entryId) ?? entries.length) : entries.length
+  const covered = notSent.filter((item) => item.index < firstKeptIndex)
+  const dropped = notSent.filter((item) => item.index >= firstKeptIndex && item.index < tailStart)
+  return {
+    keptTail: {
+      messages: kept.length,
+      // The kept messages as one request, less the reply priming counted once per request.
+      tokens:
+        kept.length === 0
+          ? 0
+          : measurer.measure({ items: kept, tools: [] }).inputTokens - MessageTokens.replyPrimingTokens,
+      firstEntryId: fromTranscript[0]?.entryId ?? null,
+      lastEntryId: fromTranscript.at(-1)?.entryId ?? null,
+      changedMessages: changed.length,
+      changedBy: [...new Set(changed.flatMap((item) => item.editedBy))],
+      leftOutMessages: notSent.filter((item) => item.index >= tailStart).length
+    },
+    transcriptMessages: notSent.length + fromTranscript.length,
+    notSentMessages: notSent.length,
+    checkpoint:
+      checkpoint && checkpointItem
+        ? {
+            written: result.checkpoint !== undefined,
+            generation: checkpoint.generation,
+            tokens: measurer.messageTokens(checkpointItem.message, "checkpoint"),
+            standsInForMessages: covered.length,
+            coveredFromEntryId: checkpoint.coveredRange.fromEntryId,
+            coveredToEntryId: checkpoint.coveredRange.toEntryId
+          }
+        : null,
+    dropped:
+      dropped.length > 0
+        ? { messages: dropped.length, firstEntryId: dropped[0]!.entry.id, lastEntryId: dropped.at(-1)!.entry.id }
+        : null
   }
-  out.push("")
-  out.push(
-    `Decision: ${report.decision.compact ? "compact" : "no compaction needed"}${report.decision.reasons.length > 0 ? ` (${report.decision.reasons.join(", ")})` : ""} — ${n(report.tokens.before.input)} input tokens, budget ${n(report.policy.inputBudgetTokens)}`
-  )
-  out.push("")
-  out.push(`Tokens per category${" ".repeat(11)}${lpad("before", 10)}${lpad("after", 10)}${lpad("change", 10)}`)
-  for (const category of Measurement.categories) {
-    const before = report.tokens.before[category]
-    const after = report.tokens.after[category]
-    if (before === 0 && after === 0) continue
-    out.push(`  ${pad(LABELS[category], 28)}${lpad(n(before), 10)}${lpad(n(after), 10)}${lpad(n(after - before), 10)}`)
-  }
-  out.push(
-    `  ${pad("total input", 28)}${lpad(n(report.tokens.before.input), 10)}${lpad(n(report.tokens.after.input), 10)}${lpad(n(report.tokens.after.input - report.tokens.before.input), 10)}`
-  )
-  out.push(
-    `  ${report.fits ? "fits" : "DOES NOT FIT"}: ${n(report.tokens.after.input)} of ${n(report.policy.inputBudgetTokens)} input tokens (${((report.tokens.after.input / Math.max(1, report.tokens.before.input)) * 100).toFixed(1)}% of before)`
-  )
-  out.push("")
-  out.push("Stages (least destructive first; re-measured after each)")
-  for (const stage of report.stages) {
-    const change = stage.status === "applied" ? `${n(stage.tokensBefore)} → ${n(stage.tokensAfter)}` : ""
-    out.push(`  ${pad(stage.stage, 22)}${pad(stage.status, 12)}${pad(change, 22)}${stage.note ?? ""}`)
-  }
-  out.push("")
-  if (report.cutPoint) {
-    out.push(
-      `Cut point: first kept entry ${report.cutPoint.firstKeptEntryId ?? "(none)"}; covered ${report.cutPoint.coveredFromEntryId ?? "(start)"} … ${report.cutPoint.coveredToEntryId}${report.cutPoint.splitTurn ? " (split turn: the turn's prefix is summarized, its user message kept)" : ""}`
-    )
-  } else out.push("Cut point: none (nothing summarized)")
-  for (const failure of report.failures) out.push(`Recovered from ${failure.tag}: ${failure.message}`)
-  if (report.checkpoint && checkpoint) {
-    const cp = report.checkpoint
-    out.push(
-      `Checkpoint ${cp.id} · generation ${cp.generation} · ${cp.summarizer.kind}${cp.summarizer.model ? ` ${cp.summarizer.model}` : ""} (${cp.summarizer.promptVersion})`
-    )
-    const validation = cp.validation
-    if (validation) {
-      out.push(
-        `Validation: ${validation.ok ? "passed" : "FAILED"} · identifier retention ${(validation.identifierRetention * 100).toFixed(1)}%`
-      )
-      for (const check of validation.checks) out.push(`  ${check.ok ? "✓" : "✗"} ${pad(check.name, 24)}${check.detail}`)
-    }
-    const full = CheckpointRenderer.render(checkpoint).split("\n")
-    const shown = lines > 0 && checkpoint.content ? preview(checkpoint, lines) : full
-    out.push("")
-    out.push(
-      `--- checkpoint as the model sees it (user-role reference message, ${n(full.length)} lines${shown.length < full.length ? `; each list cut to its first ${lines} items here` : ""}) ---`
-    )
-    out.push(...shown)
-    if (shown.length < full.length)
-      out.push(`… (--checkpoint-lines 0 prints all ${n(full.length)} lines; --out has the whole checkpoint)`)
-    out.push("--- end of checkpoint ---")
-  } else out.push("Checkpoint: none written")
-  return out.join("\n")
-}
-
-const cut = <A>(items: ReadonlyArray<A>, max: number, more: (count: number) => A): Array<A> =>
-  items.length <= max ? [...items] : [...items.slice(0, max), more(items.length - max)]
-
-/** The checkpoint with every list cut to `max` items, for the terminal. */
-const preview = (checkpoint: Checkpoint.Checkpoint, max: number): Array<string> => {
-  const content = checkpoint.content!
-  const more = (count: number) => `… ${count} more`
-  const list = (items: ReadonlyArray<string>) => cut(items, max, more)
-  const ids = content.identifiers
-  return CheckpointRenderer.render({
-    ...checkpoint,
-    content: {
-      ...content,
-      constraints: list(content.constraints),
-      progress: {
-        done: list(content.progress.done),
-        inProgress: list(content.progress.inProgress),
-        blocked: list(content.progress.blocked)
-      },
-      decisions: cut(content.decisions, max, (count) => ({ decision: `… ${count} more`, rationale: "" })),
-      nextSteps: list(content.nextSteps),
-      criticalContext: list(content.criticalContext),
-      pendingUserAsks: list(content.pendingUserAsks),
-      identifiers: {
-        paths: list(ids.paths),
-        ids: list(ids.ids),
-        hashes: list(ids.hashes),
-        urls: list(ids.urls),
-        ports: list(ids.ports),
-        commands: list(ids.commands),
-        errors: list(ids.errors)
-      },
-      filesRead: list(content.filesRead),
-      filesModified: list(content.filesModified)
-    }
-  }).split("\n")
 }
 
 const summarizerFor = (spec: string | undefined) =>
@@ -352,6 +333,7 @@ export const run = async (
       failures: (result.failures ?? []).map((failure) => ({ tag: failure._tag, message: failure.message })),
       fits: result.fits,
       messages: result.view.items.length,
+      handoff: handoffOf(entries, result, policy),
       import: {
         skipped: imported.issues.filter((issue) => issue.action === "skipped").length,
         keptAsEvent: imported.issues.filter((issue) => issue.action === "kept-as-event").length,
@@ -359,19 +341,22 @@ export const run = async (
         issues: imported.issues.slice(0, 50)
       }
     }
-    let written = ""
     if (options.out) {
       const messages = result.view.items.map((item) => item.message)
       writeFileSync(
         options.out,
         `${JSON.stringify({ messages, checkpoint: checkpoint ?? null, entriesToAppend: result.entriesToAppend, report }, null, 2)}\n`
       )
-      written = `\nWrote ${options.out}: ${n(messages.length)} messages (AI SDK ModelMessage[]), ${checkpoint ? "the checkpoint" : "no checkpoint (none was written)"}, ${n(result.entriesToAppend.length)} entries to append and this report.`
     }
+    const written = CompactRender.outputLines(options.out, {
+      messages: result.view.items.length,
+      checkpoint: checkpoint !== undefined,
+      entriesToAppend: result.entriesToAppend.length
+    })
     return {
       output: options.json
         ? JSON.stringify(report, null, 2)
-        : `${render(report, checkpoint, options.checkpointLines ?? 5)}${written}`,
+        : [CompactRender.render(report, checkpoint, options.checkpointLines ?? 5), ...written].join("\n"),
       exitCode: 0,
       report
     }

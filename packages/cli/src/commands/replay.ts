@@ -108,7 +108,7 @@ export const render = (report: ReplayReport): string => {
   for (const compaction of report.compactions) {
     const checkpoint = compaction.checkpoint
     out.push(
-      `  step ${compaction.step}${compaction.shadow ? " (shadow: not applied)" : ""}: ${compaction.reasons.join(", ")} · ${n(compaction.tokensBefore)} → ${n(compaction.tokensAfter)} tokens · resolved by ${compaction.tier}${checkpoint ? ` · checkpoint gen ${checkpoint.generation}, ${n(checkpoint.tokens)} tokens, validation ${checkpoint.validation?.ok === false ? "FAILED" : "passed"}` : ""}`
+      `  step ${compaction.step}${compaction.shadow ? " (shadow: not applied)" : ""}: ${compaction.reasons.join(", ")} · request ${n(compaction.tokensBefore)} → ${n(compaction.tokensAfter)} tokens · resolved by ${compaction.tier}${checkpoint ? ` · checkpoint gen ${checkpoint.generation}: ${n(checkpoint.tokens)} tokens of the request, validation ${checkpoint.validation?.ok === false ? "FAILED" : "passed"}` : ""}`
     )
   }
   out.push("")

@@ -44,7 +44,7 @@ const countMessage: Measurer.MessageCounter = (message: Message.Message, source)
             : message.role === "tool"
               ? "toolResults"
               : "userText"
-  add(textCategory, FRAMING)
+  add("framing", FRAMING)
   if (typeof message.content === "string") {
     add(textCategory, tokenizer.count(message.content))
     return counts
@@ -122,6 +122,7 @@ export const make = (options: { readonly onCount?: () => void } = {}): Measurer.
         media: 0,
         checkpoint: 0,
         memory: 0,
+        framing: 0,
         reservedOutput: measureOptions?.budget?.reservedOutputTokens ?? 0
       }
       for (const item of view.items) {

@@ -13,6 +13,7 @@
 import {
   Checkpoint,
   CheckpointValidation,
+  CriticalIdentifiers,
   IdentifierExtraction,
   type Message,
   ToolActions,
@@ -171,12 +172,8 @@ const failuresOf = (actions: ReadonlyArray<ToolActions.Action>): { failed: Array
   actions.forEach((action, index) => {
     const target = action.command ?? action.path
     if (action.outcome._tag === "failed") {
-      const later = actions
-        .slice(index + 1)
-        .some(
-          (other) => other.outcome._tag === "ok" && (other.command ?? other.path) === target && target !== undefined
-        )
-      if (!later && action.kind !== "read" && action.kind !== "look")
+      // The same rule as the validator's unresolved errors: a later run of the same target supersedes a failure.
+      if (!CriticalIdentifiers.isSuperseded(actions, index) && action.kind !== "read" && action.kind !== "look")
         failed.push(`${action.toolName}${target ? ` ${code(target)}` : ""} failed: ${clip(action.outcome.error, 160)}`)
     } else if (action.outcome._tag === "unknown" && ToolActions.isSideEffect(action))
       unknown.push(

@@ -8,7 +8,7 @@
  *
  * @since 0.2.0
  */
-import { Checkpoint, IdentifierExtraction, type ToolActions, UserSpeech } from "@context-engine/core"
+import { Checkpoint, IdentifierExtraction, ToolActions, UserSpeech } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
 
 type Artifact = Checkpoint.Artifact
@@ -135,3 +135,22 @@ export const fromContent = (content: Checkpoint.CheckpointContent): Array<Artifa
  */
 export const line = (artifact: Artifact): string =>
   `\`${artifact.value.replace(/`/g, "'")}\` (${artifact.status}${artifact.entryIds.length > 0 ? `; ${artifact.entryIds.join(", ")}` : ""})`
+
+/**
+ * The ledger a new checkpoint carries whoever wrote it (issue #11
+ * requirement 2): the previous checkpoint's ledger, then the covered range's,
+ * then what the summary itself lists. It is data the engine computed, so it is
+ * re-attached to hook- and model-written summaries and stays cumulative
+ * through every later checkpoint.
+ *
+ * @category constructors
+ */
+export const carried = (
+  content: Checkpoint.CheckpointContent,
+  previous: Checkpoint.CheckpointContent | undefined,
+  items: ReadonlyArray<CoveredItem>
+): Array<Artifact> =>
+  merge(
+    merge(previous ? fromContent(previous) : [], fromRange(items, ToolActions.actionsOf(items))),
+    fromContent(content)
+  )

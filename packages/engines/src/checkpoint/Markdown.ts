@@ -26,6 +26,7 @@ export const contentFromMarkdown = (text: string): Checkpoint.CheckpointContent 
     blocked: [] as Array<string>,
     decisions: [] as Array<string>,
     nextSteps: [] as Array<string>,
+    pendingUserAsks: [] as Array<string>,
     criticalContext: [] as Array<string>
   }
   let field: keyof typeof out = "criticalContext"
@@ -38,19 +39,21 @@ export const contentFromMarkdown = (text: string): Checkpoint.CheckpointContent 
       const name = heading.toLowerCase()
       field = /goal|objective/.test(name)
         ? "goal"
-        : /constraint|preference/.test(name)
-          ? "constraints"
-          : /in progress|current/.test(name)
-            ? "inProgress"
-            : /done|complete/.test(name)
-              ? "done"
-              : /block/.test(name)
-                ? "blocked"
-                : /decision/.test(name)
-                  ? "decisions"
-                  : /next/.test(name)
-                    ? "nextSteps"
-                    : "criticalContext"
+        : /pending (?:user )?asks?\b|user asks?\b/.test(name)
+          ? "pendingUserAsks"
+          : /constraint|preference/.test(name)
+            ? "constraints"
+            : /in progress|current/.test(name)
+              ? "inProgress"
+              : /done|complete/.test(name)
+                ? "done"
+                : /block/.test(name)
+                  ? "blocked"
+                  : /decision/.test(name)
+                    ? "decisions"
+                    : /next/.test(name)
+                      ? "nextSteps"
+                      : "criticalContext"
       continue
     }
     const item = line.replace(/^(?:[-*]\s+(?:\[[ x]\]\s+)?|\d+\.\s+|\|)/, "").trim()
@@ -69,6 +72,7 @@ export const contentFromMarkdown = (text: string): Checkpoint.CheckpointContent 
       return { decision: head ?? decision, rationale: rest.join(" — ") || "(from earlier checkpoint)" }
     }),
     nextSteps: out.nextSteps,
+    pendingUserAsks: out.pendingUserAsks,
     criticalContext: out.criticalContext
   }
 }

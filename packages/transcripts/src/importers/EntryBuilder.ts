@@ -112,14 +112,7 @@ export const make = (options: { source: string; strict: boolean; prefix: string 
     const id = uniqueId(line, header.id)
     const parentId = header.parentId !== undefined ? header.parentId : sessionStart ? null : previousId
     const timestamp = isoTimestamp(header.timestamp) ?? previousTimestamp
-    const entry = {
-      id,
-      parentId,
-      timestamp,
-      schemaVersion: Entry.CURRENT_SCHEMA_VERSION,
-      ...(header.meta !== undefined && Object.keys(header.meta).length > 0 ? { meta: header.meta } : {}),
-      ...body
-    } as E
+    const entry = Entry.make({ id, parentId, timestamp, meta: header.meta }, body as Entry.Body) as E
     entries.push(entry)
     ids.add(id)
     const session = sessions[sessions.length - 1]!

@@ -1,0 +1,209 @@
+/**
+ * Renders a {@link CompactReport} as the human-readable text of
+ * `context-engine compact`: the decision, tokens per category before and
+ * after, the stages, what the next request holds in plain words (the kept
+ * tail sent verbatim, what the checkpoint stands in for), the checkpoint with
+ * its validation, and what `--out` wrote.
+ *
+ * @since 0.2.0
+ */
+import { resolve } from "node:path"
+import { type Checkpoint, CheckpointRenderer, Measurement } from "@context-engine/core"
+import { categoryLabels } from "./CategoryLabels.ts"
+import type { CompactReport } from "./commands/compact.ts"
+
+const n = (value: number): string => Math.round(value).toLocaleString("en-US")
+const pad = (text: string, width: number): string => text.padEnd(width)
+const lpad = (text: string, width: number): string => text.padStart(width)
+const plural = (count: number, one: string, many = `${one}s`) => `${n(count)} ${count === 1 ? one : many}`
+
+const header = (report: CompactReport): Array<string> => {
+  const out = [
+    `context-engine compact ${report.file}`,
+    `  ${report.format} transcript, ${n(report.entries)} entries · model ${report.model.id} (${report.model.source}) · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · keep-recent ${n(report.policy.keepRecentTokens)}`,
+    `  engine ${report.engine} · summarizer ${report.summarizer}`
+  ]
+  for (const warning of report.warnings) out.push(`  warning: ${warning}`)
+  const imported = report.import
+  if (imported.issues.length > 0) {
+    out.push(
+      `  import: ${imported.skipped} line(s) skipped, ${imported.keptAsEvent} unknown record(s) kept as events, ${imported.repaired} repaired (--strict fails on the first skipped line)`
+    )
+    for (const issue of imported.issues.slice(0, 10))
+      out.push(`    line ${issue.line}: ${issue.action}: ${issue.reason}`)
+    if (imported.issues.length > 10) out.push(`    … ${imported.issues.length - 10} more (see --json)`)
+  }
+  return out
+}
+
+const tokenTable = (report: CompactReport): Array<string> => {
+  const { before, after } = report.tokens
+  const out = [
+    `Decision: ${report.decision.compact ? "compact" : "no compaction needed"}${report.decision.reasons.length > 0 ? ` (${report.decision.reasons.join(", ")})` : ""} — ${n(before.input)} input tokens, budget ${n(report.policy.inputBudgetTokens)}`,
+    "",
+    `Tokens per category${" ".repeat(11)}${lpad("before", 10)}${lpad("after", 10)}${lpad("change", 10)}`
+  ]
+  for (const category of Measurement.categories) {
+    if (before[category] === 0 && after[category] === 0) continue
+    out.push(
+      `  ${pad(categoryLabels[category], 28)}${lpad(n(before[category]), 10)}${lpad(n(after[category]), 10)}${lpad(n(after[category] - before[category]), 10)}`
+    )
+  }
+  out.push(
+    `  ${pad("total input", 28)}${lpad(n(before.input), 10)}${lpad(n(after.input), 10)}${lpad(n(after.input - before.input), 10)}`,
+    `  ${report.fits ? "fits" : "DOES NOT FIT"}: ${n(after.input)} of ${n(report.policy.inputBudgetTokens)} input tokens (${((after.input / Math.max(1, before.input)) * 100).toFixed(1)}% of before)`,
+    "",
+    "Stages (least destructive first; re-measured after each)"
+  )
+  for (const stage of report.stages) {
+    const change = stage.status === "applied" ? `${n(stage.tokensBefore)} → ${n(stage.tokensAfter)}` : ""
+    out.push(`  ${pad(stage.stage, 22)}${pad(stage.status, 12)}${pad(change, 22)}${stage.note ?? ""}`)
+  }
+  return out
+}
+
+/**
+ * What the next request holds, in words a newcomer understands: the kept
+ * tail (sent verbatim, or shortened by a named stage), what the checkpoint
+ * stands in for, and that the transcript is unchanged.
+ *
+ * @category rendering
+ */
+export const handoffLines = (report: CompactReport): Array<string> => {
+  const { keptTail, transcriptMessages, notSentMessages, checkpoint, dropped } = report.handoff
+  const range = keptTail.firstEntryId ? `${keptTail.firstEntryId} … ${keptTail.lastEntryId}, ` : ""
+  const changed =
+    keptTail.changedMessages > 0
+      ? ` except ${n(keptTail.changedMessages)} changed by ${keptTail.changedBy.join(", ")} (see Stages; their originals stay in the transcript)`
+      : ""
+  const leftOut =
+    keptTail.leftOutMessages > 0
+      ? ` ${plural(keptTail.leftOutMessages, "empty or reasoning-only message")} in that range ${keptTail.leftOutMessages === 1 ? "is" : "are"} left out (normalize).`
+      : ""
+  const out = [
+    `What the next request holds (${n(transcriptMessages - notSentMessages)} of the transcript's ${plural(transcriptMessages, "message")} are sent)`,
+    `  Kept tail: the newest ${plural(keptTail.messages, "message")} (${range}${n(keptTail.tokens)} tokens), sent word for word${changed}.${leftOut} --keep-recent asks for ${n(report.policy.keepRecentTokens)} tokens of recent turns; the cut moves back to a turn boundary, so every tool call stays beside its result.`
+  ]
+  if (checkpoint?.written) {
+    const own =
+      checkpoint.coveredFromEntryId === null
+        ? `everything up to ${checkpoint.coveredToEntryId}`
+        : `${checkpoint.coveredFromEntryId} … ${checkpoint.coveredToEntryId}${checkpoint.generation > 1 ? ` and takes the place of checkpoint ${checkpoint.generation - 1}, which covered the messages before ${checkpoint.coveredFromEntryId}` : ""}`
+    out.push(
+      `  Checkpoint ${checkpoint.generation} (${n(checkpoint.tokens)} tokens) stands in for ${plural(checkpoint.standsInForMessages, "older message")}: it summarizes ${own}. It is printed below as the model reads it: goal, progress, decisions, files, next steps.`
+    )
+  } else if (checkpoint) {
+    out.push(
+      `  Checkpoint ${checkpoint.generation}, recorded in the transcript (${n(checkpoint.tokens)} tokens), still stands in for ${plural(checkpoint.standsInForMessages, "older message")}.`
+    )
+  }
+  if (dropped)
+    out.push(
+      `  Dropped: ${plural(dropped.messages, "message")} (${dropped.firstEntryId} … ${dropped.lastEntryId}, whole turns, oldest first) are not sent and no summary stands in for them.`
+    )
+  out.push("  Nothing is deleted: the transcript file is not changed.")
+  return out
+}
+
+const checkpointLines = (report: CompactReport, checkpoint: Checkpoint.Checkpoint, lines: number): Array<string> => {
+  const cp = report.checkpoint!
+  const out = [
+    `Checkpoint ${cp.id} · generation ${cp.generation} · ${cp.summarizer.kind}${cp.summarizer.model ? ` ${cp.summarizer.model}` : ""} (${cp.summarizer.promptVersion})`
+  ]
+  const validation = cp.validation
+  if (validation) {
+    out.push(
+      `Validation: ${validation.ok ? "passed" : "FAILED"} · identifier retention ${(validation.identifierRetention * 100).toFixed(1)}%`
+    )
+    for (const check of validation.checks) out.push(`  ${check.ok ? "✓" : "✗"} ${pad(check.name, 24)}${check.detail}`)
+  }
+  const full = CheckpointRenderer.render(checkpoint).split("\n")
+  const shown = lines > 0 && checkpoint.content ? preview(checkpoint, lines) : full
+  out.push(
+    "",
+    `--- checkpoint as the model sees it (user-role reference message, ${n(full.length)} lines${shown.length < full.length ? `; each list cut to its first ${lines} items here` : ""}) ---`,
+    ...shown
+  )
+  if (shown.length < full.length)
+    out.push(`… (--checkpoint-lines 0 prints all ${n(full.length)} lines; --out has the whole checkpoint)`)
+  out.push("--- end of checkpoint ---")
+  return out
+}
+
+/**
+ * Renders the human-readable report.
+ *
+ * @category rendering
+ */
+export const render = (report: CompactReport, checkpoint: Checkpoint.Checkpoint | undefined, lines = 5): string => {
+  const out = [...header(report), "", ...tokenTable(report), "", ...handoffLines(report), ""]
+  if (report.cutPoint) {
+    out.push(
+      `Cut point: first kept entry ${report.cutPoint.firstKeptEntryId ?? "(none)"}; covered ${report.cutPoint.coveredFromEntryId ?? "(start)"} … ${report.cutPoint.coveredToEntryId}${report.cutPoint.splitTurn ? " (split turn: the turn's prefix is summarized, its user message kept)" : ""}`
+    )
+  } else out.push("Cut point: none (nothing summarized)")
+  for (const failure of report.failures) out.push(`Recovered from ${failure.tag}: ${failure.message}`)
+  if (report.checkpoint && checkpoint) out.push(...checkpointLines(report, checkpoint, lines))
+  else out.push("Checkpoint: none written")
+  return out.join("\n")
+}
+
+/**
+ * What `--out` wrote, and what to do with each part; without `--out`, how
+ * to save the result.
+ *
+ * @category rendering
+ */
+export const outputLines = (
+  out: string | undefined,
+  written: { readonly messages: number; readonly checkpoint: boolean; readonly entriesToAppend: number }
+): Array<string> =>
+  out === undefined
+    ? [
+        "",
+        "Nothing was written: add --out FILE to save the compacted messages, the checkpoint and this report as JSON."
+      ]
+    : [
+        "",
+        `Wrote ${resolve(out)}: ${n(written.messages)} messages (AI SDK ModelMessage[]), ${written.checkpoint ? "the checkpoint" : "no checkpoint (none was written)"}, ${n(written.entriesToAppend)} entries to append and this report.`,
+        "  messages: the request to send next (pass them as `messages` to generateText / streamText).",
+        `  entriesToAppend: ${written.checkpoint ? "the checkpoint and the stages' edits" : "the stages' edits"}; append them to the transcript to record this compaction (the input file was not changed).`
+      ]
+
+const cut = <A>(items: ReadonlyArray<A>, max: number, more: (count: number) => A): Array<A> =>
+  items.length <= max ? [...items] : [...items.slice(0, max), more(items.length - max)]
+
+/** The checkpoint with every list cut to `max` items, for the terminal. */
+const preview = (checkpoint: Checkpoint.Checkpoint, max: number): Array<string> => {
+  const content = checkpoint.content!
+  const more = (count: number) => `… ${count} more`
+  const list = (items: ReadonlyArray<string>) => cut(items, max, more)
+  const ids = content.identifiers
+  return CheckpointRenderer.render({
+    ...checkpoint,
+    content: {
+      ...content,
+      constraints: list(content.constraints),
+      progress: {
+        done: list(content.progress.done),
+        inProgress: list(content.progress.inProgress),
+        blocked: list(content.progress.blocked)
+      },
+      decisions: cut(content.decisions, max, (count) => ({ decision: `… ${count} more`, rationale: "" })),
+      nextSteps: list(content.nextSteps),
+      criticalContext: list(content.criticalContext),
+      pendingUserAsks: list(content.pendingUserAsks),
+      identifiers: {
+        paths: list(ids.paths),
+        ids: list(ids.ids),
+        hashes: list(ids.hashes),
+        urls: list(ids.urls),
+        ports: list(ids.ports),
+        commands: list(ids.commands),
+        errors: list(ids.errors)
+      },
+      filesRead: list(content.filesRead),
+      filesModified: list(content.filesModified)
+    }
+  }).split("\n")
+}

@@ -1,0 +1,133 @@
+/**
+ * Phase 3 of the checkpoint tier, "build + validate": a summary becomes a
+ * checkpoint, the view it leaves (prefix → checkpoint → pinned ask → tail)
+ * and that view's measurement, checked by `CheckpointValidation`. Pure: the
+ * summary ladder ({@link SummaryLadder.run}) calls it once per attempt.
+ *
+ * @since 0.2.0
+ */
+import {
+  ActiveView,
+  type Budget,
+  type Checkpoint,
+  CheckpointValidation,
+  type ContextEngine,
+  type ContextView,
+  type Measurement,
+  type Measurer
+} from "@context-engine/core"
+import type { SummarizeResult } from "../Summarizer.ts"
+import type * as SummaryLadder from "../SummaryLadder.ts"
+import type { Preparation } from "./Prepare.ts"
+
+/** Inputs of {@link build}, fixed for every attempt of one compaction. @category models */
+export interface BuildInput {
+  readonly preparation: Preparation
+  /** The stable prefix the checkpoint follows (with this cycle's flushed memory records). */
+  readonly prefix: ReadonlyArray<ContextView.ViewItem>
+  readonly tools: ContextView.ContextView["tools"]
+  readonly measurer: Measurer.Measurer
+  readonly budget: Budget.Budget
+  /** The request must fit this many input tokens (`next-request-fits`). */
+  readonly targetTokens: number
+  readonly generation: number
+  /** The request's input tokens before the compaction (`tokensBefore`). */
+  readonly tokensBefore: number
+  readonly timestamp: string
+  readonly minIdentifierRetention?: number | undefined
+}
+
+/** The view a checkpoint leaves and its measurement. @category models */
+export interface Outcome {
+  readonly view: ContextView.ContextView
+  readonly after: Measurement.Measurement
+}
+
+/** A built checkpoint with its validation report and the view it leaves. @category models */
+export type Built = SummaryLadder.Built<Outcome>
+
+/**
+ * Builds and validates the checkpoint of one summary. The covered range
+ * starts at the first covered entry when it continues a previous checkpoint,
+ * at the transcript's start (`null`) otherwise.
+ *
+ * @category constructors
+ */
+export const build = (input: BuildInput, result: SummarizeResult): Built => {
+  const { preparation, measurer } = input
+  const checkpoint: Checkpoint.Checkpoint = {
+    id: `checkpoint:${input.generation}:${preparation.lastCoveredEntryId}`,
+    generation: input.generation,
+    coveredRange: {
+      fromEntryId: preparation.previous ? (preparation.coveredEntryIds[0] ?? null) : null,
+      toEntryId: preparation.lastCoveredEntryId
+    },
+    firstKeptEntryId: preparation.firstKept?.entryId ?? null,
+    tokensBefore: input.tokensBefore,
+    tokensAfter: 0,
+    summarizer: result.summarizer,
+    content: result.content,
+    ...(result.usage ? { usage: result.usage } : {}),
+    createdAt: input.timestamp
+  }
+  const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
+  const view: ContextView.ContextView = {
+    items: [...input.prefix, item, ...(preparation.pinned ? [preparation.pinned] : []), ...preparation.tail],
+    tools: input.tools
+  }
+  const after = measurer.measure(view, { budget: input.budget })
+  const report = CheckpointValidation.validate({
+    checkpoint,
+    covered: [...preparation.covered, ...preparation.turnPrefix].map((covered) => covered.message),
+    previous: preparation.previous,
+    checkpointTokens: measurer.messageTokens(item.message, "checkpoint"),
+    replacedTokens: preparation.replacedTokens,
+    requestTokens: after.inputTokens,
+    budgetTokens: input.targetTokens,
+    minIdentifierRetention: input.minIdentifierRetention
+  })
+  return {
+    checkpoint: { ...checkpoint, tokensAfter: after.inputTokens, validation: report },
+    report,
+    extra: { view, after }
+  }
+}
+
+/**
+ * Validates a compaction result against its input again (the engine's
+ * `validate`): `next-request-fits` alone without a checkpoint; with one, the
+ * checkpoint's checks over the non-system messages of its covered range.
+ *
+ * @category constructors
+ */
+export const revalidate = (
+  input: ContextEngine.EngineInput,
+  result: ContextEngine.CompactionResult,
+  measurer: Measurer.Measurer,
+  minIdentifierRetention?: number
+): Checkpoint.ValidationReport => {
+  const fitsCheck = {
+    name: "next-request-fits",
+    ok: result.fits,
+    detail: `next request ${result.after.inputTokens} of ${result.after.budgetTokens} tokens`
+  }
+  const checkpoint = result.checkpoint
+  if (!checkpoint) return { ok: result.fits, checks: [fitsCheck], identifierRetention: 1, missing: [] }
+  const ids = input.entries.map((entry) => entry.id)
+  const from = checkpoint.coveredRange.fromEntryId === null ? 0 : ids.indexOf(checkpoint.coveredRange.fromEntryId)
+  const to = ids.indexOf(checkpoint.coveredRange.toEntryId)
+  const covered = input.entries
+    .slice(Math.max(0, from), to + 1)
+    .flatMap((entry) => (entry.kind === "message" && entry.message.role !== "system" ? [entry.message] : []))
+  const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
+  const checkpointTokens = measurer.messageTokens(item.message, "checkpoint")
+  return CheckpointValidation.validate({
+    checkpoint,
+    covered,
+    checkpointTokens,
+    replacedTokens: result.before.inputTokens - result.after.inputTokens + checkpointTokens,
+    requestTokens: result.after.inputTokens,
+    budgetTokens: result.after.budgetTokens,
+    minIdentifierRetention
+  })
+}

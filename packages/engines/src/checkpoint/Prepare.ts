@@ -1,0 +1,323 @@
+/**
+ * Phase 1 of the checkpoint tier, "prepare" (Pi's `findCutPoint` +
+ * `prepareCompaction`): from the view the deterministic stages left, where
+ * to cut, what the checkpoint covers (original messages, before any stage
+ * edit), the split turn's prefix, the pinned latest ask, the kept tail and
+ * the summary cap. Pure: plain records in, a plain record out.
+ *
+ * @since 0.2.0
+ */
+import {
+  ActiveView,
+  type Budget,
+  type Checkpoint,
+  CheckpointRenderer,
+  type ContextEngine,
+  type ContextView,
+  type Measurer,
+  type ModelPolicy
+} from "@context-engine/core"
+import * as CutPoint from "../CutPoint.ts"
+import type { CoveredItem } from "../Summarizer.ts"
+import { DEFAULT_CHECKPOINT_TOKENS } from "./Fit.ts"
+
+/**
+ * Share of `reserveTokens` a summary may use: Pi's `generateSummary` caps the
+ * summary at `Math.floor(0.8 * reserveTokens)`.
+ *
+ * @category constants
+ */
+export const SUMMARY_SHARE_OF_RESERVE = 0.8
+
+/**
+ * Largest share of the conversation budget (`availableTokens`) a summary or
+ * the kept tail may use — own choice, so small windows still leave room for
+ * the other (Pi has no such cap; its windows are ≥ 128K).
+ *
+ * @category constants
+ */
+export const MAX_SHARE_OF_AVAILABLE = { summary: 0.25, keepRecent: 0.5 } as const
+
+/** Smallest summary cap in tokens (own choice: room for a goal and a next step). @category constants */
+export const MIN_SUMMARY_TOKENS = 64
+
+/**
+ * The summary cap in tokens before the request's room is known:
+ * `0.8 × reserveTokens` (Pi), at most a quarter of the conversation budget
+ * and at most `maxCheckpointTokens` (default 2,000), at least 64.
+ *
+ * @category constructors
+ */
+export const summaryCapTokens = (
+  policy: ModelPolicy.ModelPolicy,
+  budget: Budget.Budget,
+  maxCheckpointTokens: number = DEFAULT_CHECKPOINT_TOKENS
+): number =>
+  Math.max(
+    MIN_SUMMARY_TOKENS,
+    Math.min(
+      Math.floor(policy.reserveTokens * SUMMARY_SHARE_OF_RESERVE),
+      Math.floor(budget.availableTokens * MAX_SHARE_OF_AVAILABLE.summary),
+      maxCheckpointTokens
+    )
+  )
+
+/** The conversation of `view`: its items less the stable prefix (system, memory) and the checkpoint. */
+export const conversationOf = (
+  view: ContextView.ContextView,
+  prefix: ReadonlyArray<ContextView.ViewItem>
+): Array<ContextView.ViewItem> => {
+  const skip = new Set(prefix.map((item) => item.entryId))
+  return view.items.filter((item) => !skip.has(item.entryId) && item.source !== "checkpoint")
+}
+
+/** Inputs of {@link cutOf}. Token counts in tokens of the measurer's tokenizer. @category models */
+export interface CutInput {
+  readonly conversation: ReadonlyArray<ContextView.ViewItem>
+  readonly measurer: Measurer.Measurer
+  readonly budget: Budget.Budget
+  readonly policy: ModelPolicy.ModelPolicy
+  /** Tail size to land at (a threshold compaction's low-water room); default `policy.keepRecentTokens`. */
+  readonly landAtTokens?: number | undefined
+  readonly minRecentTurns?: number | undefined
+}
+
+/**
+ * The cut point of a conversation and each item's tokens. The kept tail is
+ * `landAtTokens` (or `keepRecentTokens`), at most half the conversation
+ * budget ({@link MAX_SHARE_OF_AVAILABLE}), at least 1.
+ *
+ * @category constructors
+ */
+export const cutOf = (input: CutInput): { readonly cut: CutPoint.CutPoint; readonly tokens: Array<number> } => {
+  const tokens = input.conversation.map((item) => input.measurer.messageTokens(item.message, item.source))
+  // A threshold compaction lands at the low-water mark: the kept tail fills the room the mark leaves beside
+  // the summary (more than keepRecentTokens when there is room), so it neither stops short nor overshoots.
+  const keepRecentTokens = Math.max(
+    1,
+    Math.min(
+      input.landAtTokens ?? input.policy.keepRecentTokens,
+      Math.floor(input.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent)
+    )
+  )
+  const cut = CutPoint.find({
+    items: input.conversation,
+    tokens,
+    keepRecentTokens,
+    ...(input.minRecentTurns !== undefined ? { minRecentTurns: input.minRecentTurns } : {})
+  })
+  return { cut, tokens }
+}
+
+/**
+ * Id of the last of `items` that is a transcript entry. View items can be
+ * synthesized (an "interrupted" result for a call without one, id
+ * `ToolPairing.interruptedResultId`); a checkpoint that referenced one would
+ * point at nothing the store or a rebuilt view knows.
+ *
+ * @category constructors
+ */
+export const lastRealEntryId = (
+  entries: ReadonlyArray<{ readonly id: string }>,
+  items: ReadonlyArray<{ readonly entryId: string }>
+): string => {
+  const ids = new Set<string>()
+  for (const entry of entries) ids.add(entry.id)
+  for (let index = items.length - 1; index >= 0; index--)
+    if (ids.has(items[index]!.entryId)) return items[index]!.entryId
+  return items[items.length - 1]!.entryId
+}
+
+/** Inputs of {@link plannedCut}. @category models */
+export interface PlanInput extends Omit<CutInput, "conversation" | "landAtTokens"> {
+  readonly entries: ReadonlyArray<{ readonly id: string }>
+  /** The request's view, before any stage. */
+  readonly view: ContextView.ContextView
+  readonly prefix: ReadonlyArray<ContextView.ViewItem>
+}
+
+/**
+ * The cut point a plan announces (`CompactionPlan.cutPoint`): computed on
+ * the request's view with the kept tail at `keepRecentTokens`; `undefined`
+ * when nothing would be covered. The compaction itself cuts again, on the
+ * view the deterministic stages leave.
+ *
+ * @category constructors
+ */
+export const plannedCut = (input: PlanInput): ContextEngine.CompactionPlan["cutPoint"] => {
+  const conversation = conversationOf(input.view, input.prefix)
+  const { cut } = cutOf({ ...input, conversation })
+  const covered = conversation.slice(0, cut.firstKeptIndex)
+  if (covered.length === 0) return undefined
+  return {
+    firstKeptEntryId: conversation[cut.firstKeptIndex]?.entryId ?? null,
+    coveredFromEntryId: covered[0]?.entryId ?? null,
+    coveredToEntryId: lastRealEntryId(input.entries, covered),
+    splitTurn: cut.splitTurn
+  }
+}
+
+/** Inputs of {@link prepare}. Token counts in input tokens of the policy's tokenizer. @category models */
+export interface PrepareInput {
+  /** The transcript entries of the request (ids of real entries, originals of covered messages). */
+  readonly entries: ReadonlyArray<{ readonly id: string }>
+  /** The request's active view (its prefix and branch). */
+  readonly active: ActiveView.ActiveView
+  /** The view after the deterministic stages. */
+  readonly view: ContextView.ContextView
+  /**
+   * The view's measured input tokens, when the measurement is anchored on
+   * the provider's usage: the low-water mark is on that scale, the cut walks
+   * per-message estimates, so the room for the kept tail is converted.
+   */
+  readonly viewTokens?: number | undefined
+  readonly measurer: Measurer.Measurer
+  readonly budget: Budget.Budget
+  readonly policy: ModelPolicy.ModelPolicy
+  readonly targetTokens: number
+  readonly lowWaterTokens: number
+  readonly minRecentTurns?: number | undefined
+  readonly maxCheckpointTokens?: number | undefined
+}
+
+/** What a checkpoint will cover and keep: the record between "prepare" and "summarize". @category models */
+export interface Preparation {
+  readonly _tag: "Ready"
+  readonly conversation: ReadonlyArray<ContextView.ViewItem>
+  readonly cut: CutPoint.CutPoint
+  /** Covered history (original messages), up to the split turn's start. */
+  readonly covered: ReadonlyArray<CoveredItem>
+  /** The covered start of a split turn (original messages); empty when the turn is not split. */
+  readonly turnPrefix: ReadonlyArray<CoveredItem>
+  /** Every covered view item's entry id, in order (the split-turn prefix included). */
+  readonly coveredEntryIds: ReadonlyArray<string>
+  /** The covered range's last transcript entry (never a synthesized item). */
+  readonly lastCoveredEntryId: string
+  readonly firstKept: ContextView.ViewItem | undefined
+  /** The latest user message, kept verbatim though it lies in the covered range. */
+  readonly pinned: ContextView.ViewItem | undefined
+  readonly tail: ReadonlyArray<ContextView.ViewItem>
+  readonly previous: Checkpoint.Checkpoint | undefined
+  /** Tokens the checkpoint replaces: the covered items (less the pinned ask) plus the previous checkpoint. */
+  readonly replacedTokens: number
+  /** {@link summaryCapTokens}. */
+  readonly summaryCapTokens: number
+}
+
+/** Nothing older than the kept recent window: no checkpoint can be written. @category models */
+export interface NothingToSummarize {
+  readonly _tag: "NothingToSummarize"
+  readonly note: string
+}
+
+/**
+ * The "prepare" phase. A threshold compaction (low-water mark under the
+ * target) sizes the kept tail to land at the low-water mark beside a summary
+ * of at most the cap.
+ *
+ * @category constructors
+ */
+export const prepare = (input: PrepareInput): Preparation | NothingToSummarize => {
+  const { budget, measurer } = input
+  const cap = summaryCapTokens(input.policy, budget, input.maxCheckpointTokens)
+  const conversation = conversationOf(input.view, input.active.prefix)
+  // One scale (C13): an anchored measurement above the estimates shrinks the tail's room by the same share.
+  const estimateShare =
+    input.viewTokens === undefined
+      ? 1
+      : Math.min(1, measurer.measure(input.view, { budget }).inputTokens / Math.max(1, input.viewTokens))
+  const { cut, tokens } = cutOf({
+    conversation,
+    measurer,
+    budget,
+    policy: input.policy,
+    minRecentTurns: input.minRecentTurns,
+    landAtTokens:
+      input.lowWaterTokens < input.targetTokens
+        ? Math.max(1, Math.floor((input.lowWaterTokens - budget.fixedOverheadTokens - cap) * estimateShare))
+        : undefined
+  })
+  if (cut.firstKeptIndex === 0)
+    return { _tag: "NothingToSummarize", note: "nothing older than the kept recent window to summarize" }
+  const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex
+  const originals = ActiveView.originalMessages(input.active.branch)
+  const original = (item: ContextView.ViewItem): CoveredItem => ({
+    entryId: item.entryId,
+    message: originals.get(item.entryId) ?? item.message
+  })
+  const coveredItems = conversation.slice(0, cut.firstKeptIndex)
+  const previousItem = input.view.items.find((item) => item.source === "checkpoint")
+  let coveredTokens = 0
+  for (const count of tokens.slice(0, cut.firstKeptIndex)) coveredTokens += count
+  return {
+    _tag: "Ready",
+    conversation,
+    cut,
+    covered: conversation.slice(0, historyEnd).map(original),
+    turnPrefix: cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : [],
+    coveredEntryIds: coveredItems.map((item) => item.entryId),
+    lastCoveredEntryId: lastRealEntryId(input.entries, coveredItems),
+    firstKept: conversation[cut.firstKeptIndex],
+    pinned: cut.pinnedUserIndex >= 0 ? conversation[cut.pinnedUserIndex] : undefined,
+    tail: conversation.slice(cut.firstKeptIndex),
+    previous: input.active.checkpoint?.checkpoint,
+    replacedTokens:
+      coveredTokens -
+      (cut.pinnedUserIndex >= 0 ? (tokens[cut.pinnedUserIndex] ?? 0) : 0) +
+      (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0),
+    summaryCapTokens: cap
+  }
+}
+
+/** Inputs of {@link summaryMaxTokens}. @category models */
+export interface RoomInput {
+  readonly preparation: Preparation
+  /** The stable prefix the checkpoint follows (system, memory — with this cycle's flushed records). */
+  readonly prefix: ReadonlyArray<ContextView.ViewItem>
+  readonly tools: ContextView.ContextView["tools"]
+  readonly measurer: Measurer.Measurer
+  readonly budget: Budget.Budget
+  readonly targetTokens: number
+  readonly generation: number
+  readonly timestamp: string
+}
+
+/**
+ * The summary's `maxTokens`: the cap, lowered to the room the request has
+ * left beside the prefix, the pinned ask, the tail and the checkpoint's
+ * framing (so a summary that can shrink does not fail `next-request-fits`),
+ * at least 64.
+ *
+ * @category constructors
+ */
+export const summaryMaxTokens = (input: RoomInput): number => {
+  const { preparation, measurer } = input
+  const withoutCheckpoint = measurer.measure(
+    {
+      items: [...input.prefix, ...(preparation.pinned ? [preparation.pinned] : []), ...preparation.tail],
+      tools: input.tools
+    },
+    { budget: input.budget }
+  ).inputTokens
+  const framingTokens = measurer.messageTokens(
+    CheckpointRenderer.toMessage({
+      id: `checkpoint:${input.generation}:${preparation.lastCoveredEntryId}`,
+      generation: input.generation,
+      coveredRange: {
+        fromEntryId: preparation.coveredEntryIds[0] ?? null,
+        toEntryId: preparation.coveredEntryIds[0]!
+      },
+      firstKeptEntryId: preparation.firstKept?.entryId ?? null,
+      tokensBefore: 0,
+      tokensAfter: 0,
+      summarizer: { kind: "extractive", promptVersion: "" },
+      text: "",
+      createdAt: input.timestamp
+    }),
+    "checkpoint"
+  )
+  return Math.max(
+    MIN_SUMMARY_TOKENS,
+    Math.min(preparation.summaryCapTokens, input.targetTokens - withoutCheckpoint - framingTokens)
+  )
+}

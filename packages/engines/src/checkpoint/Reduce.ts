@@ -1,0 +1,126 @@
+/**
+ * The other way out of the checkpoint tier, "reduce": when no checkpoint can
+ * be written (nothing to summarize, advisory mode, a hook cancelled or
+ * failed, the summarizer threw, every attempt failed validation), keep the
+ * previous checkpoint and reduce deterministically (DESIGN.md "Summarize,
+ * validate, commit"). Pure: a result, or `BudgetExceeded` with the numbers
+ * when even the whole deterministic ladder cannot fit.
+ *
+ * @since 0.2.0
+ */
+import {
+  type Budget,
+  type ContextEngine,
+  Errors,
+  type Measurer,
+  type Message,
+  type ModelPolicy,
+  type Strategy
+} from "@context-engine/core"
+import { Pipeline, Tiers } from "@context-engine/strategies"
+import { checkpointStage, type EditEntries } from "./Commit.ts"
+
+/**
+ * The reduction used when no checkpoint can be written: the whole
+ * deterministic ladder, `Tiers.withWindow` — the lossless stages with the
+ * prompt-cache guard off and only the last tool result and assistant message
+ * protected, then the sliding window, which drops the oldest whole turns
+ * after the previous checkpoint (never a system message or the turn in
+ * progress; the transcript keeps everything it drops).
+ *
+ * @category constructors
+ */
+export const reductionStrategies = (
+  policy: ModelPolicy.ModelPolicy,
+  budget: Budget.Budget
+): ReadonlyArray<Strategy.Strategy> =>
+  Tiers.withWindow(policy, budget, {
+    toolTrim: { minReclaimTokens: 0, keepRecentToolResults: 1, keepLastAssistants: 1 },
+    slidingWindow: { minReclaimTokens: 0 }
+  }).map(keepingCheckpoint)
+
+/**
+ * A strategy that never drops or rewrites the previous checkpoint: it sees
+ * the checkpoint item as a system message, which the sliding window keeps in
+ * place (and does not count as freed).
+ */
+const keepingCheckpoint = (strategy: Strategy.Strategy): Strategy.Strategy => ({
+  ...strategy,
+  apply: (input) => {
+    const result = strategy.apply({
+      ...input,
+      view: {
+        ...input.view,
+        items: input.view.items.map((item) =>
+          item.source === "checkpoint"
+            ? { ...item, message: { ...item.message, role: "system" } as Message.Message }
+            : item
+        )
+      }
+    })
+    const checkpointIds = new Set(
+      input.view.items.flatMap((item) => (item.source === "checkpoint" ? [item.entryId] : []))
+    )
+    return { ...result, edits: result.edits.filter((edit) => !("entryId" in edit && checkpointIds.has(edit.entryId))) }
+  }
+})
+
+/** Inputs of {@link reduce}. Token counts in input tokens of the policy's tokenizer. @category models */
+export interface ReduceInput {
+  /** Why no checkpoint is written (the checkpoint stage's note). */
+  readonly note: string
+  /** The result of the deterministic stages. */
+  readonly cheap: Pipeline.Result
+  readonly policy: ModelPolicy.ModelPolicy
+  readonly budget: Budget.Budget
+  readonly measurer: Measurer.Measurer
+  readonly targetTokens: number
+  readonly before: ContextEngine.CompactionResult["before"]
+  /** The view has a previous checkpoint (named in the error). */
+  readonly hasCheckpoint: boolean
+  readonly failures: ReadonlyArray<NonNullable<ContextEngine.CompactionResult["failures"]>[number]>
+  readonly editEntries: EditEntries
+}
+
+/**
+ * The "reduce" phase. Its stage reports follow the skipped checkpoint stage,
+ * named `reduce:<stage>`, applied ones only.
+ *
+ * @category constructors
+ */
+export const reduce = (input: ReduceInput): ContextEngine.CompactionResult | Errors.BudgetExceeded => {
+  const { cheap } = input
+  const reduced = Pipeline.run({
+    view: cheap.view,
+    strategies: reductionStrategies(input.policy, input.budget),
+    targetTokens: input.targetTokens,
+    budget: input.budget,
+    measurer: input.measurer,
+    policy: input.policy,
+    measurement: cheap.after
+  })
+  // A budget problem is reported as one, with the numbers (never as a failed summary check).
+  if (!reduced.fits)
+    return new Errors.BudgetExceeded({
+      requestTokens: reduced.after.inputTokens,
+      budgetTokens: input.targetTokens,
+      reason: `${input.note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${input.hasCheckpoint ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`
+    })
+  const edits = [...cheap.edits, ...reduced.edits.filter((edit) => edit.strategy !== Pipeline.NORMALIZE_STAGE)]
+  return {
+    view: reduced.view,
+    edits,
+    entriesToAppend: input.editEntries(edits),
+    stages: [
+      ...cheap.stages,
+      checkpointStage(cheap, "skipped", input.note),
+      ...reduced.stages
+        .filter((stage) => stage.status === "applied" && stage.stage !== Pipeline.NORMALIZE_STAGE)
+        .map((stage) => ({ ...stage, stage: `reduce:${stage.stage}` }))
+    ],
+    before: input.before,
+    after: reduced.after,
+    fits: true,
+    ...(input.failures.length > 0 ? { failures: [...input.failures] } : {})
+  }
+}

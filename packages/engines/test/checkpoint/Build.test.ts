@@ -1,0 +1,121 @@
+import { Checkpoint, type ContextEngine } from "@context-engine/core"
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import * as Build from "../../src/checkpoint/Build.ts"
+import * as Prepare from "../../src/checkpoint/Prepare.ts"
+import * as ExtractiveSummarizer from "../../src/ExtractiveSummarizer.ts"
+import type { SummarizeResult } from "../../src/Summarizer.ts"
+import { request, sessionMessages } from "./fixture.ts"
+
+const setup = () => {
+  const base = request(sessionMessages(8))
+  const req = { ...base, policy: { ...base.policy, keepRecentTokens: 1_200 } }
+  const preparation = Prepare.prepare({
+    entries: req.entries,
+    active: req.active,
+    view: req.cheap.view,
+    measurer: req.measurer,
+    budget: req.budget,
+    policy: req.policy,
+    targetTokens: req.budget.inputBudgetTokens,
+    lowWaterTokens: req.budget.inputBudgetTokens
+  })
+  if (preparation._tag !== "Ready") throw new Error(preparation.note)
+  const input = (targetTokens = req.budget.inputBudgetTokens): Build.BuildInput => ({
+    preparation,
+    prefix: req.active.prefix,
+    tools: [],
+    measurer: req.measurer,
+    budget: req.budget,
+    targetTokens,
+    generation: 1,
+    tokensBefore: req.measurement.inputTokens,
+    timestamp: "2026-01-01T00:00:00.000Z"
+  })
+  const summary: SummarizeResult = Effect.runSync(
+    ExtractiveSummarizer.make().summarize({
+      covered: preparation.covered,
+      maxTokens: 400,
+      countTokens: req.measurer.tokenizer.count
+    })
+  )
+  return { req, preparation, input, summary }
+}
+
+describe("Build.build", () => {
+  it("builds the checkpoint of a summary, the view prefix → checkpoint → tail, and validates it", () => {
+    const { req, preparation, input, summary } = setup()
+    const built = Build.build(input(), summary)
+    expect(built.checkpoint).toMatchObject({
+      id: "checkpoint:1:m24",
+      generation: 1,
+      coveredRange: { fromEntryId: null, toEntryId: "m24" },
+      firstKeptEntryId: "m25",
+      tokensBefore: req.measurement.inputTokens,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      content: summary.content
+    })
+    expect(built.extra.view.items.map((item) => item.entryId)).toEqual([
+      "m0",
+      "checkpoint:1:m24",
+      ...preparation.tail.map((item) => item.entryId)
+    ])
+    expect(built.checkpoint.tokensAfter).toBe(built.extra.after.inputTokens)
+    expect(built.extra.after.inputTokens).toBeLessThan(req.measurement.inputTokens)
+    expect(built.report.ok).toBe(true)
+    expect(built.checkpoint.validation).toEqual(built.report)
+  })
+
+  it("fails validation for an empty summary and for a request over the target", () => {
+    const { input, summary } = setup()
+    const empty = Build.build(input(), { ...summary, content: Checkpoint.emptyContent() })
+    expect(empty.report.ok).toBe(false)
+    const over = Build.build(input(100), summary)
+    expect(over.report.ok).toBe(false)
+    expect(over.report.checks.find((check) => check.name === "next-request-fits")?.ok).toBe(false)
+  })
+
+  it("continues a previous checkpoint's range from the first newly covered entry", () => {
+    const { input, summary, preparation } = setup()
+    const previous = Build.build(input(), summary).checkpoint
+    const next = Build.build({ ...input(), preparation: { ...preparation, previous }, generation: 2 }, summary)
+    expect(next.checkpoint.id).toBe("checkpoint:2:m24")
+    expect(next.checkpoint.coveredRange).toEqual({ fromEntryId: "m1", toEntryId: "m24" })
+  })
+})
+
+describe("Build.revalidate", () => {
+  it("checks only that the next request fits when a result has no checkpoint", () => {
+    const { req } = setup()
+    const result = {
+      view: req.cheap.view,
+      edits: [],
+      entriesToAppend: [],
+      stages: [],
+      before: req.measurement,
+      after: req.measurement,
+      fits: false
+    } satisfies ContextEngine.CompactionResult
+    const report = Build.revalidate({ entries: req.entries, policy: req.policy }, result, req.measurer)
+    expect(report.ok).toBe(false)
+    expect(report.checks.map((check) => check.name)).toEqual(["next-request-fits"])
+  })
+
+  it("re-checks a committed checkpoint against the transcript range it names", () => {
+    const { req, input, summary } = setup()
+    const built = Build.build(input(), summary)
+    const result = {
+      view: built.extra.view,
+      edits: [],
+      checkpoint: built.checkpoint,
+      entriesToAppend: [],
+      stages: [],
+      before: req.measurement,
+      after: built.extra.after,
+      fits: true
+    } satisfies ContextEngine.CompactionResult
+    const report = Build.revalidate({ entries: req.entries, policy: req.policy }, result, req.measurer)
+    expect(report.ok).toBe(true)
+    expect(report.identifierRetention).toBe(built.report.identifierRetention)
+  })
+})

@@ -1,0 +1,55 @@
+/**
+ * A small session for the checkpoint phases' tests: a system prompt and
+ * `turns` turns (user ask, assistant tool call, a large tool result,
+ * assistant reply), measured by the fake measurer (1 token per 4 characters
+ * + 3 per message) so sizes are easy to reason about.
+ */
+import { ActiveView, Budget, type Entry, type Measurer, type Message } from "@context-engine/core"
+import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
+import { Pipeline } from "@context-engine/strategies"
+import { assistant, calls, results, user } from "../support.ts"
+
+export const entriesOf = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
+  messages.map((message, index) => ({
+    id: `m${index}`,
+    parentId: index === 0 ? null : `m${index - 1}`,
+    timestamp: new Date(0).toISOString(),
+    schemaVersion: 1,
+    kind: "message",
+    message
+  }))
+
+export const sessionMessages = (turns: number, resultChars = 2_000): Array<Message.Message> => {
+  const messages: Array<Message.Message> = [{ role: "system", content: "You are a coding agent." }]
+  for (let turn = 0; turn < turns; turn++) {
+    messages.push(user(`Please fix the failing test number ${turn} in src/module${turn}.ts now.`))
+    messages.push(calls({ id: `call${turn}`, name: "read", input: { path: `src/module${turn}.ts` } }))
+    messages.push(results({ id: `call${turn}`, name: "read", text: `${turn}`.repeat(resultChars) }))
+    messages.push(assistant(`Fixed test ${turn} in src/module${turn}.ts.`))
+  }
+  return messages
+}
+
+/** Everything a phase needs about one request: its entries, view, measurer, budget and the strategies' result. */
+export const request = (messages: ReadonlyArray<Message.Message>, contextWindow = 8_000) => {
+  const measurer: Measurer.Measurer = FakeMeasurer.make()
+  const entries = entriesOf(messages)
+  const active = ActiveView.reconstruct(entries)
+  const policy = StrategyInput.policy(contextWindow, 500)
+  const budget = Budget.make(policy, {
+    systemTokens: active.prefix.reduce((total, item) => total + measurer.messageTokens(item.message, item.source), 0),
+    toolSchemaTokens: 0
+  })
+  const measurement = measurer.measure(active.view, { budget })
+  /** The deterministic stages' result with no stage at all (normalization only). */
+  const cheap = Pipeline.run({
+    view: active.view,
+    strategies: [],
+    targetTokens: budget.inputBudgetTokens,
+    budget,
+    measurer,
+    policy,
+    measurement
+  })
+  return { entries, active, measurer, policy, budget, measurement, cheap }
+}

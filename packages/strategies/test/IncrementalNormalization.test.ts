@@ -1,0 +1,166 @@
+import type { ContextView, Message } from "@context-engine/core"
+import { Measurer, Tokenizers } from "@context-engine/core"
+import { StrategyInput } from "@context-engine/core/testing"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { IncrementalNormalization, Pipeline } from "../src/index.ts"
+
+const measurer = Measurer.make(Tokenizers.get("o200k_base"))
+const policy = StrategyInput.policy(1_000_000)
+
+// Ids from a small pool, so calls reuse ids, results arrive late, twice, or for no call at all.
+const callId = fc.oneof(
+  fc.constantFrom("a", "a~2"),
+  fc.integer({ min: 0, max: 15 }).map((n) => `c${n}`)
+)
+const text = fc.constantFrom("", " ", "ok", "read the file", "!ls -la", "done")
+const reasoning: Message.ContentPart = { type: "reasoning", text: "thinking" }
+
+const message: fc.Arbitrary<Message.Message> = fc.oneof(
+  { weight: 3, arbitrary: text.map((value): Message.Message => ({ role: "user", content: value })) },
+  { weight: 1, arbitrary: text.map((value): Message.Message => ({ role: "system", content: value || "sys" })) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ text, calls: fc.array(callId, { maxLength: 3 }), thought: fc.boolean() }).map(
+      ({ text: value, calls, thought }): Message.Message => ({
+        role: "assistant",
+        content: [
+          ...(thought ? [reasoning] : []),
+          ...(value === "" && (calls.length > 0 || thought) ? [] : [{ type: "text" as const, text: value }]),
+          ...calls.map((id) => ({ type: "tool-call" as const, toolCallId: id, toolName: "read", input: { id } }))
+        ]
+      })
+    )
+  },
+  {
+    weight: 5,
+    arbitrary: fc.array(callId, { minLength: 1, maxLength: 2 }).map(
+      (ids): Message.Message => ({
+        role: "tool",
+        content: ids.map((id) => ({
+          type: "tool-result" as const,
+          toolCallId: id,
+          toolName: "read",
+          output: { type: "text" as const, value: `result ${id}` }
+        }))
+      })
+    )
+  }
+)
+
+/** A view as the engine derives it each step: fresh item objects over the same message objects. */
+const viewOf = (messages: ReadonlyArray<Message.Message>, ids: ReadonlyArray<string>): ContextView.ContextView => ({
+  items: messages.map((item, index) => ({ entryId: ids[index]!, message: item, source: "transcript", editedBy: [] })),
+  tools: []
+})
+
+const cold = (view: ContextView.ContextView) => {
+  const budget = StrategyInput.budget(policy, measurer, view)
+  const before = measurer.measure(view, { budget })
+  const result = Pipeline.run({
+    view,
+    strategies: [],
+    targetTokens: Number.POSITIVE_INFINITY,
+    budget,
+    measurer,
+    policy,
+    measurement: before
+  })
+  return { before, view: result.view, after: result.after }
+}
+
+const plain = (view: ContextView.ContextView) =>
+  view.items.map(({ entryId, message: item, source, editedBy }) => ({ entryId, message: item, source, editedBy }))
+
+describe("IncrementalNormalization", () => {
+  it("gives the same view and measurement as a cold normalization at every step, also after earlier messages are rewritten", () => {
+    fc.assert(
+      fc.property(
+        fc.array(message, { minLength: 1, maxLength: 40 }),
+        fc.array(
+          fc.record({
+            grow: fc.integer({ min: 0, max: 6 }),
+            rewrite: fc.option(fc.record({ at: fc.nat(), to: message }), { nil: undefined })
+          }),
+          { minLength: 1, maxLength: 12 }
+        ),
+        (all, steps) => {
+          const normalize = IncrementalNormalization.make()
+          const messages = all.slice()
+          const ids = all.map((_, index) => `e${index}`)
+          let length = 0
+          for (const { grow, rewrite } of steps) {
+            length = Math.min(messages.length, length + grow)
+            if (length === 0) continue
+            // An app rewrote an earlier message: a new message under the same entry id.
+            if (rewrite !== undefined) messages[rewrite.at % length] = rewrite.to
+            const view = viewOf(messages.slice(0, length), ids)
+            const expected = cold(view)
+            const actual = normalize(view, measurer, expected.before)
+            expect(plain(actual.view)).toEqual(plain(expected.view))
+            expect(actual.after).toEqual(expected.after)
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+
+  it("counts a repaired message after the latest user message at its position when the prefix is frozen", () => {
+    const call = (id: string): Message.Message => ({
+      role: "assistant",
+      content: [reasoning, { type: "tool-call", toolCallId: id, toolName: "read", input: {} }]
+    })
+    const result = (id: string): Message.Message => ({
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: id, toolName: "read", output: { type: "text", value: "x" } }]
+    })
+    // The second call of "a" is renamed (a replaced message with reasoning) inside the turn in progress.
+    const messages = [
+      { role: "user", content: "go" } as Message.Message,
+      call("a"),
+      result("a"),
+      call("a"),
+      result("a")
+    ]
+    messages.push(call("b"), result("b"), call("c"), result("c"), call("d"), result("d"))
+    const ids = messages.map((_, index) => `e${index}`)
+    const normalize = IncrementalNormalization.make()
+    for (const length of [5, 7, 9, 11]) {
+      const view = viewOf(messages.slice(0, length), ids)
+      const expected = cold(view)
+      expect(normalize(view, measurer, expected.before).after).toEqual(expected.after)
+    }
+    expect(normalize.frozenLength()).toBeGreaterThan(4)
+  })
+
+  it("normalizes only the newest items of a growing session (the prefix stays frozen)", () => {
+    // A long session of answered tool calls: each step appends an assistant call and its result.
+    const messages: Array<Message.Message> = [{ role: "user", content: "start" }]
+    for (let index = 0; index < 400; index++) {
+      const id = `call-${index}`
+      messages.push(
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: "read", input: {} }] },
+        {
+          role: "tool",
+          content: [{ type: "tool-result", toolCallId: id, toolName: "read", output: { type: "text", value: "x" } }]
+        }
+      )
+    }
+    // An orphan result early on: every step's view needs a repair there.
+    messages.splice(1, 0, {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "gone", toolName: "read", output: { type: "text", value: "y" } }]
+    })
+    const ids = messages.map((_, index) => `e${index}`)
+    const normalize = IncrementalNormalization.make()
+    for (let length = 200; length <= messages.length; length += 2) {
+      const view = viewOf(messages.slice(0, length), ids)
+      const expected = cold(view)
+      const actual = normalize(view, measurer, expected.before)
+      expect(plain(actual.view)).toEqual(plain(expected.view))
+      // Only the last step's assistant call and its result are normalized anew.
+      expect(normalize.frozenLength()).toBeGreaterThanOrEqual(length - 2)
+    }
+  })
+})
