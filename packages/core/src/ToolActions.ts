@@ -178,7 +178,8 @@ const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
 }
 
 /** Shell tools by name (Claude Code `Bash`, Gemini CLI `Shell`, Codex `shell`, `run_shell_command`, `exec`, `terminal`). */
-const SHELL_TOOL_RE = /^(?:bash|shell|sh|run_shell_command|exec(?:ute)?(?:_command)?|terminal|run_terminal_cmd|command)$/i
+const SHELL_TOOL_RE =
+  /^(?:bash|shell|sh|run_shell_command|exec(?:ute)?(?:_command)?|terminal|run_terminal_cmd|command)$/i
 
 /**
  * The path or command of a console transcript's tool call: console logs show

@@ -97,7 +97,10 @@ export const fromSpeech = (
     const quote = `"${clip(kept.join(" … "), CONSTRAINT_CHARS)}"`
     // A repeat replaces the earlier item (same message or same rule words): one line, the newest entry id.
     for (const key of [keyOf(item.text), quote]) out.delete(key)
-    out.set(times > 1 ? keyOf(item.text) : quote, `${quote} (${item.entryId}${times > 1 ? `; said ${times} times` : ""})`)
+    out.set(
+      times > 1 ? keyOf(item.text) : quote,
+      `${quote} (${item.entryId}${times > 1 ? `; said ${times} times` : ""})`
+    )
   })
   return [...out.values()]
 }

@@ -195,7 +195,9 @@ const reportsOf = (items: ReadonlyArray<CoveredItem>, position: (entryId: string
     const sentence = sentences(assistantText(message).slice(0, 3000)).find(
       (line) => REPORT_RE.test(line) && !NOT_REPORT_RE.test(line)
     )
-    return sentence ? [{ at: position(item.entryId), text: `reported: ${clip(sentence, ITEM_CHARS)} (${item.entryId})` }] : []
+    return sentence
+      ? [{ at: position(item.entryId), text: `reported: ${clip(sentence, ITEM_CHARS)} (${item.entryId})` }]
+      : []
   })
 
 const latestTodos = (actions: ReadonlyArray<ToolActions.Action>): ReadonlyArray<ToolActions.TodoItem> | undefined =>
@@ -283,7 +285,11 @@ export const extract = (
   const positions = new Map(all.map((item, index) => [item.entryId, index]))
   const position = (entryId: string) => positions.get(entryId) ?? all.length
   const done = [
-    ...ordered([...doneOf(actions, artifacts, position), ...reportsOf(all, position), ...userCommandsOf(all, position)]),
+    ...ordered([
+      ...doneOf(actions, artifacts, position),
+      ...reportsOf(all, position),
+      ...userCommandsOf(all, position)
+    ]),
     ...todos.filter((todo) => todo.status === "completed").map((todo) => `todo done: ${clip(todo.text, ITEM_CHARS)}`)
   ]
   const content: Checkpoint.CheckpointContent = {
