@@ -59,11 +59,16 @@ const relative = (paths: ReadonlyArray<string>): Array<string> => {
   return paths.map((path) => path.slice(base.length))
 }
 
-/** Files as one line: under their common directory, every one of them (they are critical identifiers). */
+/**
+ * Files as one line: the absolute ones under their common directory, then the
+ * relative ones — every one of them (they are critical identifiers).
+ */
 const files = (label: string, paths: ReadonlyArray<string>): Array<string> => {
   if (paths.length === 0) return []
-  const base = commonDirectory(paths)
-  return [`${label}${base ? ` (under ${code([base])})` : ""}: ${code(paths.map((path) => path.slice(base.length)))}`]
+  const absolute = paths.filter((path) => path.startsWith("/"))
+  const base = commonDirectory(absolute)
+  const listed = [...absolute.map((path) => path.slice(base.length)), ...paths.filter((path) => !path.startsWith("/"))]
+  return [`${label}${base ? ` (under ${code([base])})` : ""}: ${code(listed)}`]
 }
 
 /** The ledger as a few grouped lines; commits already listed under Done are not repeated. */

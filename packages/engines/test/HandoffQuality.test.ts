@@ -4,9 +4,11 @@
  * the ledger learns from git's output. Small built conversations; each test
  * names the behaviour, never a probe term of the continuity scenarios.
  */
-import { Checkpoint, CheckpointRenderer } from "@context-engine/core"
+import { Checkpoint, CheckpointRenderer, ToolActions } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Constraints from "../src/checkpoint/Constraints.ts"
+import * as Decisions from "../src/checkpoint/Decisions.ts"
+import * as Ledger from "../src/checkpoint/Ledger.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import { assistant, calls, results, user, withIds } from "./support.ts"
 
@@ -93,5 +95,52 @@ describe("done", () => {
       entryIds: ["e6"]
     })
     expect(CheckpointRenderer.renderContent(content)).toContain("docs/export.md")
+  })
+})
+
+describe("decisions", () => {
+  it("the agent's conclusion that answered the user's steering question with a change is a decision, with the question as reason", () => {
+    const decisions = Decisions.fromRange(
+      withIds([
+        user("why would the view keep its own cache? the store has one already, no?"),
+        calls({ id: "c1", name: "bash", input: { command: "grep -n cache src/view.ts" } }),
+        results({ id: "c1", name: "bash", text: "12: private cache" }),
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "The store owns the cache and exposes it; the view should read it from there." },
+            {
+              type: "tool-call",
+              toolCallId: "c2",
+              toolName: "edit",
+              input: { path: "src/view.ts", oldText: "a", newText: "b" }
+            }
+          ]
+        },
+        results({ id: "c2", name: "edit", text: "ok" }),
+        user("ok, thanks")
+      ])
+    )
+    expect(decisions).toEqual([
+      {
+        decision: "The store owns the cache and exposes it; the view should read it from there. (e3)",
+        rationale: 'answering the user (e0): "why would the view keep its own cache? the store has one already, no?"'
+      }
+    ])
+  })
+})
+
+describe("ledger", () => {
+  it("a relative path (git, console logs) that ends an absolute one the tools named is that file, listed once", () => {
+    const items = withIds([
+      calls({ id: "c1", name: "edit", input: { path: "/repo/src/a.ts", oldText: "a", newText: "b" } }),
+      results({ id: "c1", name: "edit", text: "ok" }),
+      calls({ id: "c2", name: "Update", input: { summary: "src/a.ts" } }),
+      results({ id: "c2", name: "Update", text: "Updated src/a.ts" })
+    ])
+    const ledger = Ledger.fromRange(items, ToolActions.actionsOf(items))
+    expect(ledger.filter((artifact) => artifact.kind === "file")).toEqual([
+      { kind: "file", value: "/repo/src/a.ts", status: "modified", entryIds: ["e0", "e2"] }
+    ])
   })
 })

@@ -27,7 +27,7 @@ const REQUEST_QUESTION_RE =
 const STRONG_RE =
   /\b(?:never|always|must(?:n'?t)?|only|make sure|avoid|instead|prefer|no need|in full|do not|(?<!\bi )don'?t|first\b[^.?!]{0,80}\bbefore|before you)\b/gi
 /** Markers of a weaker preference (strength 1 each). */
-const WEAK_RE = /\b(?:should(?:n'?t)?|want|keep|use)\b|^why\b/gi
+const WEAK_RE = /\b(?:should(?:n'?t)?|want|keep|use|first)\b|^why\b/gi
 /** The note that marks a repeated message. */
 const REPEATED_RE = /said (\d+) times\)$/
 
@@ -108,7 +108,7 @@ export const fromSpeech = (
 /**
  * How strongly a quoted constraint binds: 2 per absolute, prohibition or
  * order of operations ("never", "only", "don't", "first … before"), 1 per
- * weaker preference ("should", "want", "keep", "use", a "why …?" challenge),
+ * weaker preference ("should", "want", "keep", "use", "first", a "why …?" challenge),
  * 2 for a message that opens by correcting the agent, 2 for a repeated one.
  *
  * @category getters

@@ -21,6 +21,7 @@ import {
 } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
 import * as Constraints from "./Constraints.ts"
+import * as Decisions from "./Decisions.ts"
 import * as Ledger from "./Ledger.ts"
 
 /** Longest quoted user ask, in characters. */
@@ -31,8 +32,6 @@ export const ITEM_CHARS = 220
 export const SESSION_START = "The session started with this request"
 /** Label of the critical-context line quoting the latest user message when it was answered (kept with priority). */
 export const LATEST_ANSWERED = "Latest user message (answered)"
-const RATIONALE_RE =
-  /^(.{12,220}?)[,;:]?\s+\b(because|since|so that|instead of|rather than|to avoid|otherwise)\b\s+(.{6,220})$/i
 /** An assistant's report of finished work ("Fixed …", "I've added …"). */
 const REPORT_RE =
   /^(?:i(?:'ve| have)? )?(?:fixed|added|created|updated|removed|implemented|committed|refactored|renamed|moved|wrote|changed|replaced|deleted|converted|extracted|split|merged|pushed|installed|reverted|done)\s+\S+(?:\s+\S+){2}/i
@@ -75,19 +74,6 @@ const userSpeech = (items: ReadonlyArray<CoveredItem>): Array<Said> =>
     const text = UserSpeech.spokenText(item.message).trim()
     return text.length > 0 ? [{ entryId: item.entryId, text }] : []
   })
-
-const decisionsOf = (items: ReadonlyArray<CoveredItem>): Array<{ decision: string; rationale: string }> => {
-  const out: Array<{ decision: string; rationale: string }> = []
-  for (const item of items) {
-    const text = assistantText(item.message)
-    for (const sentence of sentences(text.slice(0, 6000))) {
-      const match = RATIONALE_RE.exec(sentence)
-      if (match && !/[`{}]|^\W/.test(match[1]!.slice(0, 1)))
-        out.push({ decision: clip(match[1]!, ITEM_CHARS), rationale: clip(`${match[2]} ${match[3]}`, ITEM_CHARS) })
-    }
-  }
-  return out
-}
 
 /** A command or path in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still occurs in the transcript. */
 const code = (text: string): string => {
@@ -301,7 +287,7 @@ export const extract = (
       inProgress: inProgressOf(todos, goal, done.length + unknown.length),
       blocked: unknown
     },
-    decisions: decisionsOf(all),
+    decisions: Decisions.fromRange(all),
     nextSteps:
       nextSteps.length > 0 ? dedupe(nextSteps) : ["Continue from the verbatim messages after this checkpoint."],
     criticalContext: [

@@ -29,7 +29,7 @@ type Content = Checkpoint.CheckpointContent
 export const DEFAULT_CHECKPOINT_TOKENS = 2_000
 
 /** Per-section caps (items), newest kept. */
-const CAP = { constraints: 12, failed: 6, done: 24, decisions: 6, context: 12 } as const
+const CAP = { constraints: 14, failed: 6, done: 24, decisions: 6, context: 12 } as const
 
 interface Slot {
   readonly section: string

@@ -111,7 +111,19 @@ const spokenArtifacts = (items: ReadonlyArray<CoveredItem>): Array<Artifact> =>
 export const fromRange = (
   items: ReadonlyArray<CoveredItem>,
   actions: ReadonlyArray<ToolActions.Action>
-): Array<Artifact> => merge([], [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items)])
+): Array<Artifact> => {
+  const all = [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items)]
+  // git and console logs print repository-relative paths: one a tool call named by its absolute path is that file.
+  const absolute = all.filter((artifact) => artifact.kind === "file" && artifact.value.startsWith("/"))
+  return merge(
+    [],
+    all.map((artifact) => {
+      if (artifact.kind !== "file" || artifact.value.startsWith("/")) return artifact
+      const same = absolute.find((file) => file.value.endsWith(`/${artifact.value}`))
+      return same ? { ...artifact, value: same.value } : artifact
+    })
+  )
+}
 
 /**
  * A ledger from a checkpoint that has none (written before ledgers, by a
