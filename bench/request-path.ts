@@ -3,7 +3,9 @@
  * many project source files run, and how many package crossings they make,
  * for one `generateText` request that writes a checkpoint.
  *
- * Run: `node bench/request-path.ts` (prints the figures and the files).
+ * Run: `pnpm bench:request-path` (prints the figures; `-- --list` adds the
+ * files and the crossings). Two requests are measured: cold (the first of a
+ * process) and warm (a later request of an open session).
  *
  * Method: V8 precise coverage through `node:inspector` (the same counters
  * `NODE_V8_COVERAGE` writes). Everything is imported and the middleware
@@ -44,91 +46,120 @@ const model = new MockLanguageModelV4({
     warnings: []
   })
 })
-const middleware = contextEngineMiddleware({
-  engine: TieredSummaryEngine.make(),
-  policy: {
-    model: "claude-test",
-    contextWindowTokens: 8_000,
-    maxOutputTokens: 1_000,
-    reserveTokens: 1_000,
-    keepRecentTokens: 2_000,
-    toolLoopReserveTokens: 0,
-    safetyMarginTokens: 200,
-    tokenizer: "o200k_base"
-  }
-})
-const wrapped = wrapLanguageModel({ model, middleware })
+const makeMiddleware = () =>
+  contextEngineMiddleware({
+    engine: TieredSummaryEngine.make(),
+    policy: {
+      model: "claude-test",
+      contextWindowTokens: 8_000,
+      maxOutputTokens: 1_000,
+      reserveTokens: 1_000,
+      keepRecentTokens: 2_000,
+      toolLoopReserveTokens: 0,
+      safetyMarginTokens: 200,
+      tokenizer: "o200k_base"
+    }
+  })
 // Plain conversation (no tool output for the cheap stages to trim), so the request needs a checkpoint.
-const messages: Array<ModelMessage> = Array.from({ length: 12 }, (_, turn) => [
-  {
-    role: "user" as const,
-    content: `Task ${turn}: explain src/module${turn}.ts. ${"Some context for the task. ".repeat(40)}`
-  },
-  { role: "assistant" as const, content: `module${turn} exports value${turn}. ${"It does this and that. ".repeat(60)}` }
-]).flat()
-messages.push({ role: "user", content: "Which modules export a value?" })
+const conversation = (turns: number): Array<ModelMessage> => [
+  ...Array.from({ length: turns }, (_, turn) => [
+    {
+      role: "user" as const,
+      content: `Task ${turn}: explain src/module${turn}.ts. ${"Some context for the task. ".repeat(40)}`
+    },
+    {
+      role: "assistant" as const,
+      content: `module${turn} exports value${turn}. ${"It does this and that. ".repeat(60)}`
+    }
+  ]).flat(),
+  { role: "user", content: "Which modules export a value?" }
+]
 
-await session.post("Profiler.takePreciseCoverage") // resets the counters: setup is not counted
-await generateText({ model: wrapped, system: "You are a coding agent.", messages })
-const { result } = await session.post("Profiler.takePreciseCoverage")
+/** Runs `request` with the coverage counters reset first; the files whose functions ran, and the checkpoints written. */
+const measured = async (middleware: ReturnType<typeof makeMiddleware>, messages: Array<ModelMessage>) => {
+  const wrapped = wrapLanguageModel({ model, middleware })
+  await session.post("Profiler.takePreciseCoverage") // resets the counters: what ran before is not counted
+  await generateText({ model: wrapped, system: "You are a coding agent.", messages })
+  const { result } = await session.post("Profiler.takePreciseCoverage")
+  const transcript = await middleware.controller.session({ provider: "anthropic.messages", modelId: "claude-test" })
+  return { result, checkpoints: transcript.entries().filter((entry) => entry.kind === "checkpoint").length }
+}
+
+// Cold: the first request of a process and of its session writes a checkpoint (policy resolution, session
+// creation and first-use caches included). Warm: a later request of a session that is open already (one
+// small request before it, which writes nothing) writes the checkpoint — the steady state of a long run.
+const cold = await measured(makeMiddleware(), conversation(12))
+const warmMiddleware = makeMiddleware()
+await generateText({
+  model: wrapLanguageModel({ model, middleware: warmMiddleware }),
+  system: "You are a coding agent.",
+  messages: conversation(1)
+})
+const warm = await measured(warmMiddleware, conversation(12))
 await session.post("Profiler.stopPreciseCoverage")
-const transcript = await middleware.controller.session({ provider: "anthropic.messages", modelId: "claude-test" })
-const checkpoints = transcript.entries().filter((entry) => entry.kind === "checkpoint").length
 
 const packagesDir = join(root, "packages")
-const ran = new Set(
-  result
-    .filter((script) => script.url.startsWith(pathToFileURL(packagesDir).href) && script.url.includes("/src/"))
-    .filter((script) => script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)))
-    .map((script) => fileURLToPath(script.url))
-)
-const packageOf = (file: string): string => relative(packagesDir, file).split("/")[0]!
+const report = (label: string, { result, checkpoints }: Awaited<ReturnType<typeof measured>>, list: boolean) => {
+  const ran = new Set(
+    result
+      .filter((script) => script.url.startsWith(pathToFileURL(packagesDir).href) && script.url.includes("/src/"))
+      .filter((script) => script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)))
+      .map((script) => fileURLToPath(script.url))
+  )
+  const packageOf = (file: string): string => relative(packagesDir, file).split("/")[0]!
 
-/** `export * as Name from "./File.ts"` of a package's index: namespace name → module file. */
-const indexOf = (pkg: string): Map<string, string> => {
-  const index = join(packagesDir, pkg, "src", "index.ts")
-  const map = new Map<string, string>()
-  for (const match of readFileSync(index, "utf8").matchAll(/export \* as (\w+) from "(\.[^"]+)"/g))
-    map.set(match[1]!, resolve(dirname(index), match[2]!))
-  return map
-}
+  /** `export * as Name from "./File.ts"` of a package's index: namespace name → module file. */
+  const indexOf = (pkg: string): Map<string, string> => {
+    const index = join(packagesDir, pkg, "src", "index.ts")
+    const map = new Map<string, string>()
+    for (const match of readFileSync(index, "utf8").matchAll(/export \* as (\w+) from "(\.[^"]+)"/g))
+      map.set(match[1]!, resolve(dirname(index), match[2]!))
+    return map
+  }
 
-const crossings: Array<string> = []
-for (const file of ran) {
-  // Code only: JSDoc examples also import from `@context-engine/…`.
-  const source = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "")
-  for (const match of source.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"@context-engine\/([\w-]+)"/g)) {
-    if (match[1]) continue
-    const names = match[2]!
-      .split(",")
-      .map((name) => name.trim())
-      .filter((name) => name.length > 0 && !name.startsWith("type "))
-      .map((name) => name.split(/\s+as\s+/)[0]!)
-    if (match[3] === packageOf(file)) continue
-    const index = indexOf(match[3]!)
-    for (const name of names) {
-      const target = index.get(name)
-      if (target && ran.has(target)) crossings.push(`${relative(root, file)} → ${relative(root, target)}`)
+  const crossings: Array<string> = []
+  for (const file of ran) {
+    // Code only: JSDoc examples also import from `@context-engine/…`.
+    const source = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "")
+    for (const match of source.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"@context-engine\/([\w-]+)"/g)) {
+      if (match[1]) continue
+      const names = match[2]!
+        .split(",")
+        .map((name) => name.trim())
+        .filter((name) => name.length > 0 && !name.startsWith("type "))
+        .map((name) => name.split(/\s+as\s+/)[0]!)
+      if (match[3] === packageOf(file)) continue
+      const index = indexOf(match[3]!)
+      for (const name of names) {
+        const target = index.get(name)
+        if (target && ran.has(target)) crossings.push(`${relative(root, file)} → ${relative(root, target)}`)
+      }
     }
   }
-}
 
-const byPackage = new Map<string, number>()
-for (const file of ran) byPackage.set(packageOf(file), (byPackage.get(packageOf(file)) ?? 0) + 1)
-console.log(`request wrote a checkpoint: ${checkpoints > 0 ? "yes" : "NO"}`)
-console.log(`project files run: ${ran.size} (${[...byPackage].map(([pkg, n]) => `${pkg} ${n}`).join(", ")})`)
-console.log(`package crossings (import edges between files that ran): ${crossings.length}`)
-console.log(
-  `package pairs crossed: ${
-    new Set(
-      crossings.map((edge) =>
-        edge
-          .split(" → ")
-          .map((side) => side.split("/")[1])
-          .join(" → ")
-      )
-    ).size
-  }`
-)
-for (const file of [...ran].sort()) console.log(`  ${relative(root, file)}`)
-for (const edge of crossings.sort()) console.log(`  ${edge}`)
+  const byPackage = new Map<string, number>()
+  for (const file of ran) byPackage.set(packageOf(file), (byPackage.get(packageOf(file)) ?? 0) + 1)
+  console.log(`${label} — request wrote a checkpoint: ${checkpoints > 0 ? "yes" : "NO"}`)
+  console.log(`project files run: ${ran.size} (${[...byPackage].map(([pkg, n]) => `${pkg} ${n}`).join(", ")})`)
+  console.log(`package crossings (import edges between files that ran): ${crossings.length}`)
+  console.log(
+    `package pairs crossed: ${
+      new Set(
+        crossings.map((edge) =>
+          edge
+            .split(" → ")
+            .map((side) => side.split("/")[1])
+            .join(" → ")
+        )
+      ).size
+    }`
+  )
+  if (list) {
+    for (const file of [...ran].sort()) console.log(`  ${relative(root, file)}`)
+    for (const edge of crossings.sort()) console.log(`  ${edge}`)
+  }
+}
+const list = process.argv.includes("--list")
+report("cold (first request of the process)", cold, list)
+report("warm (a later request of an open session)", warm, list)
+if (!list) console.log("(--list prints the files and the crossings)")

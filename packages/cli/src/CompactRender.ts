@@ -10,7 +10,7 @@
 import { resolve } from "node:path"
 import { type Checkpoint, CheckpointRenderer, Measurement } from "@context-engine/core"
 import { categoryLabels } from "./CategoryLabels.ts"
-import type { CompactReport } from "./commands/compact.ts"
+import type { CompactReport } from "./CompactReport.ts"
 
 const n = (value: number): string => Math.round(value).toLocaleString("en-US")
 const pad = (text: string, width: number): string => text.padEnd(width)
@@ -80,6 +80,12 @@ export const handoffLines = (report: CompactReport): Array<string> => {
     keptTail.leftOutMessages > 0
       ? ` ${plural(keptTail.leftOutMessages, "empty or reasoning-only message")} in that range ${keptTail.leftOutMessages === 1 ? "is" : "are"} left out (normalize).`
       : ""
+  if (notSentMessages === 0 && checkpoint === null)
+    return [
+      "What the next request holds",
+      `  Everything: all ${plural(transcriptMessages, "message")} (${n(keptTail.tokens)} tokens), sent word for word${changed}. Nothing needed summarizing.`,
+      "  Nothing is deleted: the transcript file is not changed."
+    ]
   const out = [
     `What the next request holds (${n(transcriptMessages - notSentMessages)} of the transcript's ${plural(transcriptMessages, "message")} are sent)`,
     `  Kept tail: the newest ${plural(keptTail.messages, "message")} (${range}${n(keptTail.tokens)} tokens), sent word for word${changed}.${leftOut} --keep-recent asks for ${n(report.policy.keepRecentTokens)} tokens of recent turns; the cut moves back to a turn boundary, so every tool call stays beside its result.`
@@ -97,6 +103,10 @@ export const handoffLines = (report: CompactReport): Array<string> => {
       `  Checkpoint ${checkpoint.generation}, recorded in the transcript (${n(checkpoint.tokens)} tokens), still stands in for ${plural(checkpoint.standsInForMessages, "older message")}.`
     )
   }
+  if (report.handoff.memory)
+    out.push(
+      `  Memory: ${plural(report.handoff.memory.records, "record")} (${n(report.handoff.memory.tokens)} tokens) the memory flush kept from the summarized messages, sent with the checkpoint.`
+    )
   if (dropped)
     out.push(
       `  Dropped: ${plural(dropped.messages, "message")} (${dropped.firstEntryId} … ${dropped.lastEntryId}, whole turns, oldest first) are not sent and no summary stands in for them.`

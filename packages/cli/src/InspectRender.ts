@@ -49,7 +49,7 @@ export const render = (report: InspectReport): string => {
       `  ${n(entries.subAgentRecords)} sub-agent (sidechain) records kept as events, outside the main conversation`
     )
   out.push(
-    `  model ${model.id} (${model.source}${model.known ? "" : ", unknown: generic fallback policy"}) · window ${n(model.contextWindowTokens)} · reserve ${n(model.reserveTokens)} · input budget ${n(model.budgetTokens)}`
+    `  model ${model.id} (${model.source === "default" ? "default: the transcript names no model; pass --model or --context-window for yours" : model.source}${model.known ? "" : ", unknown: generic fallback policy"}) · window ${n(model.contextWindowTokens)} · reserve ${n(model.reserveTokens)} · input budget ${n(model.budgetTokens)}`
   )
   out.push(`  counting: ${report.counting.method} — ${report.counting.description}`)
   out.push("")
@@ -69,7 +69,7 @@ export const render = (report: InspectReport): string => {
   out.push(`Largest ${report.largest.length} entries`)
   for (const entry of report.largest)
     out.push(
-      `  ${lpad(n(entry.tokens), 9)}  ${pad(entry.role, 9)} ${pad(entry.category, 13)} ${pad(entry.entryId, 24)} ${entry.preview}`
+      `  ${lpad(n(entry.tokens), 9)}  ${pad(entry.role, 9)} ${pad(categoryLabels[entry.category as Measurement.Category] ?? entry.category, 14)} ${pad(entry.entryId, 24)} ${entry.preview}`
     )
   out.push("")
   const pairing = report.pairing

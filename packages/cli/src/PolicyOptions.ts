@@ -134,6 +134,10 @@ export const resolve = async (options: PolicyOptions, recorded: string | undefin
     warnings.push(
       `model ${JSON.stringify(modelId)} is not in the catalog; using the generic ${base.contextWindowTokens.toLocaleString("en-US")}-token window (set it with --context-window, --policy or --catalog)`
     )
+  if (source === "default" && window === undefined)
+    warnings.push(
+      `the transcript names no model: assuming ${modelId} (${base.contextWindowTokens.toLocaleString("en-US")}-token window, its tokenizer); pass --model or --context-window for yours`
+    )
   const override: Record<string, unknown> = {
     model: modelId,
     contextWindowTokens: window ?? base.contextWindowTokens,

@@ -7,11 +7,18 @@
  * Classification is by tool name and input shape, across the agents in the
  * shared corpus (Claude Code `Read` / `Write` / `Edit` / `Bash`, pi `read` /
  * `write` / `edit` / `bash`, SWE-agent `str_replace_editor`, aider, AI SDK
- * apps): a read is a tool whose name contains `read`, `view`, `cat` or
- * `open`, or `str_replace_editor` with `command: "view"`; its target is the
- * input's `path` / `file_path` / `filename` / `file`. A side effect is a tool
- * whose name contains `write`, `edit`, `create`, `delete`, `bash`, `shell`,
- * `exec`, `run`, `commit`, `patch`, `move` or `replace`.
+ * apps, and the console importers whose calls carry only a `summary`): a
+ * read is a tool whose name contains `read`, `view`, `cat` or `open`, or
+ * `str_replace_editor` with `command: "view"`; its target is the input's
+ * `path` / `file_path` / `filename` / `file` (else the `summary` up to its
+ * first " ("). A shell call (`bash`, `shell`, …) reading one file with
+ * `cat`, `head`, `tail`, `less` or `more` is a read of that file. A side
+ * effect is a tool whose name contains `write`, `edit`, `update`, `insert`,
+ * `create`, `delete`, `bash`, `shell`, `exec`, `run`, `commit`, `patch`,
+ * `move` or `replace` — except shell commands that only look, test or
+ * build (`ls`, `cat`, `grep`, `find`, `git status|diff|log|show`, `pytest`,
+ * `npm test`, `npm run build`, … see {@link LOOK_TEST_OR_BUILD}): running
+ * them again after a compaction repeats no effect an agent would regret.
  *
  * @since 0.2.0
  */
@@ -25,7 +32,20 @@ export interface ToolCall {
 }
 
 const READ = /read|view|cat\b|open/i
-const SIDE_EFFECT = /write|edit|create|delete|bash|shell|exec|run|commit|patch|move|replace/i
+const SIDE_EFFECT = /write|edit|update|insert|create|delete|bash|shell|exec|run|commit|patch|move|replace/i
+const SHELL = /bash|shell|exec|terminal|command/i
+/** A shell command that reads one file: `cat FILE`, `head -n 20 FILE`, … */
+const SHELL_READ = /^\s*(?:cat|head|tail|less|more)(?:\s+-{1,2}[\w=]+(?:\s+\d+)?)*\s+([^\s|;&<>]+)\s*$/
+
+/**
+ * Shell commands that only look, test or build: the first program of the
+ * command (after `cd DIR &&`). Running them again changes nothing an agent
+ * would regret; they are not counted as repeated side effects.
+ *
+ * @category constants
+ */
+export const LOOK_TEST_OR_BUILD =
+  /^(?:ls|cat|head|tail|less|more|grep|rg|find|tree|wc|pwd|echo|which|file|stat|du|df|diff|git\s+(?:status|diff|log|show|branch|blame)|pytest|python3?\s+-m\s+pytest|(?:npm|pnpm|yarn)\s+(?:run\s+)?(?:test|check|lint|typecheck|build)|npx\s+(?:vitest|jest|tsc)|vitest|jest|tsc|cargo\s+(?:test|check|build)|go\s+(?:test|vet|build)|make)\b/
 
 /** The tool calls of a message list, with the index of the message holding each. @category utils */
 export const calls = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<ToolCall> =>
@@ -46,16 +66,29 @@ const field = (input: unknown, names: ReadonlyArray<string>): string | undefined
   return undefined
 }
 
-/** The file a call reads, or undefined when it is not a read. @category utils */
-export const readTarget = (call: ToolCall): string | undefined => {
-  const command = field(call.input, ["command"])
-  const isRead = call.toolName === "str_replace_editor" ? command === "view" : READ.test(call.toolName)
-  return isRead ? field(call.input, ["path", "file_path", "filename", "file"]) : undefined
+/** The shell command of a call (its `command` / `cmd`, else its `summary` up to " ("), after a leading `cd DIR &&`. */
+const shellCommand = (call: ToolCall): string | undefined => {
+  if (!SHELL.test(call.toolName)) return undefined
+  const command = field(call.input, ["command", "cmd"]) ?? field(call.input, ["summary"])?.split(" (")[0]
+  return command?.replace(/^\s*cd\s+\S+\s*&&\s*/, "")
 }
 
-/** Whether a call has side effects (and is not a read). @category utils */
-export const isSideEffect = (call: ToolCall): boolean =>
-  readTarget(call) === undefined && SIDE_EFFECT.test(call.toolName)
+/** The file a call reads, or undefined when it is not a read. @category utils */
+export const readTarget = (call: ToolCall): string | undefined => {
+  const shell = shellCommand(call)
+  if (shell !== undefined) return SHELL_READ.exec(shell)?.[1]
+  const command = field(call.input, ["command"])
+  const isRead = call.toolName === "str_replace_editor" ? command === "view" : READ.test(call.toolName)
+  if (!isRead) return undefined
+  return field(call.input, ["path", "file_path", "filename", "file"]) ?? field(call.input, ["summary"])?.split(" (")[0]
+}
+
+/** Whether a call has side effects (and is not a read, nor a shell command that only looks or tests). @category utils */
+export const isSideEffect = (call: ToolCall): boolean => {
+  if (readTarget(call) !== undefined || !SIDE_EFFECT.test(call.toolName)) return false
+  const shell = shellCommand(call)
+  return shell === undefined || !LOOK_TEST_OR_BUILD.test(shell.trim())
+}
 
 /**
  * The damage measures. `stepIndexes[k]` is the index of the assistant

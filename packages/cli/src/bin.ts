@@ -3,6 +3,7 @@
  * `context-engine` command line. Each command lives in `commands/` and
  * registers itself on the program; exit codes are in `ExitCodes.ts`.
  */
+import { readFileSync } from "node:fs"
 import { Command, CommanderError } from "commander"
 import * as Compact from "./commands/compact.ts"
 import * as Inspect from "./commands/inspect.ts"
@@ -10,8 +11,14 @@ import * as Replay from "./commands/replay.ts"
 import * as Report from "./commands/report.ts"
 import * as ExitCodes from "./ExitCodes.ts"
 
+/** The installed package's version (package.json sits one level above both src/ and dist/). */
+const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  readonly version: string
+}
+
 const program = new Command()
   .name("context-engine")
+  .version(version, "-V, --version", "print the version of context-engine")
   .description("Measure, compact and replay LLM agent transcripts against a model's context window")
   .addHelpText("after", `\n${ExitCodes.HELP}`)
   .exitOverride()

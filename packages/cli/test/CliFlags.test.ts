@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { repoRoot, transcript } from "@context-engine/core/test-support"
@@ -70,5 +70,39 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
     expect(help.status).toBe(0)
     expect(help.stdout).toContain("Exit codes:")
     expect(help.stdout).toContain("replay")
+  })
+
+  it("--version prints the package's version; a typo'd command names the right one", () => {
+    const { version } = JSON.parse(readFileSync(join(repoRoot, "packages/cli/package.json"), "utf8")) as {
+      version: string
+    }
+    const printed = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" })
+    expect(printed.status).toBe(0)
+    expect(printed.stdout.trim()).toBe(version)
+    const typo = spawnSync(process.execPath, [bin, "compat", swe], { encoding: "utf8" })
+    expect(typo.status).toBe(ExitCodes.USAGE)
+    expect(typo.stderr).toContain("(Did you mean compact?)")
+  })
+
+  it("report without --out writes report.html in the working directory and says where", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ce-report-"))
+    const run = spawnSync(process.execPath, [bin, "report", swe, "--context-window", "16k"], {
+      cwd: dir,
+      encoding: "utf8"
+    })
+    expect(run.status).toBe(ExitCodes.OK)
+    expect(run.stdout).toContain(`Wrote ${join(dir, "report.html")}: `)
+    expect(readFileSync(join(dir, "report.html"), "utf8")).toContain("<!doctype html>")
+  })
+
+  it("says which model it assumed when the transcript names none", async () => {
+    // The SWE-agent trajectory records no model id.
+    const { report } = await Compact.run(swe, {}, quiet)
+    expect(report!.model.source).toBe("default")
+    expect(report!.warnings).toEqual([
+      "the transcript names no model: assuming claude-sonnet-4-5 (200,000-token window, its tokenizer); pass --model or --context-window for yours"
+    ])
+    const flagged = await Compact.run(swe, { contextWindow: 32_000 }, quiet)
+    expect(flagged.report!.warnings).toEqual([])
   })
 })

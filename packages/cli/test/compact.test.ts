@@ -7,6 +7,7 @@ import { repoRoot, transcript } from "@context-engine/core/test-support"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { Import } from "@context-engine/transcripts"
 import { describe, expect, it } from "vitest"
+import * as CompactRender from "../src/CompactRender.ts"
 import * as Compact from "../src/commands/compact.ts"
 import * as Progress from "../src/Progress.ts"
 
@@ -95,6 +96,54 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
       `Dropped: ${dropped!.messages} messages (pi:552 … ${dropped!.lastEntryId}, whole turns, oldest first)`
     )
     expect(output).toContain("Nothing was written: add --out FILE")
+  })
+
+  it("names memory records and says when everything is sent", () => {
+    const report = (handoff: Partial<Compact.CompactReport["handoff"]>) =>
+      ({
+        policy: { keepRecentTokens: 2_000 },
+        handoff: {
+          keptTail: {
+            messages: 5,
+            tokens: 900,
+            firstEntryId: "e7",
+            lastEntryId: "e11",
+            changedMessages: 0,
+            changedBy: [],
+            leftOutMessages: 0
+          },
+          transcriptMessages: 5,
+          notSentMessages: 0,
+          checkpoint: null,
+          memory: null,
+          dropped: null,
+          ...handoff
+        }
+      }) as unknown as Compact.CompactReport
+    expect(CompactRender.handoffLines(report({}))).toContain(
+      "  Everything: all 5 messages (900 tokens), sent word for word. Nothing needed summarizing."
+    )
+    const withMemory = CompactRender.handoffLines(
+      report({
+        transcriptMessages: 12,
+        notSentMessages: 7,
+        checkpoint: {
+          written: true,
+          generation: 1,
+          tokens: 300,
+          standsInForMessages: 7,
+          coveredFromEntryId: null,
+          coveredToEntryId: "e6"
+        },
+        memory: { records: 2, tokens: 40 }
+      })
+    )
+    expect(withMemory).toContain(
+      "  Checkpoint 1 (300 tokens) stands in for 7 older messages: it summarizes everything up to e6. It is printed below as the model reads it: goal, progress, decisions, files, next steps."
+    )
+    expect(withMemory).toContain(
+      "  Memory: 2 records (40 tokens) the memory flush kept from the summarized messages, sent with the checkpoint."
+    )
   })
 
   it("--out writes ModelMessage[] with the checkpoint before the latest user message, plus checkpoint and report", async () => {

@@ -159,6 +159,15 @@ export interface AssembledContext {
   readonly messages: ReadonlyArray<Message>
   readonly view: ContextView
   readonly measurement: Measurement
+  /**
+   * What was dropped to make the request's shape valid for the provider,
+   * with reasons: trailing assistant messages where the model has no
+   * prefill (`RequestShape`). Absent when nothing was dropped. (Pairing
+   * repair and empty-message removal also apply to every request; `compact`
+   * reports them as edits of its normalize stage.) The transcript keeps every
+   * original.
+   */
+  readonly repairs?: ReadonlyArray<ViewEdit>
 }
 
 /** @category errors */

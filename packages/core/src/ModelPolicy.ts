@@ -64,7 +64,13 @@ export const ModelPolicy = Schema.Struct({
   tokenizer: TokenizerId,
   /** Prompt-cache lifetime; 0 when the provider has no prompt cache. */
   promptCacheTtlMs: Schema.Int,
-  nativeCompaction: NativeCompaction
+  nativeCompaction: NativeCompaction,
+  /**
+   * Whether the provider continues a trailing assistant message (prefill).
+   * Absent means yes; `false` (Claude 4.6 and later, `RequestShape`) makes
+   * `assembleContext` drop trailing assistant messages and report it.
+   */
+  assistantPrefill: Schema.optionalKey(Schema.Boolean)
 })
 /** @category models */
 export type ModelPolicy = typeof ModelPolicy.Type

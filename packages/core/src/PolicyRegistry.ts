@@ -30,6 +30,7 @@ import * as ModelCatalog from "./ModelCatalog.ts"
 import { candidateIds, keyMatches, matchLength, nearestIds, normalizeId } from "./ModelId.ts"
 import { type ModelPolicy, ModelPolicy as ModelPolicySchema, TokenizerId } from "./ModelPolicy.ts"
 import * as PolicyLimits from "./PolicyLimits.ts"
+import * as RequestShape from "./RequestShape.ts"
 
 export {
   /** @category utils */
@@ -62,6 +63,7 @@ export const PolicyFields = Schema.Struct({
   toolLoopReserveTokens: optionalNumber,
   safetyMarginTokens: optionalNumber,
   reasoning: Schema.optionalKey(Schema.Boolean),
+  assistantPrefill: Schema.optionalKey(Schema.Boolean),
   tokenizer: Schema.optionalKey(TokenizerId),
   promptCacheTtlMs: optionalNumber,
   nativeCompaction: Schema.optionalKey(
@@ -126,6 +128,8 @@ const merge = (base: PolicyFields, next: PolicyFields): PolicyFields => ({
  * - `toolLoopReserveTokens` = min(12,800, 5% of the window)
  * - `safetyMarginTokens` = 2% of the window (exact tokenizer) or 5% (estimator)
  * - `keepRecentTokens` = min(20,000 (Pi), half of what remains for input)
+ * - `assistantPrefill` = false for models that reject a trailing assistant
+ *   message (`RequestShape.supportsAssistantPrefill`), else absent
  *
  * @category constructors
  */
@@ -152,7 +156,8 @@ export const derive = (
     reasoning: fields.reasoning ?? GENERIC_FACTS.reasoning,
     tokenizer,
     promptCacheTtlMs: fields.promptCacheTtlMs ?? GENERIC_FACTS.promptCacheTtlMs,
-    nativeCompaction: { ...GENERIC_FACTS.nativeCompaction, ...fields.nativeCompaction }
+    nativeCompaction: { ...GENERIC_FACTS.nativeCompaction, ...fields.nativeCompaction },
+    ...((fields.assistantPrefill ?? RequestShape.supportsAssistantPrefill(model)) ? {} : { assistantPrefill: false })
   }
 }
 

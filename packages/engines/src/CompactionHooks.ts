@@ -16,8 +16,7 @@
  *
  * @since 0.1.0
  */
-import { type Checkpoint as CheckpointModule, type ContextEngine, PluginGuard } from "@context-engine/core"
-import { Effect } from "effect"
+import type { Checkpoint as CheckpointModule, ContextEngine } from "@context-engine/core"
 
 type Checkpoint = CheckpointModule.Checkpoint
 type EngineInput = ContextEngine.EngineInput
@@ -89,30 +88,3 @@ export const malformedBeforeCompactResult = (value: unknown): string | undefined
   }
   return `expected undefined, { cancel: true } or { summary }, got keys ${Object.keys(value).slice(0, 5).join(", ")}`
 }
-
-/**
- * Runs the afterCompact observers in order, each behind `PluginGuard`
- * (deadline `timeoutMs`, the input's abort signal). They cannot undo an
- * atomic commit: their failures are ignored.
- *
- * @category constructors
- */
-export const runAfterCompact = (
-  hooks: NonNullable<Hooks["afterCompact"]>,
-  event: AfterCompactEvent,
-  timeoutMs: number | undefined
-): Effect.Effect<void> =>
-  Effect.forEach(
-    hooks.entries(),
-    ([index, hook]) =>
-      Effect.ignore(
-        PluginGuard.guardPromise({
-          plugin: `afterCompact[${index}]`,
-          kind: "hook",
-          timeoutMs,
-          signal: event.input.signal,
-          run: () => hook(event)
-        })
-      ),
-    { discard: true }
-  )

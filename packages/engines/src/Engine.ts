@@ -26,15 +26,16 @@ import {
   ActiveView,
   Budget,
   ContextEngine,
-  ContextView,
+  type ContextView,
   EngineInput,
   Entry,
-  type Errors,
   Measurer,
-  Tokenizers
+  Tokenizers,
+  UsageScale
 } from "@context-engine/core"
 import { IncrementalNormalization, Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
+import { assemble, recordOutcome, type State } from "./RequestPath.ts"
 
 /**
  * Low-water mark of a threshold-triggered compaction, as a share of the
@@ -182,7 +183,7 @@ export const kernel = (
   options: Options,
   viewOptions: (input: ContextEngine.EngineInput, measurer: Measurer.Measurer) => ActiveView.ViewOptions = () => ({})
 ): Kernel & {
-  readonly state: { anchor: Measurer.Anchor | undefined; overflow: Errors.ContextOverflow | undefined }
+  readonly state: State
 } => {
   const measurers = new Map<string, Measurer.Measurer>()
   const measurerFor = (policy: ModelPolicy.ModelPolicy): Measurer.Measurer => {
@@ -194,33 +195,38 @@ export const kernel = (
     }
     return measurer
   }
-  const state = {
-    anchor: undefined as Measurer.Anchor | undefined,
-    overflow: undefined as Errors.ContextOverflow | undefined
-  }
+  const state: State = { anchor: undefined, usage: undefined, overflow: undefined }
   const lowWaterShare = options.lowWaterShare ?? DEFAULT_LOW_WATER_SHARE
 
   // The last input's preparation, reused while its entries, tools, policy and the anchor are the same
   // objects: shouldCompact, assembleContext and recordOutcome of one step derive the view once.
   let last:
-    | { readonly input: ContextEngine.EngineInput; readonly anchor: Measurer.Anchor | undefined; prepared: Prepared }
+    | {
+        readonly input: ContextEngine.EngineInput
+        readonly anchor: Measurer.Anchor | undefined
+        readonly usage: UsageScale.UsageRatio | undefined
+        prepared: Prepared
+      }
     | undefined
   const prepare = (input: ContextEngine.EngineInput): Prepared => {
     if (
       last !== undefined &&
       last.anchor === state.anchor &&
+      last.usage === state.usage &&
       last.input.entries === input.entries &&
       last.input.tools === input.tools &&
       last.input.policy === input.policy
     )
       return last.prepared
     const prepared = freshPrepare(input)
-    last = { input, anchor: state.anchor, prepared }
+    last = { input, anchor: state.anchor, usage: state.usage, prepared }
     return prepared
   }
 
   const freshPrepare = (input: ContextEngine.EngineInput): Prepared => {
-    const measurer = measurerFor(input.policy)
+    // On the provider's scale once it reported usage (UsageScale): trigger, stages and `after` agree.
+    const local = measurerFor(input.policy)
+    const measurer = state.usage ? UsageScale.scaled(local, state.usage) : local
     const tools = input.tools ?? []
     const active = ActiveView.reconstruct(input.entries, { tools, ...viewOptions(input, measurer) })
     let systemTokens = 0
@@ -371,29 +377,6 @@ export const make = (core: ReturnType<typeof kernel>, configuration: Configurati
     plan: configuration.plan,
     compact: configuration.compact,
     validate: configuration.validate,
-    assembleContext: (input) =>
-      Effect.sync(() => {
-        const prepared = core.prepare(input)
-        // Pairing repair and empty-message removal apply to every request, compacted or not; incrementally, so a
-        // step costs what it appends (the same view and measurement as the pipeline's normalize stage).
-        const normalized = core.normalize(prepared)
-        return {
-          messages: ContextView.toMessages(normalized.view),
-          view: normalized.view,
-          measurement: normalized.after
-        }
-      }),
-    // The anchor carries the fingerprint of the view the usage describes, so it expires by itself once a
-    // compaction edits that prefix; an overflow drops it (the usage it recorded was wrong).
-    recordOutcome: (input, outcome) =>
-      Effect.sync(() => {
-        if (outcome.overflow !== undefined) {
-          core.state.overflow = outcome.overflow
-          core.state.anchor = undefined
-        } else if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined)
-          core.state.anchor = Measurer.anchorFor(core.prepare(input).view, {
-            inputTokens: outcome.inputTokens,
-            lastEntryId: outcome.lastEntryId
-          })
-      })
+    assembleContext: (input) => assemble(core, input),
+    recordOutcome: (input, outcome) => recordOutcome(core, input, outcome)
   })

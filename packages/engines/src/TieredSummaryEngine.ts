@@ -49,7 +49,7 @@ import {
 } from "@context-engine/core"
 import { Pipeline, type Tiers } from "@context-engine/strategies"
 import { Effect, Layer, Option } from "effect"
-import { type Hooks, runAfterCompact } from "./CompactionHooks.ts"
+import type { Hooks } from "./CompactionHooks.ts"
 import type * as CutPoint from "./CutPoint.ts"
 import * as Build from "./checkpoint/Build.ts"
 import * as Commit from "./checkpoint/Commit.ts"
@@ -346,7 +346,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         timestamp,
         failures
       })
-      yield* runAfterCompact(options.hooks?.afterCompact ?? [], { input, result }, options.pluginTimeoutMs)
+      yield* Commit.afterCompact(options.hooks?.afterCompact ?? [], { input, result }, options.pluginTimeoutMs)
       return result
     })
 

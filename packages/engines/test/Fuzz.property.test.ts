@@ -13,7 +13,7 @@
  * hundred in all); `FUZZ_RUNS=10000 pnpm fuzz` runs the heavy version.
  */
 import type { ContextEngine, Entry, Message } from "@context-engine/core"
-import { ContextEngine as ContextEngineModule } from "@context-engine/core"
+import { ContextEngine as ContextEngineModule, MessageParts } from "@context-engine/core"
 import { Cases, deepFreeze } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -34,7 +34,7 @@ const TYPED = new Set([
 
 const system: Message.Message = { role: "system", content: "You are a coding agent working in /work/app." }
 
-type Mutation = "drop-result" | "reuse-call-id" | "reasoning-only" | "empty-text"
+type Mutation = "drop-result" | "reuse-call-id" | "reasoning-only" | "empty-text" | "prefill" | "empty-ask"
 
 /** Applies hostile mutations at the given positions (modulo the length). */
 const mutate = (
@@ -46,7 +46,9 @@ const mutate = (
     const index = 1 + (at % Math.max(1, out.length - 1))
     const message = out[index]
     if (message === undefined) continue
-    if (kind === "drop-result" && message.role === "tool" && index < out.length - 1) out.splice(index, 1)
+    if (kind === "prefill") out.push({ role: "assistant", content: [{ type: "text", text: '{"answer": "' }] })
+    else if (kind === "empty-ask" && message.role === "user") out[index] = { role: "user", content: "  " }
+    else if (kind === "drop-result" && message.role === "tool" && index < out.length - 1) out.splice(index, 1)
     else if (kind === "reasoning-only" && index < out.length - 1)
       out.splice(index, 0, { role: "assistant", content: [{ type: "reasoning", text: "thinking…" }] })
     else if (kind === "empty-text" && message.role === "assistant")
@@ -75,7 +77,14 @@ const hostileConversation = fc
     conversation,
     fc.array(
       fc.record({
-        kind: fc.constantFrom<Mutation>("drop-result", "reuse-call-id", "reasoning-only", "empty-text"),
+        kind: fc.constantFrom<Mutation>(
+          "drop-result",
+          "reuse-call-id",
+          "reasoning-only",
+          "empty-text",
+          "prefill",
+          "empty-ask"
+        ),
         at: fc.nat()
       }),
       { maxLength: 4 }
@@ -148,11 +157,15 @@ describe("fuzz: generated hostile conversations through every engine", () => {
           fc.integer({ min: 6_000, max: 20_000 }),
           fc.integer({ min: 500, max: 3_000 }),
           fc.boolean(),
-          async (messages, window, keepRecentTokens, manual) => {
+          fc.boolean(),
+          async (messages, window, keepRecentTokens, manual, assistantPrefill) => {
             const engine = makeEngine()
             const entries = deepFreeze(toEntries(messages))
             const snapshot = JSON.stringify(entries)
-            const policy = Cases.policySync({ contextWindow: window, maxOutputTokens: 1_000, keepRecentTokens })
+            const policy = {
+              ...Cases.policySync({ contextWindow: window, maxOutputTokens: 1_000, keepRecentTokens }),
+              assistantPrefill
+            }
             const input: ContextEngine.EngineInput = { entries, policy, manual }
             let known = new Set(entries.map((entry) => entry.id))
             let current: ReadonlyArray<Entry.Entry> = entries
@@ -189,7 +202,20 @@ describe("fuzz: generated hostile conversations through every engine", () => {
                 expect(TYPED.has(rebuilt.error._tag ?? "")).toBe(true)
                 break
               }
-              expect(rebuilt.value.messages).toEqual(result.view.items.map((item) => item.message))
+              // The request is the returned view less what only the provider's request shape drops (no prefill).
+              const shaped = new Set(
+                (rebuilt.value.repairs ?? []).flatMap((edit) =>
+                  edit.strategy === "request-shape" && edit.op === "drop" ? [edit.entryId] : []
+                )
+              )
+              expect(rebuilt.value.messages).toEqual(
+                result.view.items.filter((item) => !shaped.has(item.entryId)).map((item) => item.message)
+              )
+              const sent = rebuilt.value.messages
+              if (!assistantPrefill && sent.some((message) => message.role === "user" || message.role === "tool"))
+                expect(sent.at(-1)!.role, "request ends on an assistant message without prefill").not.toBe("assistant")
+              const lastUser = sent.findLast((message) => message.role === "user")
+              if (lastUser) expect(MessageParts.isEmptyMessage(lastUser), "empty latest user message sent").toBe(false)
             }
           }
         ),

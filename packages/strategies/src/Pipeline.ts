@@ -106,12 +106,20 @@ const makeTracker = (
       counts[category] += base[category]
       if (category !== "reservedOutput") inputTokens += counts[category]
     }
+    // An edited view is no longer the request the usage described: its count is an estimate (C13).
+    const edited = first.method === "anchored" && next !== view
     return {
       ...first,
       byCategory: counts,
       inputTokens,
       totalTokens: inputTokens + counts.reservedOutput,
-      headroomTokens: first.budgetTokens - inputTokens
+      headroomTokens: first.budgetTokens - inputTokens,
+      ...(edited
+        ? {
+            method: "estimate" as const,
+            notes: [...(first.notes ?? []), "anchored usage less the local count of what the edits removed"]
+          }
+        : {})
     }
   }
 }

@@ -100,7 +100,7 @@ export const render = (report: ReplayReport): string => {
   const out: Array<string> = [`context-engine replay ${report.file}`]
   for (const warning of report.warnings) out.push(`  warning: ${warning}`)
   out.push(
-    `  ${report.format} transcript · model ${report.model.id} · window ${n(report.policy.contextWindowTokens)} · engine ${report.engine} · mode ${report.mode}`
+    `  ${report.format} transcript · model ${report.model.id} (${report.model.source}) · window ${n(report.policy.contextWindowTokens)} · engine ${report.engine} · mode ${report.mode}`
   )
   out.push(`  ${n(report.steps.length)} steps (one per assistant message, as the middleware would see them)`)
   out.push("")
@@ -112,7 +112,7 @@ export const render = (report: ReplayReport): string => {
     )
   }
   out.push("")
-  out.push(`Peak request: ${n(report.peak.inputTokens)} tokens at step ${report.peak.step}`)
+  out.push(`Peak request sent: ${n(report.peak.inputTokens)} tokens at step ${report.peak.step}`)
   out.push(`Prompt-cache rewrites: ${report.cacheRewrites} (requests whose prefix differs from the previous request's)`)
   out.push(
     `Time per step: mean ${report.timePerStepMs.mean.toFixed(1)} ms, max ${report.timePerStepMs.max.toFixed(1)} ms, total ${(report.timePerStepMs.total / 1000).toFixed(1)} s`

@@ -1,14 +1,17 @@
 /**
- * `context-engine report <file> --out report.html [replay flags]`: replays
+ * `context-engine report <file> [--out report.html] [replay flags]`: replays
  * the transcript (`replay`) and writes one self-contained HTML page
  * (`ReportHtml.ts`): token composition per step with the budget line, every
  * compaction with its checkpoint and validation (shadow checkpoints beside
  * what was sent), the largest entries and the damage measures. `--json`
- * also prints the report's JSON. Exit codes: `ExitCodes.ts`.
+ * also prints the report's JSON. `--out` defaults to `report.html` in the
+ * working directory; the summary line gives its absolute path. Exit codes:
+ * `ExitCodes.ts`.
  *
  * @since 0.2.0
  */
 import { writeFileSync } from "node:fs"
+import { resolve } from "node:path"
 import type { Command } from "commander"
 import * as ExitCodes from "../ExitCodes.ts"
 import * as Progress from "../Progress.ts"
@@ -30,7 +33,7 @@ export const run = async (file: string, options: ReportOptions): Promise<{ outpu
   try {
     const { report, largest } = await ReplayCommand.buildWithLargest(file, options, progress)
     writeFileSync(options.out, ReportHtml.render(report, largest))
-    const summary = `Wrote ${options.out}: ${report.steps.length} steps, ${report.compactions.length} compactions (${report.compactions.filter((c) => c.shadow).length} shadow), peak ${report.peak.inputTokens.toLocaleString("en-US")} tokens. Open it in a browser; it needs no network.`
+    const summary = `Wrote ${resolve(options.out)}: ${report.steps.length} steps, ${report.compactions.length} compactions (${report.compactions.filter((c) => c.shadow).length} shadow), peak ${report.peak.inputTokens.toLocaleString("en-US")} tokens. Open it in a browser; it needs no network.`
     return { output: options.json ? JSON.stringify({ report, largest }, null, 2) : summary, exitCode: ExitCodes.OK }
   } catch (error) {
     progress.stop()
@@ -48,7 +51,7 @@ export const register = (program: Command): void => {
     .command("report")
     .description("Replay a transcript and write one self-contained HTML report (chart, compactions, largest entries)")
     .argument("<file>", "transcript file (any format `inspect` reads)")
-    .requiredOption("-o, --out <file>", "HTML file to write")
+    .option("-o, --out <file>", "HTML file to write", "report.html")
   ReplayCommand.registerReplayOptions(command, "rollout mode: shadow shows compactions without applying them")
   command.option("--json", "also print the report's JSON").action(async (file: string, options: ReportOptions) => {
     const { output, exitCode } = await run(file, options)

@@ -17,8 +17,8 @@ import {
   type Measurer
 } from "@context-engine/core"
 import type { SummarizeResult } from "../Summarizer.ts"
-import type * as SummaryLadder from "../SummaryLadder.ts"
 import type { Preparation } from "./Prepare.ts"
+import type * as SummaryLadder from "./Summarize.ts"
 
 /** Inputs of {@link build}, fixed for every attempt of one compaction. @category models */
 export interface BuildInput {

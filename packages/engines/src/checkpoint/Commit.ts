@@ -4,12 +4,14 @@
  * records and the edit entries still visible — or of the deterministic
  * stages alone when they reach the low-water mark. Pure: the result is for
  * the caller to append (atomically: a validated checkpoint and all its edits,
- * or none of them).
+ * or none of them); then the afterCompact observers ({@link afterCompact}).
  *
  * @since 0.2.0
  */
-import { type ContextEngine, Entry as Entries, type Entry, type ViewEdit } from "@context-engine/core"
+import { type ContextEngine, Entry as Entries, type Entry, PluginGuard, type ViewEdit } from "@context-engine/core"
 import type { Pipeline } from "@context-engine/strategies"
+import { Effect } from "effect"
+import type { AfterCompactEvent, Hooks } from "../CompactionHooks.ts"
 import type { Built } from "./Build.ts"
 import type { Preparation } from "./Prepare.ts"
 
@@ -123,3 +125,30 @@ export const commit = (input: CommitInput): ContextEngine.CompactionResult => {
     ...(input.failures.length > 0 ? { failures: [...input.failures] } : {})
   }
 }
+
+/**
+ * After the commit: runs the afterCompact observers in order, each behind `PluginGuard`
+ * (deadline `timeoutMs`, the input's abort signal). They cannot undo an
+ * atomic commit: their failures are ignored.
+ *
+ * @category constructors
+ */
+export const afterCompact = (
+  hooks: NonNullable<Hooks["afterCompact"]>,
+  event: AfterCompactEvent,
+  timeoutMs: number | undefined
+): Effect.Effect<void> =>
+  Effect.forEach(
+    hooks.entries(),
+    ([index, hook]) =>
+      Effect.ignore(
+        PluginGuard.guardPromise({
+          plugin: `afterCompact[${index}]`,
+          kind: "hook",
+          timeoutMs,
+          signal: event.input.signal,
+          run: () => hook(event)
+        })
+      ),
+    { discard: true }
+  )

@@ -1,0 +1,265 @@
+/**
+ * The report of `context-engine compact` (`--json`, and `report` in
+ * `--out`): the decision, tokens per category before and after, stages, cut
+ * point, checkpoint, and what the next request holds (`handoff`).
+ * `CompactRender.ts` renders it as text.
+ *
+ * @since 0.2.0
+ */
+import {
+  type Checkpoint,
+  type ContextEngine,
+  type ContextView,
+  Entry,
+  type Measurement,
+  Measurer,
+  MessageTokens,
+  type ModelPolicy
+} from "@context-engine/core"
+import type { ImportResult } from "@context-engine/transcripts"
+import type { CompactOptions } from "./commands/compact.ts"
+import type * as PolicyOptions from "./PolicyOptions.ts"
+
+/**
+ * The machine-readable report (`--json`, and `report` in `--out`).
+ *
+ * @category models
+ */
+export interface CompactReport {
+  readonly file: string
+  readonly format: string
+  readonly entries: number
+  readonly model: { readonly id: string; readonly source: "flag" | "transcript" | "default"; readonly known: boolean }
+  readonly policy: {
+    readonly contextWindowTokens: number
+    readonly reserveTokens: number
+    readonly keepRecentTokens: number
+    readonly inputBudgetTokens: number
+  }
+  readonly engine: string
+  /** E.g. the generic fallback used for an unknown model the transcript records. */
+  readonly warnings: ReadonlyArray<string>
+  readonly summarizer: string
+  readonly decision: { readonly compact: boolean; readonly reasons: ReadonlyArray<string> }
+  readonly tokens: {
+    readonly before: Measurement.CategoryCounts & { readonly input: number }
+    readonly after: Measurement.CategoryCounts & { readonly input: number }
+  }
+  readonly stages: ReadonlyArray<ContextEngine.StageReport>
+  readonly cutPoint: ContextEngine.CompactionPlan["cutPoint"] | null
+  readonly checkpoint: {
+    readonly id: string
+    readonly generation: number
+    readonly summarizer: Checkpoint.SummarizerInfo
+    readonly coveredRange: Checkpoint.Checkpoint["coveredRange"]
+    readonly firstKeptEntryId: string | null
+    readonly tokensBefore: number
+    readonly tokensAfter: number
+    readonly validation: Checkpoint.ValidationReport | null
+  } | null
+  readonly failures: ReadonlyArray<{ readonly tag: string; readonly message: string }>
+  readonly fits: boolean
+  readonly messages: number
+  /**
+   * What the next request holds, as `render` explains it: the kept tail (the
+   * newest messages, sent as recorded except where a stage in `changedBy`
+   * shortened them), how many transcript messages are not sent, and the
+   * checkpoint standing in for them (`written`: made by this run, else the
+   * last one recorded in the transcript). Tokens include message framing.
+   */
+  readonly handoff: {
+    readonly keptTail: {
+      readonly messages: number
+      readonly tokens: number
+      readonly firstEntryId: string | null
+      readonly lastEntryId: string | null
+      readonly changedMessages: number
+      readonly changedBy: ReadonlyArray<string>
+      /** Messages inside the tail's range that are not sent (empty or reasoning-only, dropped by `normalize`). */
+      readonly leftOutMessages: number
+    }
+    /** Non-system messages in the transcript. */
+    readonly transcriptMessages: number
+    /** Of those, the messages the next request does not contain. */
+    readonly notSentMessages: number
+    readonly checkpoint: {
+      readonly written: boolean
+      readonly generation: number
+      readonly tokens: number
+      /** Transcript messages not sent that this checkpoint (with the ones it replaced) summarizes. */
+      readonly standsInForMessages: number
+      /** The range this checkpoint summarized itself; earlier ones came from its predecessor. */
+      readonly coveredFromEntryId: string | null
+      readonly coveredToEntryId: string
+    } | null
+    /** Memory records in the request (written by the memory flush from summarized messages). */
+    readonly memory: { readonly records: number; readonly tokens: number } | null
+    /** Messages not sent that no checkpoint stands in for (dropped by a sliding window). */
+    readonly dropped: {
+      readonly messages: number
+      readonly firstEntryId: string
+      readonly lastEntryId: string
+    } | null
+  }
+  /** Lines the import skipped or kept in a degraded form (the first 50 issues listed). */
+  readonly import: {
+    readonly skipped: number
+    readonly keptAsEvent: number
+    readonly repaired: number
+    readonly issues: ReadonlyArray<ImportResult.ImportIssue>
+  }
+}
+
+const withInput = (measurement: Measurement.Measurement) => ({
+  ...measurement.byCategory,
+  input: measurement.inputTokens
+})
+
+/**
+ * What the next request holds: the kept tail, how many transcript messages
+ * are not sent, the checkpoint standing in for the older ones (the one
+ * written now, else the last recorded one still in the view) and the
+ * messages dropped with no summary (sliding window). Tokens are counted
+ * with the policy's tokenizer, message framing included.
+ */
+export const handoffOf = (
+  entries: ReadonlyArray<Entry.Entry>,
+  result: ContextEngine.CompactionResult,
+  policy: ModelPolicy.ModelPolicy
+): CompactReport["handoff"] => {
+  const measurer = Measurer.forPolicy(policy)
+  const items = result.view.items
+  const isConversation = (item: ContextView.ViewItem) =>
+    item.message.role !== "system" && item.source !== "checkpoint" && item.source !== "memory"
+  const kept = items.filter(isConversation)
+  const keptIds = new Set(kept.map((item) => item.entryId))
+  const fromTranscript = kept.filter((item) => item.source === "transcript")
+  const changed = kept.filter((item) => item.editedBy.length > 0)
+  const indexOf = new Map(entries.map((entry, index) => [entry.id, index]))
+  const notSent = entries.flatMap((entry, index) =>
+    Entry.isMessageEntry(entry) && entry.message.role !== "system" && !keptIds.has(entry.id) ? [{ entry, index }] : []
+  )
+  const checkpointItem = items.find((item) => item.source === "checkpoint")
+  const memory = items.filter((item) => item.source === "memory")
+  const checkpoint = checkpointItem
+    ? (result.checkpoint ?? entries.filter(Entry.isCheckpointEntry).at(-1)?.checkpoint)
+    : undefined
+  const firstKeptIndex = checkpoint?.firstKeptEntryId
+    ? (indexOf.get(checkpoint.firstKeptEntryId) ?? entries.length)
+    : checkpoint
+      ? entries.length
+      : 0
+  const tailStart = fromTranscript[0] ? (indexOf.get(fromTranscript[0].entryId) ?? entries.length) : entries.length
+  const covered = notSent.filter((item) => item.index < firstKeptIndex)
+  const dropped = notSent.filter((item) => item.index >= firstKeptIndex && item.index < tailStart)
+  return {
+    keptTail: {
+      messages: kept.length,
+      // The kept messages as one request, less the reply priming counted once per request.
+      tokens:
+        kept.length === 0
+          ? 0
+          : measurer.measure({ items: kept, tools: [] }).inputTokens - MessageTokens.replyPrimingTokens,
+      firstEntryId: fromTranscript[0]?.entryId ?? null,
+      lastEntryId: fromTranscript.at(-1)?.entryId ?? null,
+      changedMessages: changed.length,
+      changedBy: [...new Set(changed.flatMap((item) => item.editedBy))],
+      leftOutMessages: notSent.filter((item) => item.index >= tailStart).length
+    },
+    transcriptMessages: notSent.length + fromTranscript.length,
+    notSentMessages: notSent.length,
+    checkpoint:
+      checkpoint && checkpointItem
+        ? {
+            written: result.checkpoint !== undefined,
+            generation: checkpoint.generation,
+            tokens: measurer.messageTokens(checkpointItem.message, "checkpoint"),
+            standsInForMessages: covered.length,
+            coveredFromEntryId: checkpoint.coveredRange.fromEntryId,
+            coveredToEntryId: checkpoint.coveredRange.toEntryId
+          }
+        : null,
+    memory:
+      memory.length > 0
+        ? {
+            records: memory.length,
+            tokens: memory.reduce((sum, item) => sum + measurer.messageTokens(item.message, "memory"), 0)
+          }
+        : null,
+    dropped:
+      dropped.length > 0
+        ? { messages: dropped.length, firstEntryId: dropped[0]!.entry.id, lastEntryId: dropped.at(-1)!.entry.id }
+        : null
+  }
+}
+
+/**
+ * Builds the report from one compaction's inputs and result.
+ *
+ * @category constructors
+ */
+export const build = (input: {
+  readonly file: string
+  readonly options: CompactOptions
+  readonly imported: ImportResult.ImportResult
+  readonly resolved: PolicyOptions.ResolvedPolicy
+  readonly engine: string
+  readonly decision: ContextEngine.CompactionDecision
+  readonly result: ContextEngine.CompactionResult
+}): CompactReport => {
+  const { file, options, imported, resolved, decision, result } = input
+  const entries = imported.transcript.entries
+  const { policy } = resolved
+  const checkpoint = result.checkpoint
+  return {
+    file,
+    format: imported.format,
+    entries: entries.length,
+    model: { id: resolved.modelId, source: resolved.source, known: resolved.known },
+    policy: {
+      contextWindowTokens: policy.contextWindowTokens,
+      reserveTokens: policy.reserveTokens,
+      keepRecentTokens: policy.keepRecentTokens,
+      inputBudgetTokens: decision.budget.inputBudgetTokens
+    },
+    engine: input.engine,
+    warnings: resolved.warnings,
+    summarizer:
+      options.engine === "sliding-window"
+        ? "none (sliding window drops whole turns)"
+        : (options.summarizer ?? "extractive"),
+    decision: { compact: decision.compact, reasons: decision.reasons },
+    tokens: { before: withInput(result.before), after: withInput(result.after) },
+    stages: result.stages,
+    cutPoint: checkpoint
+      ? {
+          firstKeptEntryId: checkpoint.firstKeptEntryId,
+          coveredFromEntryId: checkpoint.coveredRange.fromEntryId,
+          coveredToEntryId: checkpoint.coveredRange.toEntryId,
+          splitTurn: result.stages.some((stage) => stage.note?.includes("split turn") === true)
+        }
+      : null,
+    checkpoint: checkpoint
+      ? {
+          id: checkpoint.id,
+          generation: checkpoint.generation,
+          summarizer: checkpoint.summarizer,
+          coveredRange: checkpoint.coveredRange,
+          firstKeptEntryId: checkpoint.firstKeptEntryId,
+          tokensBefore: checkpoint.tokensBefore,
+          tokensAfter: checkpoint.tokensAfter,
+          validation: checkpoint.validation ?? null
+        }
+      : null,
+    failures: (result.failures ?? []).map((failure) => ({ tag: failure._tag, message: failure.message })),
+    fits: result.fits,
+    messages: result.view.items.length,
+    handoff: handoffOf(entries, result, policy),
+    import: {
+      skipped: imported.issues.filter((issue) => issue.action === "skipped").length,
+      keptAsEvent: imported.issues.filter((issue) => issue.action === "kept-as-event").length,
+      repaired: imported.issues.filter((issue) => issue.action === "repaired").length,
+      issues: imported.issues.slice(0, 50)
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * What makes an assembled request valid for the provider, beyond pairing and
+ * empty messages (the pipeline's normalize stage): how it may end.
+ *
+ * - **Assistant prefill.** A request that ends on an assistant message asks
+ *   the model to continue it ("prefill"). Anthropic documented prefill for
+ *   Claude up to 4.5 ("Prefill Claude's response",
+ *   https://docs.claude.com/en/docs/build-with-claude/prompt-engineering/prefill-claudes-response)
+ *   and removed it from Claude 4.6 on: "Prefilling assistant messages
+ *   returns a 400 error" — "This model does not support assistant message
+ *   prefill. The conversation must end with a user message."
+ *   (https://platform.claude.com/docs/en/about-claude/models/whats-new-claude-4-6#prefill-removal,
+ *   and the migration guide for Sonnet 4.6). OpenAI Chat Completions /
+ *   Responses, Gemini and the OpenAI-compatible servers accept a trailing
+ *   assistant message without an error (the model answers after it), so
+ *   prefill is treated as supported unless the policy says otherwise
+ *   (`ModelPolicy.assistantPrefill`, defaulted by {@link supportsAssistantPrefill}).
+ * - **Empty latest user message.** Providers reject an empty text block
+ *   (Anthropic: "text content blocks must be non-empty"); an empty latest ask
+ *   is never sent silently: {@link emptyLatestUser} names it so the engine can
+ *   fail with a typed `InvalidInput`.
+ *
+ * @since 0.3.0
+ */
+import type { ViewItem } from "./ContextView.ts"
+import * as MessageParts from "./MessageParts.ts"
+import type * as ViewEdit from "./ViewEdit.ts"
+
+type DropEdit = typeof ViewEdit.Drop.Type
+
+/** Stage name on the edits this module proposes. @category constants */
+export const REQUEST_SHAPE_STAGE = "request-shape"
+
+// Claude ids: `claude-<name>-<major>[-<minor>]…` (claude-opus-4-6, claude-sonnet-4-5-20250929,
+// us.anthropic.claude-opus-4-6-v1) or the older `claude-<major>-<minor>-<name>` (claude-3-5-sonnet).
+const CLAUDE_VERSION = /claude-(?:[a-z]+-)?(\d+)(?:[-.](\d{1,2})(?!\d))?/
+
+/**
+ * Whether the model continues a trailing assistant message. `false` for
+ * Claude 4.6 and later (Anthropic's prefill removal, see the module doc),
+ * `true` otherwise.
+ *
+ * @category guards
+ */
+export const supportsAssistantPrefill = (model: string): boolean => {
+  const match = CLAUDE_VERSION.exec(model.toLowerCase())
+  if (match === null) return true
+  const major = Number(match[1])
+  const minor = match[2] === undefined ? 0 : Number(match[2])
+  return major < 4 || (major === 4 && minor < 6)
+}
+
+/**
+ * Drops for the assistant messages that end the request after its last user
+ * message or tool result, for a provider that does not support prefill; `[]`
+ * when the request already ends on a user message or tool result, or when
+ * nothing but assistant messages would remain.
+ *
+ * @category constructors
+ */
+export const trailingAssistantDrops = (items: ReadonlyArray<ViewItem>, model: string): Array<DropEdit> => {
+  let end = items.length
+  while (end > 0 && items[end - 1]!.message.role === "assistant") end--
+  if (end === items.length) return []
+  const before = items.slice(0, end)
+  if (!before.some((item) => item.message.role === "user" || item.message.role === "tool")) return []
+  return items.slice(end).map((item) => ({
+    op: "drop",
+    entryId: item.entryId,
+    strategy: REQUEST_SHAPE_STAGE,
+    reason: `${model} does not support assistant prefill: the request must end on a user message or tool result (the transcript keeps the message)`
+  }))
+}
+
+/**
+ * The index of the last user message when it is empty (no text, no other
+ * part), else -1.
+ *
+ * @category getters
+ */
+export const emptyLatestUser = (items: ReadonlyArray<ViewItem>): number => {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const message = items[index]!.message
+    if (message.role === "user") return MessageParts.isEmptyMessage(message) ? index : -1
+  }
+  return -1
+}

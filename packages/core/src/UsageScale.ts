@@ -1,0 +1,156 @@
+/**
+ * One measurement scale for the trigger and the acceptance of a compaction.
+ *
+ * The provider's reported usage (`usage.inputTokens`) is the truth for the
+ * request it describes; a local count (exact tokenizer of another family, or
+ * an estimator) can be far off on some content — C13: a self-hosted model's
+ * 32K-vocabulary tokenizer counts code 1.35 × the generic estimate. A
+ * compaction triggered on anchored usage must then measure its result on the
+ * same scale, or it declines as "already fits" on the rough ruler, reports a
+ * completed compaction that removed nothing (vercel/eve #2216), or keeps the
+ * stale usage as the new baseline so every later turn re-triggers (pi #1860,
+ * Hermes PR 35054).
+ *
+ * The rule here: when usage arrives, the ratio `usage.inputTokens / local
+ * count of the same request` is recorded ({@link ratioFor}); until the next
+ * usage, every count that is not anchored on usage is the local count times
+ * that ratio ({@link scaled}), reported with method `estimate` and a note
+ * (never as `anchored`: a local number is never presented as usage). An
+ * anchored measurement is `usage + ratio × local count of what followed`.
+ *
+ * @since 0.3.0
+ */
+import type { ContextView } from "./ContextView.ts"
+import type { Category, Measurement } from "./Measurement.ts"
+import type { CachedMeasurer, Measurer } from "./Measurer.ts"
+
+/**
+ * A usage-to-local-count ratio and where it was observed.
+ *
+ * @category models
+ */
+export interface UsageRatio {
+  /** `usage.inputTokens / local count` of the request that ended at {@link lastEntryId}. */
+  readonly ratio: number
+  readonly lastEntryId: string
+}
+
+/**
+ * Bounds of a recorded ratio, 0.25..4. Own choice: tokenizers of the
+ * families we know differ by well under 2× on the same text (o200k vs
+ * cl100k vs Claude vs small-vocabulary models); a ratio outside 0.25..4
+ * means the usage described another request (or a caller's test double), so
+ * it is clamped rather than trusted.
+ *
+ * @category constants
+ */
+export const RATIO_BOUNDS = { min: 0.25, max: 4 } as const
+
+/**
+ * Smallest local count (tokens) a ratio is derived from: below it, framing
+ * and rounding dominate the ratio. Own choice.
+ *
+ * @category constants
+ */
+export const MIN_RATIO_BASIS_TOKENS = 256
+
+/**
+ * The ratio of a reported usage to the measurer's own count of the request
+ * that ended at `lastEntryId` (the view's items up to it, its tools and
+ * framing). `undefined` when the entry is not in the view, the local count is
+ * below {@link MIN_RATIO_BASIS_TOKENS} or the usage is not a positive number.
+ *
+ * @category constructors
+ */
+export const ratioFor = (
+  measurer: Measurer,
+  view: ContextView,
+  usage: { readonly inputTokens: number; readonly lastEntryId: string }
+): UsageRatio | undefined => {
+  const index = view.items.findIndex((item) => item.entryId === usage.lastEntryId)
+  if (index < 0 || !(usage.inputTokens > 0) || !Number.isFinite(usage.inputTokens)) return undefined
+  const local = measurer.measure({ ...view, items: view.items.slice(0, index + 1) }).inputTokens
+  if (local < MIN_RATIO_BASIS_TOKENS) return undefined
+  const ratio = Math.min(RATIO_BOUNDS.max, Math.max(RATIO_BOUNDS.min, usage.inputTokens / local))
+  return { ratio, lastEntryId: usage.lastEntryId }
+}
+
+const scaleCounts = <C extends Partial<Record<Category, number>>>(counts: C, ratio: number): C => {
+  const out: Partial<Record<Category, number>> = {}
+  for (const key in counts) {
+    const value = counts[key as Category] ?? 0
+    out[key as Category] = key === "reservedOutput" ? value : Math.round(value * ratio)
+  }
+  return out as C
+}
+
+const scaleMeasurement = (measurement: Measurement, usage: UsageRatio): Measurement => {
+  const byCategory = scaleCounts(measurement.byCategory, usage.ratio)
+  let inputTokens = 0
+  for (const key in byCategory) if (key !== "reservedOutput") inputTokens += byCategory[key as Category]
+  const note = `local count × ${usage.ratio.toFixed(3)}: the provider's usage / local count observed for the request ending at ${usage.lastEntryId}`
+  return {
+    ...measurement,
+    byCategory,
+    inputTokens,
+    totalTokens: inputTokens + byCategory.reservedOutput,
+    headroomTokens: measurement.budgetTokens - inputTokens,
+    method: "estimate",
+    notes: [...(measurement.notes ?? []), note]
+  }
+}
+
+/** An anchored measurement with what followed the anchor scaled too: `usage + ratio × local(suffix)`. */
+const scaleSuffix = (
+  measurer: Measurer,
+  view: ContextView,
+  anchored: Measurement,
+  lastEntryId: string,
+  ratio: number
+): Measurement => {
+  const index = view.items.findIndex((item) => item.entryId === lastEntryId)
+  if (index < 0 || index === view.items.length - 1) return anchored
+  const whole = measurer.measure(view).byCategory
+  const prefix = measurer.measure({ ...view, items: view.items.slice(0, index + 1) }).byCategory
+  const byCategory = { ...anchored.byCategory }
+  let inputTokens = 0
+  for (const key in byCategory) {
+    const category = key as Category
+    if (category === "reservedOutput") continue
+    byCategory[category] += Math.round((ratio - 1) * (whole[category] - prefix[category]))
+    inputTokens += byCategory[category]
+  }
+  return {
+    ...anchored,
+    byCategory,
+    inputTokens,
+    totalTokens: inputTokens + byCategory.reservedOutput,
+    headroomTokens: anchored.budgetTokens - inputTokens
+  }
+}
+
+/**
+ * The measurer on the provider's scale: every count is the local count
+ * times `usage.ratio` (rounded per message); an anchored measurement is
+ * `usage + ratio × local count of the items after the anchor`. A ratio of 1 returns the measurer unchanged.
+ *
+ * @category constructors
+ */
+export const scaled = <M extends Measurer>(measurer: M, usage: UsageRatio): M => {
+  if (usage.ratio === 1) return measurer
+  const { ratio } = usage
+  const cached = measurer as Partial<CachedMeasurer>
+  return {
+    ...(cached.cacheSize && cached.clearCache ? { cacheSize: cached.cacheSize, clearCache: cached.clearCache } : {}),
+    tokenizer: measurer.tokenizer,
+    countMessage: (message, source, position) => scaleCounts(measurer.countMessage(message, source, position), ratio),
+    messageTokens: (message, source, position) => Math.round(measurer.messageTokens(message, source, position) * ratio),
+    toolSchemaTokens: (tools) => Math.round(measurer.toolSchemaTokens(tools) * ratio),
+    measure: (view, options) => {
+      const measurement = measurer.measure(view, options)
+      return measurement.method === "anchored"
+        ? scaleSuffix(measurer, view, measurement, options?.anchor?.lastEntryId ?? "", ratio)
+        : scaleMeasurement(measurement, usage)
+    }
+  } as Measurer as M
+}

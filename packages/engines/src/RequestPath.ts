@@ -1,0 +1,96 @@
+/**
+ * The kernel's per-request methods: assemble the request an input sends, and
+ * record what the provider said about it.
+ *
+ * @since 0.3.0
+ */
+import { type ContextEngine, ContextView, Errors, Measurer, RequestShape, UsageScale } from "@context-engine/core"
+import { Effect } from "effect"
+import type { Kernel } from "./Engine.ts"
+
+/**
+ * What `recordOutcome` leaves for later calls: the provider's usage as an
+ * anchor, the usage-to-local-count ratio it showed ({@link UsageScale}), and
+ * a pending overflow.
+ *
+ * @category models
+ */
+export interface State {
+  anchor: Measurer.Anchor | undefined
+  usage: UsageScale.UsageRatio | undefined
+  overflow: Errors.ContextOverflow | undefined
+}
+
+/**
+ * The request for an input: the view with pairing repaired and empty or
+ * reasoning-only messages dropped (the pipeline's normalize stage), ending on
+ * a user message or tool result where the policy has no assistant prefill
+ * (`RequestShape`; those drops are reported in `repairs`). An empty latest
+ * user message fails with `InvalidInput` (never sent silently).
+ *
+ * @category constructors
+ */
+export const assemble = (
+  core: Kernel,
+  input: ContextEngine.EngineInput
+): Effect.Effect<ContextEngine.AssembledContext, Errors.InvalidInput> =>
+  Effect.suspend(() => {
+    const prepared = core.prepare(input)
+    // Pairing repair and empty-message removal apply to every request, compacted or not; incrementally, so a
+    // step costs what it appends (the same view and measurement as the pipeline's normalize stage).
+    const normalized = core.normalize(prepared)
+    let view = normalized.view
+    const empty = RequestShape.emptyLatestUser(view.items)
+    if (empty >= 0) {
+      const entryId = view.items[empty]!.entryId
+      const index = input.entries.findIndex((entry) => entry.id === entryId)
+      return Effect.fail(
+        new Errors.InvalidInput({
+          what: "request",
+          path: index >= 0 ? `entries[${index}].message.content` : `entry ${entryId}`,
+          detail:
+            "the latest user message is empty; providers reject an empty message (Anthropic: text content blocks must be non-empty), so there is nothing to send"
+        })
+      )
+    }
+    const drops =
+      input.policy.assistantPrefill === false ? RequestShape.trailingAssistantDrops(view.items, input.policy.model) : []
+    let measurement = normalized.after
+    if (drops.length > 0) {
+      const dropped = new Set(drops.map((edit) => edit.entryId))
+      view = { ...view, items: view.items.filter((item) => !dropped.has(item.entryId)) }
+      measurement = prepared.measurer.measure(view, { budget: prepared.budget })
+    }
+    return Effect.succeed({
+      messages: ContextView.toMessages(view),
+      view,
+      measurement,
+      ...(drops.length > 0 ? { repairs: drops } : {})
+    })
+  })
+
+/**
+ * Records an outcome: an overflow is kept for the next compaction and drops
+ * the anchor (the usage it recorded was wrong); a usage becomes the anchor
+ * (it carries the fingerprint of the view it describes, so it expires by
+ * itself once a compaction edits that prefix) and sets the usage-to-local
+ * ratio (`UsageScale`) that later counts use until the next usage.
+ *
+ * @category constructors
+ */
+export const recordOutcome = (
+  core: Kernel & { readonly state: State },
+  input: ContextEngine.EngineInput,
+  outcome: ContextEngine.Outcome
+): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (outcome.overflow !== undefined) {
+      core.state.overflow = outcome.overflow
+      core.state.anchor = undefined
+    } else if (outcome.inputTokens !== undefined && outcome.lastEntryId !== undefined) {
+      const usage = { inputTokens: outcome.inputTokens, lastEntryId: outcome.lastEntryId }
+      const view = core.prepare(input).view
+      core.state.usage = UsageScale.ratioFor(core.measurerFor(input.policy), view, usage) ?? core.state.usage
+      core.state.anchor = Measurer.anchorFor(view, usage)
+    }
+  })
