@@ -7,7 +7,8 @@
  * compaction events, how many were resolved without writing a checkpoint
  * (target ≥ 60 %), the prompt-cache rewrites (every compaction that changes
  * the sent prefix; pi rewrote 4 times), and the peak request against the
- * budget (target: under it). Counts only; never asserts.
+ * budget (target: under it). Counts only; never asserts. Each event's line
+ * says where it landed against the low-water mark.
  * `node bench/run.ts replay`.
  */
 import type * as Entry from "../packages/core/src/Entry.ts"
@@ -22,12 +23,17 @@ export default async function (): Promise<void> {
   const imported = await Import.importFilePromise(transcript("pi/before-compaction.jsonl"))
   // pi's own compaction entries are left out: the replay decides for itself.
   const messages = imported.transcript.entries.filter((entry) => entry.kind === "message")
-  const policy = {
-    ...PolicyRegistry.lookupSync("claude-opus-4-5"),
-    model: "replay-128k",
+  // A 128K window as `replay --context-window 128000` builds it: the reserves (tool loop, safety margin,
+  // keep-recent) derived from the 128K window, not kept from the model's 200K one; counted with o200k.
+  const opus = PolicyRegistry.lookupSync("claude-opus-4-5")
+  const policy = PolicyRegistry.derive("replay-128k", {
     contextWindowTokens: 128_000,
-    tokenizer: "o200k_base" as const
-  }
+    maxOutputTokens: opus.maxOutputTokens,
+    reasoning: opus.reasoning,
+    promptCacheTtlMs: opus.promptCacheTtlMs,
+    nativeCompaction: opus.nativeCompaction,
+    tokenizer: "o200k_base"
+  })
   const engine = TieredSummaryEngine.makeAsync()
   const entries: Array<Entry.Entry> = []
   let parentId: string | null = null
@@ -39,6 +45,7 @@ export default async function (): Promise<void> {
   let peakBudget = 0
   let steps = 0
   const lines: Array<string> = []
+  const landings: Array<number> = []
   for (const entry of messages) {
     entries.push({ ...entry, parentId })
     parentId = entry.id
@@ -55,6 +62,7 @@ export default async function (): Promise<void> {
           parentId = appended.id
         }
         if (!result.checkpoint) withoutCheckpoint++
+        landings.push(result.after.inputTokens)
         if (result.entriesToAppend.length > 0) rewrites++
         const applied = result.stages.filter((stage) => stage.status === "applied").map((stage) => stage.stage)
         lines.push(
@@ -73,6 +81,18 @@ export default async function (): Promise<void> {
   }
   console.log(`pi/before-compaction.jsonl replayed in a 128K window: ${steps} model calls`)
   for (const line of lines) console.log(line)
+  // What a rewrite count costs: after the first event, every later token must fit in the headroom the events
+  // leave (budget − landing), so R rewrites need landings averaging ≤ budget − (session − first trigger) / R.
+  const sessionTokens = (
+    await engine.measure({
+      entries: messages.map((entry, index) => ({ ...entry, parentId: index === 0 ? null : messages[index - 1]!.id })),
+      policy
+    })
+  ).inputTokens
+  const averageLanding = (rewriteCount: number) => peakBudget - (sessionTokens - peakBudget) / rewriteCount
+  console.log(
+    `  uncompacted session ${k(sessionTokens)}; landings must average ≤ ${k(averageLanding(4))} for 4 rewrites, ≤ ${k(averageLanding(5))} for 5 (ours: ${k(landings.reduce((sum, tokens) => sum + tokens, 0) / Math.max(1, landings.length))})`
+  )
   console.table([
     {
       "compaction events": events,

@@ -106,7 +106,17 @@ describe("the packed packages, installed with npm into an empty folder", { timeo
     const out = join(app, "compacted.json")
     const stdout = sh(
       "npx",
-      ["--no-install", "context-engine", "compact", transcript("pi/before-compaction.jsonl"), "--out", out],
+      // gpt-4o (128K): in its own 200K window the session is resolved by the cheap tiers, without a checkpoint
+      [
+        "--no-install",
+        "context-engine",
+        "compact",
+        transcript("pi/before-compaction.jsonl"),
+        "--model",
+        "gpt-4o",
+        "--out",
+        out
+      ],
       app
     )
     expect(stdout).toContain("Checkpoint")

@@ -21,13 +21,14 @@ for (const command of [Inspect, Compact, Replay, Report]) command.register(progr
 describe("README quick start", { timeout: 120_000 }, () => {
   it("states the sizes `pnpm start` prints (within 3 %: the estimator may be recalibrated)", async () => {
     const stated =
-      /measures about (\d+)K tokens, over claude-opus-4-5's ([\d,]+)-token\s+input budget, and leaves at about (\d+)K tokens/.exec(
+      /measures about (\d+)K tokens, over gpt-4o's ([\d,]+)-token\s+input budget, and leaves at about (\d+)K tokens/.exec(
         quickStart.replace(/\n/g, " ")
       )
     expect(stated).not.toBeNull()
+    expect(readme).toContain("before-compaction.jsonl --model gpt-4o --out compacted.json")
     const { report } = await Compact.run(
       transcript("pi/before-compaction.jsonl"),
-      {},
+      { model: "gpt-4o" },
       Progress.make({ enabled: false })
     )
     const within = (statedK: number, measured: number) =>
@@ -39,6 +40,16 @@ describe("README quick start", { timeout: 120_000 }, () => {
     expect(quickStart).toContain("990 messages, compacted twice by pi")
     expect(report!.handoff.transcriptMessages).toBe(990)
     expect(report!.checkpoint?.generation).toBe(3)
+    // "(In the 200K window of claude-opus-4-5 … about 60K tokens, so no checkpoint is written there.)"
+    const ownWindow =
+      /claude-opus-4-5, the model pi ran, clearing old tool output alone\s+brings it to about (\d+)K tokens/.exec(
+        quickStart
+      )
+    expect(ownWindow).not.toBeNull()
+    const own = await Compact.run(transcript("pi/before-compaction.jsonl"), {}, Progress.make({ enabled: false }))
+    expect(own.report!.model.id).toBe("claude-opus-4-5")
+    within(Number(ownWindow![1]), own.report!.tokens.after.input)
+    expect(own.report!.checkpoint ?? null).toBeNull()
   })
 
   it("shows each command line beside its library call, and both name things that exist", () => {

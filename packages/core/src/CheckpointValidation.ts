@@ -22,12 +22,15 @@
  *   `identifierRetention`;
  * - `asks-from-user`: every pending ask shares at least
  *   {@link MIN_ASK_WORD_OVERLAP} of its words with something the user said
- *   (covered range or previous checkpoint), so `/compact` instructions or a
+ *   (covered range, kept tail or previous checkpoint), so `/compact` instructions or a
  *   summarizer's own plan never become an ask (shared case C18);
+ * - `no-replayed-side-effects`: no pending ask, in-progress item or next step
+ *   asks again for a side effect the covered range shows as done
+ *   (`ReplayedSideEffects`, shared case C16);
  * - `no-invented-files`: every file in `filesRead` / `filesModified` occurs in
- *   the covered range or the previous checkpoint;
+ *   the covered range, the kept tail or the previous checkpoint;
  * - `no-invented-actions`: every path, hash or command named in
- *   `progress.done` occurs in the covered range or the previous checkpoint;
+ *   `progress.done` occurs in the covered range, the kept tail or the previous checkpoint;
  * - `smaller-than-replaced`: the checkpoint has fewer tokens than the
  *   messages (and previous checkpoint) it replaces;
  * - `next-request-fits`: the request assembled with it fits the budget.
@@ -38,7 +41,9 @@ import type { Checkpoint, CheckpointContent, ValidationReport } from "./Checkpoi
 import * as CriticalIdentifiers from "./CriticalIdentifiers.ts"
 import * as DegenerateSummary from "./DegenerateSummary.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
+import * as JsonSafety from "./JsonSafety.ts"
 import type { ContentPart, Message } from "./Message.ts"
+import * as ReplayedSideEffects from "./ReplayedSideEffects.ts"
 import * as SubstringIndex from "./SubstringIndex.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 
@@ -71,6 +76,8 @@ export interface ValidationInput {
   readonly covered: ReadonlyArray<Message>
   /** The checkpoint this one replaces, if any. */
   readonly previous?: Checkpoint | undefined
+  /** The messages kept verbatim after the checkpoint: what they show is in the transcript, not invented. */
+  readonly kept?: ReadonlyArray<Message> | undefined
   /** Tokens of the checkpoint as rendered into the request. */
   readonly checkpointTokens: number
   /** Tokens of what it replaces: the covered messages plus the previous checkpoint. */
@@ -118,19 +125,6 @@ export const contentText = (content: CheckpointContent): string =>
     ...(content.artifacts ?? []).map((artifact) => artifact.value)
   ].join("\n")
 
-const stringLeaves = (value: unknown, depth = 0): Array<string> =>
-  depth > 8 || value === null || value === undefined
-    ? []
-    : typeof value === "string"
-      ? [value]
-      : typeof value === "number" || typeof value === "boolean"
-        ? [String(value)]
-        : Array.isArray(value)
-          ? value.flatMap((item) => stringLeaves(item, depth + 1))
-          : typeof value === "object"
-            ? Object.values(value as Record<string, unknown>).flatMap((item) => stringLeaves(item, depth + 1))
-            : []
-
 /**
  * Plain text of a message: text parts, tool-call names and every string of
  * their arguments (unescaped, so commands match verbatim),
@@ -145,7 +139,7 @@ export const messageText = (message: Message): string => {
     if (part.type === "text") out.push(part.text)
     else if (part.type === "tool-call") {
       out.push(part.toolName)
-      for (const leaf of stringLeaves(part.input)) out.push(leaf)
+      for (const leaf of JsonSafety.stringLeaves(part.input)) out.push(leaf)
     } else if (part.type === "tool-result") {
       const output = part.output
       out.push(
@@ -245,7 +239,7 @@ const QUOTE_OVERLAP = 0.9
 /**
  * Runs every check. Never fails: a failing check is reported, with what is
  * missing in `missing` (prefixed `identifier:`, `section:`, `ask:`, `file:`,
- * `action:`, `foreign-ask:`, `degenerate:`).
+ * `action:`, `foreign-ask:`, `degenerate:`, `replayed:`).
  *
  * @category validation
  */
@@ -283,9 +277,10 @@ export const validate = (input: ValidationInput): ValidationReport => {
   )
 
   // not-error-text: a goal quoting the user's own words ("I cannot get the old log back …") is not a refusal
-  const said = [...input.covered.map(UserSpeech.spokenText), input.previous ? checkpointText(input.previous) : ""].join(
-    "\n"
-  )
+  const said = [
+    ...[...input.covered, ...(input.kept ?? [])].map(UserSpeech.spokenText),
+    input.previous ? checkpointText(input.previous) : ""
+  ].join("\n")
   const head = content ? content.goal : (checkpoint.text ?? "")
   const errorText =
     summary.trim().length === 0 ||
@@ -346,8 +341,17 @@ export const validate = (input: ValidationInput): ValidationReport => {
     )
   }
 
+  // no-replayed-side-effects (C16)
+  const replayed = content ? ReplayedSideEffects.of(content, input.covered) : []
+  missing.push(...replayed.map((item) => `replayed:${item.slice(0, 200)}`))
+  const replayDetail = `listed as still to do, but done in the transcript: ${replayed.map((item) => item.slice(0, 80)).join("; ")}`
+  checks.push(check("no-replayed-side-effects", replayed.length === 0, replayed.length === 0 ? "ok" : replayDetail))
+
   // no-invented-files / no-invented-actions
-  const source = [...input.covered.map(messageText), input.previous ? checkpointText(input.previous) : ""].join("\n")
+  const source = [
+    ...[...input.covered, ...(input.kept ?? [])].map(messageText),
+    input.previous ? checkpointText(input.previous) : ""
+  ].join("\n")
   const inventedFiles = content
     ? SubstringIndex.absentFrom([...new Set([...content.filesRead, ...content.filesModified])], source)
     : []

@@ -101,3 +101,23 @@ export const check = (value: unknown, rootPath = ""): Problem | undefined => {
 }
 
 const EXIT: unique symbol = Symbol("exit")
+
+/**
+ * The string (and number / boolean, as text) leaves of a JSON value, in
+ * order, down to `maxDepth` levels (default 8): the words a tool call's
+ * arguments carry, for matching them verbatim.
+ *
+ * @category getters
+ */
+export const stringLeaves = (value: unknown, maxDepth = 8, depth = 0): Array<string> =>
+  depth > maxDepth || value === null || value === undefined
+    ? []
+    : typeof value === "string"
+      ? [value]
+      : typeof value === "number" || typeof value === "boolean"
+        ? [String(value)]
+        : Array.isArray(value)
+          ? value.flatMap((item) => stringLeaves(item, maxDepth, depth + 1))
+          : typeof value === "object"
+            ? Object.values(value as Record<string, unknown>).flatMap((item) => stringLeaves(item, maxDepth, depth + 1))
+            : []

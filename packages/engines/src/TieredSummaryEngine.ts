@@ -5,10 +5,14 @@
  *
  * The ladder of one `compact`:
  * 1. the deterministic stages (`Tiers.deterministic`: clamp → dedupe → soft
- *    trim → hard clear → media) until the request fits — for a compaction
- *    the threshold triggered, until it reaches the low-water mark
- *    ({@link LOW_WATER_SHARE}), so the next compaction is many steps away;
- *    stages that stop short of that mark are not applied alone;
+ *    trim → hard clear → input clear → media). A compaction the threshold
+ *    triggered pays one prompt-cache rewrite whatever it edits, so they go
+ *    as deep as they can (every old tool result and long tool-call argument
+ *    but the protected newest, as Anthropic's `clear_tool_uses` clears all
+ *    but `keep`), and are applied alone when that reaches the low-water mark
+ *    ({@link LOW_WATER_SHARE}): each rewrite buys the most steps the lossless
+ *    stages can give. Short of the mark a checkpoint follows. A manual or
+ *    overflow compaction's stages stop at its target;
  * 2. if it is still over (or compaction is manual / an overflow), a cut
  *    point ({@link CutPoint.find}) and a summary of the newly covered range
  *    onto the previous checkpoint (beforeCompact hooks may supply it or cancel);
@@ -139,13 +143,9 @@ type Failure = Errors.SummarizerFailed | Errors.ValidationFailed | PluginGuard.P
  * Creates the engine. One instance per session: `recordOutcome` state
  * (usage anchor, a pending overflow) lives in it.
  *
- * `compact` runs the checkpoint tier's phases in order, each a function of
- * plain records (`checkpoint/`): {@link Prepare.prepare} (cut, covered
- * range, split-turn prefix, pinned ask, tail, summary cap) →
- * {@link Summarize.beforeCompact} and {@link Summarize.summarize} (hooks,
- * then the ladder, each attempt {@link Build.build} + validated) →
- * {@link Commit.commit}; or {@link Reduce.reduce} when no checkpoint can be
- * written.
+ * `compact` runs the checkpoint tier's phases (`checkpoint/`, plain records
+ * between them): `Prepare` → `Summarize` (hooks, ladder; each attempt
+ * `Build` + validate) → `Commit`, or `Reduce` when no checkpoint is written.
  *
  * @example
  * ```ts
@@ -278,7 +278,8 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const { targetTokens, lowWaterTokens, force } = core.targets(input, ctx, plan)
       const timestamp = core.timestamp(input)
       const editEntries: Commit.EditEntries = (edits, after) => core.editEntries(input, edits, timestamp, after)
-      const cheap = core.run(input, ctx, core.ladder(input, ctx), lowWaterTokens)
+      // A threshold compaction's lossless stages run to the bottom (target: the fixed overhead); see the module doc.
+      const cheap = core.run(input, ctx, core.ladder(input, ctx), force ? lowWaterTokens : budget.fixedOverheadTokens)
       const failures: Array<Failure> = []
       const common = { cheap, before, targetTokens, editEntries }
       const reduce = (note: string) => {
@@ -296,7 +297,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         return Effect.succeed(reduced)
       }
       // The cheap stages alone only when they reach the low-water mark: short of it a checkpoint is needed
-      // anyway, and a cache rewrite that frees a few hundred tokens would buy a single step.
+      // anyway, and a cache rewrite that leaves the request near the threshold would buy a few steps.
       if (cheap.after.inputTokens <= lowWaterTokens && !force) {
         core.compacted()
         return Commit.notNeeded({ ...common, lowWaterTokens })

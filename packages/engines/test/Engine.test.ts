@@ -13,7 +13,7 @@ import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
 import { assistant, calls, results, user } from "./support.ts"
 
-const BUILT_IN = ["normalize", "clamp", "dedupe", "toolTrim.soft", "toolTrim.clear", "media"]
+const BUILT_IN = ["normalize", "clamp", "dedupe", "toolTrim.soft", "toolTrim.clear", "toolTrim.clearInputs", "media"]
 
 const noop: Strategy.Strategy = { name: "custom", apply: () => ({ edits: [] }) }
 

@@ -72,6 +72,7 @@ describe("SlidingWindowEngine", () => {
       "dedupe",
       "toolTrim.soft",
       "toolTrim.clear",
+      "toolTrim.clearInputs",
       "media",
       "slidingWindow"
     ])

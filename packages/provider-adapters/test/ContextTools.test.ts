@@ -22,11 +22,11 @@ const directory = mkdtempSync(join(tmpdir(), "context-tools-"))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
 
 const call = { toolCallId: "t", messages: [] } as unknown as ToolExecutionOptions<never>
-// biome-ignore lint/suspicious/noExplicitAny: tool outputs are plain JSON records
 const run = async (
   tools: ReturnType<typeof contextTools>,
   name: string,
   input: Record<string, unknown>
+  // biome-ignore lint/suspicious/noExplicitAny: tool outputs are plain JSON records
 ): Promise<any> => tools[name]!.execute!(input, call)
 
 /** Text of a tool message's results, read straight from the parts (not through the code under test). */

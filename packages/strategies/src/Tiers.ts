@@ -1,6 +1,6 @@
 /**
  * The built-in stage lists, least destructive first (DESIGN.md "The tiered
- * pipeline"): clamp → dedupe → soft trim → hard clear → media, then the
+ * pipeline"): clamp → dedupe → soft trim → hard clear → input clear → media, then the
  * sliding window for engines that allow loss. Engines and callers start from
  * these and append their own stages (a checkpoint, a custom strategy).
  *
@@ -11,6 +11,7 @@ import * as Clamp from "./Clamp.ts"
 import * as Dedupe from "./Dedupe.ts"
 import * as Media from "./Media.ts"
 import * as SlidingWindow from "./SlidingWindow.ts"
+import * as ToolInputClear from "./ToolInputClear.ts"
 import * as ToolTrim from "./ToolTrim.ts"
 
 /**
@@ -64,6 +65,7 @@ export const deterministic = (
     Dedupe.make(options.dedupe),
     ToolTrim.soft(toolTrim),
     ToolTrim.clear(toolTrim),
+    ToolInputClear.make(toolTrim),
     Media.make(options.media)
   ]
 }

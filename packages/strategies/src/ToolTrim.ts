@@ -8,7 +8,13 @@
  *   `softTrim`);
  * - **hard clear** ({@link clear}): the result is replaced by a placeholder
  *   naming the original entry and tool call (Anthropic context editing
- *   `clear_tool_uses_20250919`, OpenCode prune, Claude Code microcompact).
+ *   `clear_tool_uses_20250919`, OpenCode prune, Claude Code microcompact);
+ * - **input clear** (`ToolInputClear`): the long string arguments of old
+ *   tool calls (a file written whole, an edit's old and new text) are
+ *   replaced by a placeholder naming the entry; short arguments (paths,
+ *   commands) and the JSON shape stay (Anthropic context editing
+ *   `clear_tool_uses_20250919` with `clear_tool_inputs`). In coding sessions
+ *   these arguments are a third of the tokens (the pi session: 138K of 414K).
  *
  * Protected: the `keepRecentToolResults` most recent results, results of the
  * last `keepLastAssistants` assistant messages, tools in `excludeTools`, and
@@ -60,6 +66,12 @@ export interface Options {
    * `toModelMessages` and OpenClaw's `hardClear.placeholder`).
    */
   readonly placeholder?: string
+  /**
+   * Input clear replaces string arguments longer than this many characters.
+   * Default 256 (own choice: paths, ids and one-line commands stay; file
+   * contents and edit texts go).
+   */
+  readonly clearInputMinChars?: number
 }
 
 /**
@@ -75,7 +87,8 @@ export const defaults = {
   softTrimMaxChars: 4_000,
   headChars: 1_500,
   tailChars: 1_500,
-  placeholder: "[Old tool result content cleared]"
+  placeholder: "[Old tool result content cleared]",
+  clearInputMinChars: 256
 } satisfies Required<Options>
 
 /**
@@ -104,15 +117,29 @@ export interface Candidate {
   readonly part: Message.ToolResultPart
 }
 
+type PartOf<T extends "tool-result" | "tool-call"> = T extends "tool-result"
+  ? Message.ToolResultPart
+  : Message.ToolCallPart
+
 /**
- * The unprotected tool results of a view, oldest first.
+ * The old parts of one type, oldest first: before the last
+ * `keepLastAssistants` assistant messages, not among the newest
+ * `keepRecentToolResults` of that type, not of a tool in `excludeTools`.
  *
  * @category analysis
  */
-export const candidates = (view: ContextView.ContextView, options: Options = {}): Array<Candidate> => {
+export const oldParts = <T extends "tool-result" | "tool-call">(
+  view: ContextView.ContextView,
+  options: Options,
+  type: T
+): Array<{
+  readonly itemIndex: number
+  readonly partIndex: number
+  readonly entryId: string
+  readonly part: PartOf<T>
+}> => {
   const keepRecent = options.keepRecentToolResults ?? defaults.keepRecentToolResults
   const keepAssistants = options.keepLastAssistants ?? defaults.keepLastAssistants
-  const exclude = new Set(options.excludeTools ?? defaults.excludeTools)
   const items = view.items
   // Index of the first item after the cutoff of the last N assistant messages.
   let cutoff = items.length
@@ -123,31 +150,43 @@ export const candidates = (view: ContextView.ContextView, options: Options = {})
       cutoff = index
     }
   }
-  const all: Array<Candidate> = []
+  const all: Array<{
+    itemIndex: number
+    partIndex: number
+    entryId: string
+    part: PartOf<T>
+  }> = []
   for (let itemIndex = 0; itemIndex < cutoff; itemIndex++) {
     const item = items[itemIndex]!
     const content = item.message.content
     if (typeof content === "string") continue
     for (let partIndex = 0; partIndex < content.length; partIndex++) {
       const part = content[partIndex]!
-      if (part.type === "tool-result") all.push({ itemIndex, partIndex, entryId: item.entryId, part })
+      if (part.type === type) all.push({ itemIndex, partIndex, entryId: item.entryId, part: part as PartOf<T> })
     }
   }
-  // The newest `keepRecent` results overall (not only before the cutoff) are protected.
+  // The newest `keepRecent` parts overall (not only before the cutoff) are protected.
   let recentSeen = 0
   for (let index = items.length - 1; index >= cutoff; index--) {
     const content = items[index]!.message.content
-    if (typeof content !== "string") for (const part of content) if (part.type === "tool-result") recentSeen++
+    if (typeof content !== "string") for (const part of content) if (part.type === type) recentSeen++
   }
   const keepFromEnd = Math.max(0, keepRecent - recentSeen)
-  const eligible = all.slice(0, Math.max(0, all.length - keepFromEnd))
-  return eligible.filter(
+  const exclude = new Set(options.excludeTools ?? defaults.excludeTools)
+  return all.slice(0, Math.max(0, all.length - keepFromEnd)).filter((old) => !exclude.has(old.part.toolName))
+}
+
+/**
+ * The unprotected tool results of a view, oldest first.
+ *
+ * @category analysis
+ */
+export const candidates = (view: ContextView.ContextView, options: Options = {}): Array<Candidate> =>
+  oldParts(view, options, "tool-result").filter(
     (candidate) =>
-      !exclude.has(candidate.part.toolName) &&
       !MessageParts.outputHasMedia(candidate.part.output) &&
       !isCleared(candidate.part, options.placeholder ?? defaults.placeholder)
   )
-}
 
 const isCleared = (part: Message.ToolResultPart, placeholder: string): boolean =>
   (part.output.type === "text" || part.output.type === "error-text") &&
@@ -277,7 +316,7 @@ export const clear = (options: Options = {}): Strategy.Strategy => {
 }
 
 /**
- * Both stages, soft trim first.
+ * Both stages, soft trim first (the input clear, `ToolInputClear`, follows them in `Tiers.deterministic`).
  *
  * @category constructors
  */

@@ -80,6 +80,7 @@ export const build = (input: BuildInput, result: SummarizeResult): Built => {
     checkpoint,
     covered: [...preparation.covered, ...preparation.turnPrefix].map((covered) => covered.message),
     previous: preparation.previous,
+    kept: [...(preparation.pinned ? [preparation.pinned] : []), ...preparation.tail].map((kept) => kept.message),
     checkpointTokens: measurer.messageTokens(item.message, "checkpoint"),
     replacedTokens: preparation.replacedTokens,
     requestTokens: after.inputTokens,
