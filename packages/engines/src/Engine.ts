@@ -23,12 +23,13 @@
  */
 import type { Entry as EntryType, Measurement, ModelPolicy, Strategy, ViewEdit } from "@context-engine/core"
 import {
-  ActiveView,
+  type ActiveView,
   Budget,
   ContextEngine,
   type ContextView,
   EngineInput,
   Entry,
+  IncrementalActiveView,
   Measurer,
   Tokenizers,
   UsageScale
@@ -223,19 +224,30 @@ export const kernel = (
     return prepared
   }
 
+  // The view derivation is incremental across steps of one session (a step that appends messages extends the
+  // previous view); its memory options depend on the measurer, so a new measurer starts a new one.
+  let views:
+    | { readonly measurer: Measurer.Measurer; readonly reconstruct: IncrementalActiveView.Incremental }
+    | undefined
+  const reconstruct = (input: ContextEngine.EngineInput, measurer: Measurer.Measurer): ActiveView.ActiveView => {
+    if (views?.measurer !== measurer) views = { measurer, reconstruct: IncrementalActiveView.make() }
+    return views.reconstruct(input.entries, { tools: input.tools ?? [], ...viewOptions(input, measurer) })
+  }
+
   const freshPrepare = (input: ContextEngine.EngineInput): Prepared => {
     // On the provider's scale once it reported usage (UsageScale): trigger, stages and `after` agree.
     const local = measurerFor(input.policy)
     const measurer = state.usage ? UsageScale.scaled(local, state.usage) : local
     const tools = input.tools ?? []
-    const active = ActiveView.reconstruct(input.entries, { tools, ...viewOptions(input, measurer) })
+    const active = reconstruct(input, measurer)
     let systemTokens = 0
     for (const item of active.prefix) systemTokens += measurer.messageTokens(item.message, item.source)
     const overhead = { systemTokens, toolSchemaTokens: measurer.toolSchemaTokens(tools) }
     const budget = Budget.make(input.policy, overhead)
     const view = active.view
     const measurement = measurer.measure(view, { budget, ...(state.anchor ? { anchor: state.anchor } : {}) })
-    const item = view.items.find((candidate) => candidate.source === "checkpoint")
+    const item =
+      active.checkpoint === undefined ? undefined : view.items.find((candidate) => candidate.source === "checkpoint")
     const checkpoint = item ? { item, tokens: measurer.messageTokens(item.message, item.source) } : undefined
     return { active, view, measurer, overhead, budget, measurement, checkpoint }
   }
