@@ -16,7 +16,7 @@ import { compact, type Scenario, scenarios, score } from "./support/continuity.t
 const FLOOR: Record<string, number> = {
   "aider-32k": 12,
   "claude-code-console-32k": 14,
-  "pi-before-compaction-128k": 14,
+  "pi-before-compaction-128k": 15,
   "pi-before-compaction-cut1": 14,
   "pi-before-compaction-cut2": 14,
   "pi-large-session-128k": 15,
@@ -55,4 +55,4 @@ describe("continuity probes on the handed scenarios", () => {
  * Probes the sliding window keeps that we do not, today (target 0 everywhere;
  * listed so a regression shows, and a fix lowers it).
  */
-const SLIDING_SLACK: Record<string, number> = { "pi-before-compaction-128k": 1 }
+const SLIDING_SLACK: Record<string, number> = {}
