@@ -34,6 +34,7 @@ import * as ContextView from "./ContextView.ts"
 import type { CheckpointEntry, Entry, MemoryEntry, MessageEntry } from "./Entry.ts"
 import * as Memory from "./Memory.ts"
 import type { Message } from "./Message.ts"
+import * as Turns from "./Turns.ts"
 import type { ViewEdit } from "./ViewEdit.ts"
 
 /**
@@ -286,7 +287,9 @@ export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptio
   for (const entry of Memory.select(entries, options.memory))
     prefix.push({ entryId: entry.id, message: memory(entry.memory), source: "memory", editedBy: [] })
   const start = tailStart(entries, messages, checkpoint)
-  const latestUser = messages.findLastIndex((entry) => entry.message.role === "user")
+  // the user's latest words, as the cut point pins them (user-role data after them — a slash command, shell
+  // output — is covered like tool output, shared case C21)
+  const latestUser = Turns.latestUserIndex(messages)
   const chosen = [...(latestUser >= 0 && latestUser < start ? [messages[latestUser]!] : []), ...messages.slice(start)]
   const conversation = ContextView.applyEdits(ContextView.fromEntries(chosen), edits).items
   const checkpointItems = checkpoint ? [checkpointItem(checkpoint.entry.id, checkpoint.entry.checkpoint)] : []

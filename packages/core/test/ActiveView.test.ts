@@ -82,6 +82,19 @@ describe("ActiveView.reconstruct: the checkpoint", () => {
     expect(ids(active)).toEqual(["sys", "cp", "u1", "a2"])
     expect(active.view.items[2]!.message).toEqual({ role: "user", content: "the ask" })
   })
+
+  it("pins the user's latest words, not a slash command after them, as the cut point does (C21)", () => {
+    // the cut point covers user-role data after the user's words and pins the words (Turns.latestUserIndex);
+    // the rebuilt view must pin the same message, or store view and returned view disagree
+    const covered = [
+      message("u1", null, "user", "fix the failing test"),
+      message("c1", "u1", "user", "/compact"),
+      message("a1", "c1", "assistant", "working"),
+      checkpoint("cp", "a1", 1, "c1", "a1")
+    ]
+    const active = ActiveView.reconstruct(covered)
+    expect(ids(active)).toEqual(["cp", "u1", "a1"])
+  })
 })
 
 describe("ActiveView.branch", () => {
