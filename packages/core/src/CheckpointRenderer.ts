@@ -47,8 +47,11 @@ const commonDirectory = (paths: ReadonlyArray<string>): string => {
   if (paths.length < 2) return ""
   let prefix = paths[0]!.slice(0, paths[0]!.lastIndexOf("/") + 1)
   for (const path of paths)
-    while (prefix.length > 0 && !path.startsWith(prefix))
-      prefix = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1)
+    while (prefix.length > 0 && !path.startsWith(prefix)) {
+      // "/" cannot shrink to a shorter directory this way (an absolute and a relative path): it ends at "".
+      const shorter = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1)
+      prefix = shorter.length < prefix.length ? shorter : ""
+    }
   return prefix.length > 1 ? prefix : ""
 }
 
