@@ -18,7 +18,8 @@ export const categoryLabels: Readonly<Record<Measurement.Category, string>> = {
   toolSchemas: "tool schemas",
   userText: "user text",
   assistantText: "assistant text",
-  reasoning: "reasoning (+signatures)",
+  // Signatures and item ids are verification data the model does not read: 0 tokens (ReasoningTokens).
+  reasoning: "reasoning",
   toolCalls: "tool calls",
   toolResults: "tool results",
   media: "media",

@@ -62,12 +62,17 @@ export const failure = (
   error: unknown,
   json: boolean | undefined
 ): { readonly output: string; readonly exitCode: number } => {
-  const tagged = error as { readonly _tag?: string; readonly message?: string } | null
-  const hint =
+  const tagged = error as {
+    readonly _tag?: string
+    readonly message?: string
+    readonly model?: string
+    readonly nearest?: ReadonlyArray<string>
+  } | null
+  // The library's UnknownModel message advises library calls; on the command line, name the flags instead.
+  const message =
     tagged?._tag === "UnknownModel"
-      ? " — or give --context-window TOKENS, --policy FILE, --catalog FILE, or --allow-unknown-model for the generic window"
-      : ""
-  const message = `${tagged?.message ?? String(error)}${hint}`
+      ? `Unknown model ${JSON.stringify(tagged.model)}; nearest known ids: ${(tagged.nearest ?? []).join(", ")}. Give one of them with --model, or set the window with --context-window TOKENS, --policy FILE or --catalog FILE, or pass --allow-unknown-model for the generic window`
+      : (tagged?.message ?? String(error))
   return {
     output: json
       ? JSON.stringify({ error: { tag: tagged?._tag ?? "Error", message } }, null, 2)

@@ -204,13 +204,8 @@ export interface BuildOptions {
   readonly onProgress?: ((done: number, total: number) => void) | undefined
 }
 
-/**
- * Builds the report for an import result.
- *
- * @category constructors
- */
-export const build = (result: ImportResult.ImportResult, options: BuildOptions = {}): InspectReport => {
-  const entries = result.transcript.entries
+/** The model a report measures for: resolved by the caller, the `--model` flag, the transcript's, or the default. */
+const modelOf = (entries: ReadonlyArray<Entry.Entry>, options: BuildOptions) => {
   const recorded = recordedModel(entries)
   const modelId = options.resolved?.modelId ?? options.model ?? recorded ?? DEFAULT_MODEL
   const source =
@@ -219,6 +214,43 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
   const known =
     options.resolved?.known ?? Effect.runSync(Effect.exit(PolicyRegistry.lookup(modelId)))._tag === "Success"
   const policy = options.resolved?.policy ?? Effect.runSync(PolicyRegistry.lookupOrFallback(modelId))
+  return { modelId, source, known, policy }
+}
+
+/** The message entries a checkpoint keeps: from its first kept entry (or right after it) to the end. */
+const keptSince = (
+  entries: ReadonlyArray<Entry.Entry>,
+  indexOf: ReadonlyMap<string, number>,
+  checkpoint: Entry.CheckpointEntry
+): Array<Entry.MessageEntry> => {
+  const firstKept = checkpoint.checkpoint.firstKeptEntryId
+  const from = firstKept === null ? -1 : (indexOf.get(firstKept) ?? -1)
+  return entries.slice(from >= 0 ? from : (indexOf.get(checkpoint.id) ?? 0) + 1).filter(Entry.isMessageEntry)
+}
+
+/** A tool-pairing problem as the report lists it: its kind, call id, the entries involved (and the tool). */
+const reportedProblem = (problem: ToolPairing.Problem) =>
+  problem.kind === "duplicate-call-id"
+    ? { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: problem.entryIds }
+    : problem.kind === "call-without-result"
+      ? {
+          kind: problem.kind,
+          toolCallId: problem.toolCallId,
+          entryIds: [problem.entryId],
+          toolName: problem.toolName
+        }
+      : problem.kind === "result-not-adjacent"
+        ? { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: [problem.entryId, problem.callEntryId] }
+        : { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: [problem.entryId] }
+
+/**
+ * Builds the report for an import result.
+ *
+ * @category constructors
+ */
+export const build = (result: ImportResult.ImportResult, options: BuildOptions = {}): InspectReport => {
+  const entries = result.transcript.entries
+  const { modelId, source, known, policy } = modelOf(entries, options)
   const tokenizer = Tokenizers.forPolicy(policy)
   const measurer = Measurer.make(tokenizer)
   const messages = entries.filter(Entry.isMessageEntry)
@@ -275,37 +307,21 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
     }
   })
   const last = checkpoints.at(-1)
-  let activeContext: InspectReport["activeContext"] = null
-  if (last !== undefined) {
-    const from = last.checkpoint.firstKeptEntryId === null ? -1 : (indexOf.get(last.checkpoint.firstKeptEntryId) ?? -1)
-    const lastIndex = indexOf.get(last.id) ?? 0
-    const keptFrom = from >= 0 ? from : lastIndex + 1
-    const kept = entries.slice(keptFrom).filter(Entry.isMessageEntry)
-    activeContext = {
-      ...totals([
-        ...system.filter((entry) => !kept.includes(entry)).map(item),
-        checkpointItem(last),
-        ...kept.map(item)
-      ]),
-      sinceCheckpointEntryId: last.id
-    }
-  }
+  const kept = last === undefined ? [] : keptSince(entries, indexOf, last)
+  const activeContext: InspectReport["activeContext"] =
+    last === undefined
+      ? null
+      : {
+          ...totals([
+            ...system.filter((entry) => !kept.includes(entry)).map(item),
+            checkpointItem(last),
+            ...kept.map(item)
+          ]),
+          sinceCheckpointEntryId: last.id
+        }
 
   const pairing = ToolPairing.analyze(messages.map((entry) => ({ entryId: entry.id, message: entry.message })))
-  const problems = pairing.problems.map((problem) =>
-    problem.kind === "duplicate-call-id"
-      ? { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: problem.entryIds }
-      : problem.kind === "call-without-result"
-        ? {
-            kind: problem.kind,
-            toolCallId: problem.toolCallId,
-            entryIds: [problem.entryId],
-            toolName: problem.toolName
-          }
-        : problem.kind === "result-not-adjacent"
-          ? { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: [problem.entryId, problem.callEntryId] }
-          : { kind: problem.kind, toolCallId: problem.toolCallId, entryIds: [problem.entryId] }
-  )
+  const problems = pairing.problems.map(reportedProblem)
   const countKind = (kind: ToolPairing.Problem["kind"]) => pairing.problems.filter((p) => p.kind === kind).length
 
   const largest = [...messages]

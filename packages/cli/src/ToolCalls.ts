@@ -19,6 +19,9 @@
  * build (`ls`, `cat`, `grep`, `find`, `git status|diff|log|show`, `pytest`,
  * `npm test`, `npm run build`, … see {@link LOOK_TEST_OR_BUILD}): running
  * them again after a compaction repeats no effect an agent would regret.
+ * A repeat is the same tool with the same input; calls that carry only a
+ * console `summary` (an edit's file name, not its change) are compared only
+ * when they are shell commands, whose summary is the command itself.
  *
  * @since 0.2.0
  */
@@ -83,6 +86,13 @@ export const readTarget = (call: ToolCall): string | undefined => {
   return field(call.input, ["path", "file_path", "filename", "file"]) ?? field(call.input, ["summary"])?.split(" (")[0]
 }
 
+/** Whether a call's input is only a console `summary` (it does not say what an edit changed). */
+const onlySummary = (input: unknown): boolean =>
+  typeof input === "object" && input !== null && Object.keys(input).length === 1 && "summary" in input
+
+/** Whether two calls with equal inputs are the same action (see the module docs). */
+const comparable = (call: ToolCall): boolean => !onlySummary(call.input) || shellCommand(call) !== undefined
+
 /** Whether a call has side effects (and is not a read, nor a shell command that only looks or tests). @category utils */
 export const isSideEffect = (call: ToolCall): boolean => {
   if (readTarget(call) !== undefined || !SIDE_EFFECT.test(call.toolName)) return false
@@ -113,7 +123,9 @@ export const damage = (
     const covered = all.filter((call) => call.messageIndex < compaction.coveredUntilIndex)
     const readBefore = new Set(covered.flatMap((call) => readTarget(call) ?? []))
     const effectsBefore = new Set(
-      covered.filter(isSideEffect).map((call) => `${call.toolName}:${JSON.stringify(call.input)}`)
+      covered
+        .filter((call) => isSideEffect(call) && comparable(call))
+        .map((call) => `${call.toolName}:${JSON.stringify(call.input)}`)
     )
     const from = stepIndexes[compaction.step] ?? Number.POSITIVE_INFINITY
     const to = stepIndexes[compaction.step + windowSteps] ?? Number.POSITIVE_INFINITY

@@ -21,6 +21,8 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
     expect(output).toContain('Unknown model "claude-sonet-4-5"')
     expect(output).toContain("claude-sonnet-4-5")
     expect(output).toContain("--allow-unknown-model")
+    // command-line advice, not the library's
+    expect(output).not.toContain("PolicyRegistry")
   })
 
   it("--allow-unknown-model uses the generic 32,768-token window and says so", async () => {

@@ -61,4 +61,25 @@ describe("ToolCalls classification (replay's damage measures)", () => {
     expect(result.repeatedSideEffects).toEqual([])
     expect(result.compactionsFollowedByReread).toBe(1)
   })
+
+  it("repeats: the same write again counts; an edit known only by its file name (console summary) does not", () => {
+    const assistant = (toolName: string, input: unknown) => ({
+      role: "assistant" as const,
+      content: [{ type: "tool-call" as const, toolCallId: `${toolName}${JSON.stringify(input)}`, toolName, input }]
+    })
+    const user = { role: "user" as const, content: "go" }
+    const write = { path: "b.ts", content: "x" }
+    const messages = [
+      user,
+      assistant("write", write),
+      assistant("Update", { summary: "src/a.py" }),
+      assistant("Shell", { summary: "git push (Publish.)" }),
+      user,
+      assistant("write", write),
+      assistant("Update", { summary: "src/a.py" }),
+      assistant("Shell", { summary: "git push (Publish.)" })
+    ]
+    const result = ToolCalls.damage(messages, [1, 2, 3, 5, 6, 7], [{ step: 3, coveredUntilIndex: 4 }], 10)
+    expect(result.repeatedSideEffects.map((repeat) => repeat.toolName)).toEqual(["write", "Shell"])
+  })
 })

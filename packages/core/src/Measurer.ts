@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
+import { type Anchor, apportion } from "./Anchor.ts"
 import type { Budget } from "./Budget.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { ContextView, ItemSource, ToolDefinition } from "./ContextView.ts"
@@ -18,6 +19,8 @@ import * as ReasoningTokens from "./ReasoningTokens.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 import * as Tokenizers from "./Tokenizers.ts"
 import * as ViewPrefix from "./ViewPrefix.ts"
+
+export { type Anchor, anchorFor, prefixFingerprint } from "./Anchor.ts"
 
 /**
  * Counts one message, by category. `source` decides whether text counts as
@@ -33,11 +36,7 @@ export type MessageCounter = (
   position?: ReasoningTokens.Position
 ) => Partial<Record<Category, number>>
 
-/**
- * A measurer bound to one tokenizer.
- *
- * @category models
- */
+/** A measurer bound to one tokenizer. @category models */
 export interface Measurer {
   readonly tokenizer: Tokenizer
   /** Tokens of one message by category, its per-message framing under `framing`. */
@@ -59,33 +58,8 @@ export interface Measurer {
   ) => Measurement
 }
 
-/**
- * Provider-reported usage of the last response, for anchored measurement:
- * `measure = inputTokens + count(items appended after lastEntryId)`.
- *
- * @category models
- */
-export interface Anchor {
-  /** `usage.inputTokens` the provider reported for the request that ended at `lastEntryId`. */
-  readonly inputTokens: number
-  /** The last view item that request contained. */
-  readonly lastEntryId: string
-  /**
-   * Fingerprint of the view items up to `lastEntryId` as they were sent
-   * (see {@link prefixFingerprint}). When present, the anchor is used only
-   * while those items are unchanged: after a compaction edits or drops any of
-   * them, the reported usage no longer describes the prefix and the measurer
-   * counts instead. Build anchors with {@link anchorFor} to get one.
-   */
-  readonly prefixFingerprint?: string
-}
-
 /** @category models */
 export type { CategoryCounts }
-
-// ---------------------------------------------------------------------------
-// Implementation
-// ---------------------------------------------------------------------------
 
 /**
  * Options of {@link make}. All token counts are in tokens.
@@ -161,53 +135,6 @@ const defaultMediaFamily = (tokenizer: Tokenizer): MediaFamily => {
 }
 
 /**
- * A shallow fingerprint of a message: its content and, per part, the part
- * and its payload field. An identity-cache hit is used only while the
- * fingerprint is unchanged, so replacing the content, adding or removing a
- * part, or assigning a part's text / input / output in place is noticed;
- * edits deeper inside a payload object are not (messages are immutable
- * values, DESIGN.md invariants).
- */
-type Shape = ReadonlyArray<unknown>
-
-const payloadOf = (part: object): unknown => {
-  const p = part as Record<string, unknown>
-  return p.text ?? p.input ?? p.output ?? p.image ?? p.data ?? p.providerOptions
-}
-
-const shapeOf = (message: Message): Shape => {
-  const shape: Array<unknown> = [message.role, message.content]
-  if (typeof message.content !== "string") {
-    for (const part of message.content as ReadonlyArray<object>) shape.push(part, payloadOf(part))
-  }
-  return shape
-}
-
-const sameShape = (shape: Shape, message: Message): boolean => {
-  if (shape[0] !== message.role || shape[1] !== message.content) return false
-  if (typeof message.content === "string") return shape.length === 2
-  const parts = message.content as ReadonlyArray<object>
-  if (shape.length !== 2 + parts.length * 2) return false
-  for (let index = 0; index < parts.length; index++) {
-    const part = parts[index]!
-    if (shape[2 + index * 2] !== part || shape[3 + index * 2] !== payloadOf(part)) return false
-  }
-  return true
-}
-
-/** Splits `target` over `weights` proportionally, integers summing exactly to `target` (largest remainder). */
-const apportion = (weights: ReadonlyArray<number>, target: number): Array<number> => {
-  const total = weights.reduce((sum, weight) => sum + weight, 0)
-  if (total <= 0) return weights.map((_, index) => (index === 0 ? target : 0))
-  const exact = weights.map((weight) => (weight * target) / total)
-  const result = exact.map(Math.floor)
-  let remainder = target - result.reduce((sum, value) => sum + value, 0)
-  const order = exact.map((value, index) => [value - Math.floor(value), index] as const).sort((a, b) => b[0] - a[0])
-  for (let k = 0; remainder > 0 && k < order.length; k++, remainder--) result[order[k]![1]]!++
-  return result
-}
-
-/**
  * Builds a {@link Measurer} on a tokenizer.
  *
  * - Each message is counted part by part (text with the tokenizer, tool-call
@@ -257,7 +184,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
   }
   const priorOptions: MessageTokens.Options = { ...countOptions, reasoningPosition: "prior" }
 
-  let byIdentity = new WeakMap<object, Map<string, { count: MessageTokens.MessageCount; shape: Shape }>>()
+  let byIdentity = new WeakMap<object, Map<string, { count: MessageTokens.MessageCount; shape: ViewPrefix.Shape }>>()
   const byContent = new Map<string, MessageTokens.MessageCount>()
   let toolsByIdentity = new WeakMap<
     object,
@@ -265,8 +192,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
   >()
 
   // Cumulative counts of the last views measured (the derived view and the repaired one sent).
-  const stamps: ViewPrefix.Stamps<Shape> = { stampOf: shapeOf, stillSame: sameShape }
-  const memo = ViewPrefix.makeSums(2, stamps)
+  const memo = ViewPrefix.makeSums(2, ViewPrefix.shallowStamps)
 
   const remember = (key: string, value: MessageTokens.MessageCount): void => {
     if (byContent.size >= maxEntries) {
@@ -288,7 +214,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     const slot = prior ? `${source}|prior` : source
     let perSource = byIdentity.get(message)
     const hit = perSource?.get(slot)
-    if (hit !== undefined && sameShape(hit.shape, message)) return hit.count
+    if (hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message)) return hit.count
     const key = `${slot}|${ContentHash.hash(message)}`
     let result = byContent.get(key)
     if (result === undefined) {
@@ -299,7 +225,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       perSource = new Map()
       byIdentity.set(message, perSource)
     }
-    perSource.set(slot, { count: result, shape: shapeOf(message) })
+    perSource.set(slot, { count: result, shape: ViewPrefix.shallowStamps.stampOf(message) })
     return result
   }
 
@@ -356,7 +282,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     }
     const loopStart =
       reasoningRule === "current-tool-loop" ? ReasoningTokens.currentLoopStart(view.items, (item) => item.message) : 0
-    const sums = (useCache ? memo : ViewPrefix.makeSums(1, stamps))(
+    const sums = (useCache ? memo : ViewPrefix.makeSums(1, ViewPrefix.shallowStamps))(
       view.items,
       (index) => index < loopStart,
       (item, prior) => countItem(item.message, item.source, prior ? "prior" : "current")
@@ -469,39 +395,3 @@ export const layer = (options?: Options): Layer.Layer<MeasurerService, never, To
       return make(tokenizer, options)
     })
   )
-
-// ---------------------------------------------------------------------------
-// Anchors
-// ---------------------------------------------------------------------------
-
-/**
- * Fingerprint (entry ids, sources and content hashes) of the view's items up
- * to and including `lastEntryId`; `undefined` when that entry is not in the
- * view. Two views share a fingerprint exactly when that prefix is the same.
- *
- * @category anchors
- */
-export const prefixFingerprint = (view: ContextView, lastEntryId: string): string | undefined => {
-  const index = view.items.findIndex((item) => item.entryId === lastEntryId)
-  return index < 0 ? undefined : ViewPrefix.fingerprintThrough(view.items, index)
-}
-
-/**
- * An {@link Anchor} for provider-reported usage of a request built from
- * `view`. It carries the prefix fingerprint, so it expires by itself when a
- * later compaction changes any item it covered (the reported number would
- * then overstate the new request).
- *
- * @category anchors
- */
-export const anchorFor = (
-  view: ContextView,
-  usage: { readonly inputTokens: number; readonly lastEntryId: string }
-): Anchor => {
-  const fingerprint = prefixFingerprint(view, usage.lastEntryId)
-  return {
-    inputTokens: usage.inputTokens,
-    lastEntryId: usage.lastEntryId,
-    ...(fingerprint !== undefined ? { prefixFingerprint: fingerprint } : {})
-  }
-}

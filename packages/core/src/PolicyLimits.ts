@@ -5,7 +5,10 @@
  *
  * @since 0.1.0
  */
+import type { ModelFacts } from "./ModelCatalog.ts"
 import type { ModelPolicy, TokenizerId } from "./ModelPolicy.ts"
+import type { PolicyFields } from "./PolicyRegistry.ts"
+import * as RequestShape from "./RequestShape.ts"
 
 /**
  * Tokens kept free for the next response, before capping to the model's
@@ -250,4 +253,58 @@ export const check = (policy: ModelPolicy): Problem | undefined => {
     }
   }
   return undefined
+}
+
+/**
+ * Facts assumed for a model the catalog does not know: no reasoning, the
+ * generic estimator, no prompt cache, no provider-native compaction.
+ *
+ * @category constants
+ */
+export const GENERIC_FACTS: Omit<ModelFacts, "contextWindowTokens" | "maxOutputTokens"> = {
+  reasoning: false,
+  tokenizer: "estimate:generic",
+  promptCacheTtlMs: 0,
+  nativeCompaction: { anthropicContextEditing: false, anthropicCompaction: false, openaiResponsesCompaction: false }
+}
+
+/**
+ * Fills the tuning fields a layer did not set, from the window, output limit
+ * and tokenizer (rules and sources in `ts`):
+ *
+ * - `reserveTokens` = min(16,384 (Pi), maxOutputTokens, window / 2)
+ * - `toolLoopReserveTokens` = min(12,800, 5% of the window)
+ * - `safetyMarginTokens` = 2% of the window (exact tokenizer) or 5% (estimator)
+ * - `keepRecentTokens` = min(20,000 (Pi), half of what remains for input)
+ * - `assistantPrefill` = false for models that reject a trailing assistant
+ *   message (`RequestShape.supportsAssistantPrefill`), else absent
+ *
+ * @category constructors
+ */
+export const derive = (
+  model: string,
+  fields: PolicyFields & Pick<ModelFacts, "contextWindowTokens" | "maxOutputTokens">
+): ModelPolicy => {
+  const window = fields.contextWindowTokens
+  const tokenizer = fields.tokenizer ?? GENERIC_FACTS.tokenizer
+  const reserveTokens = fields.reserveTokens ?? defaultReserveTokens(window, fields.maxOutputTokens)
+  const toolLoopReserveTokens = fields.toolLoopReserveTokens ?? defaultToolLoopReserveTokens(window)
+  const safetyMarginTokens = fields.safetyMarginTokens ?? defaultSafetyMarginTokens(window, tokenizer)
+  const keepRecentTokens =
+    fields.keepRecentTokens ??
+    defaultKeepRecentTokens(window - reserveTokens - toolLoopReserveTokens - safetyMarginTokens)
+  return {
+    model,
+    contextWindowTokens: window,
+    maxOutputTokens: fields.maxOutputTokens,
+    reserveTokens,
+    keepRecentTokens,
+    toolLoopReserveTokens,
+    safetyMarginTokens,
+    reasoning: fields.reasoning ?? GENERIC_FACTS.reasoning,
+    tokenizer,
+    promptCacheTtlMs: fields.promptCacheTtlMs ?? GENERIC_FACTS.promptCacheTtlMs,
+    nativeCompaction: { ...GENERIC_FACTS.nativeCompaction, ...fields.nativeCompaction },
+    ...((fields.assistantPrefill ?? RequestShape.supportsAssistantPrefill(model)) ? {} : { assistantPrefill: false })
+  }
 }

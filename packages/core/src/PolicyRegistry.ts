@@ -25,12 +25,11 @@
 import { Context, Effect, Exit, Layer, Schema } from "effect"
 import { decodeUnknown } from "./Decode.ts"
 import { type InvalidInput, PolicyInvalid } from "./Errors.ts"
-import type { ModelFacts } from "./ModelCatalog.ts"
 import * as ModelCatalog from "./ModelCatalog.ts"
 import { candidateIds, keyMatches, matchLength, nearestIds, normalizeId } from "./ModelId.ts"
 import { type ModelPolicy, ModelPolicy as ModelPolicySchema, TokenizerId } from "./ModelPolicy.ts"
 import * as PolicyLimits from "./PolicyLimits.ts"
-import * as RequestShape from "./RequestShape.ts"
+import { derive, GENERIC_FACTS } from "./PolicyLimits.ts"
 
 export {
   /** @category utils */
@@ -40,6 +39,7 @@ export {
   /** @category utils */
   normalizeId
 } from "./ModelId.ts"
+export { derive } from "./PolicyLimits.ts"
 
 // ---------------------------------------------------------------------------
 // Overrides
@@ -105,13 +105,6 @@ export class UnknownModel extends Schema.TaggedError<UnknownModel>()("UnknownMod
 // Derivation and validation
 // ---------------------------------------------------------------------------
 
-const GENERIC_FACTS: Omit<ModelFacts, "contextWindowTokens" | "maxOutputTokens"> = {
-  reasoning: false,
-  tokenizer: "estimate:generic",
-  promptCacheTtlMs: 0,
-  nativeCompaction: { anthropicContextEditing: false, anthropicCompaction: false, openaiResponsesCompaction: false }
-}
-
 const merge = (base: PolicyFields, next: PolicyFields): PolicyFields => ({
   ...base,
   ...next,
@@ -119,47 +112,6 @@ const merge = (base: PolicyFields, next: PolicyFields): PolicyFields => ({
     ? { nativeCompaction: { ...base.nativeCompaction, ...next.nativeCompaction } }
     : {})
 })
-
-/**
- * Fills the tuning fields a layer did not set, from the window, output limit
- * and tokenizer (rules and sources in `PolicyLimits.ts`):
- *
- * - `reserveTokens` = min(16,384 (Pi), maxOutputTokens, window / 2)
- * - `toolLoopReserveTokens` = min(12,800, 5% of the window)
- * - `safetyMarginTokens` = 2% of the window (exact tokenizer) or 5% (estimator)
- * - `keepRecentTokens` = min(20,000 (Pi), half of what remains for input)
- * - `assistantPrefill` = false for models that reject a trailing assistant
- *   message (`RequestShape.supportsAssistantPrefill`), else absent
- *
- * @category constructors
- */
-export const derive = (
-  model: string,
-  fields: PolicyFields & Pick<ModelFacts, "contextWindowTokens" | "maxOutputTokens">
-): ModelPolicy => {
-  const window = fields.contextWindowTokens
-  const tokenizer = fields.tokenizer ?? GENERIC_FACTS.tokenizer
-  const reserveTokens = fields.reserveTokens ?? PolicyLimits.defaultReserveTokens(window, fields.maxOutputTokens)
-  const toolLoopReserveTokens = fields.toolLoopReserveTokens ?? PolicyLimits.defaultToolLoopReserveTokens(window)
-  const safetyMarginTokens = fields.safetyMarginTokens ?? PolicyLimits.defaultSafetyMarginTokens(window, tokenizer)
-  const keepRecentTokens =
-    fields.keepRecentTokens ??
-    PolicyLimits.defaultKeepRecentTokens(window - reserveTokens - toolLoopReserveTokens - safetyMarginTokens)
-  return {
-    model,
-    contextWindowTokens: window,
-    maxOutputTokens: fields.maxOutputTokens,
-    reserveTokens,
-    keepRecentTokens,
-    toolLoopReserveTokens,
-    safetyMarginTokens,
-    reasoning: fields.reasoning ?? GENERIC_FACTS.reasoning,
-    tokenizer,
-    promptCacheTtlMs: fields.promptCacheTtlMs ?? GENERIC_FACTS.promptCacheTtlMs,
-    nativeCompaction: { ...GENERIC_FACTS.nativeCompaction, ...fields.nativeCompaction },
-    ...((fields.assistantPrefill ?? RequestShape.supportsAssistantPrefill(model)) ? {} : { assistantPrefill: false })
-  }
-}
 
 /**
  * Checks a complete policy: every number a non-negative integer within

@@ -216,3 +216,48 @@ export const fingerprintThrough = (items: ReadonlyArray<ViewItem>, lastIndex: nu
   }
   return slot.fingerprints[lastIndex]!
 }
+
+/**
+ * A shallow fingerprint of a message: its content and, per part, the part
+ * and its payload field. An identity-cache hit is used only while the
+ * fingerprint is unchanged, so replacing the content, adding or removing a
+ * part, or assigning a part's text / input / output in place is noticed;
+ * edits deeper inside a payload object are not (messages are immutable
+ * values, DESIGN.md invariants).
+ *
+ * @category models
+ */
+export type Shape = ReadonlyArray<unknown>
+
+const payloadOf = (part: object): unknown => {
+  const p = part as Record<string, unknown>
+  return p.text ?? p.input ?? p.output ?? p.image ?? p.data ?? p.providerOptions
+}
+
+const shapeOf = (message: Message): Shape => {
+  const shape: Array<unknown> = [message.role, message.content]
+  if (typeof message.content !== "string") {
+    for (const part of message.content as ReadonlyArray<object>) shape.push(part, payloadOf(part))
+  }
+  return shape
+}
+
+const sameShape = (shape: Shape, message: Message): boolean => {
+  if (shape[0] !== message.role || shape[1] !== message.content) return false
+  if (typeof message.content === "string") return shape.length === 2
+  const parts = message.content as ReadonlyArray<object>
+  if (shape.length !== 2 + parts.length * 2) return false
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index]!
+    if (shape[2 + index * 2] !== part || shape[3 + index * 2] !== payloadOf(part)) return false
+  }
+  return true
+}
+
+/**
+ * The stamps the measurer's caches use: a message is the same while its
+ * {@link Shape} is.
+ *
+ * @category constructors
+ */
+export const shallowStamps: Stamps<Shape> = { stampOf: shapeOf, stillSame: sameShape }

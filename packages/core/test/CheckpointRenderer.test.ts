@@ -11,7 +11,6 @@ describe("CheckpointRenderer ledger", () => {
       artifacts: [artifact("/repo/src/a.ts"), artifact("src/b.ts"), artifact("/repo/src/c.ts")]
     } as Checkpoint.CheckpointContent
     const text = CheckpointRenderer.renderContent(content)
-    for (const path of ["/repo/src/a.ts", "src/b.ts", "/repo/src/c.ts"]) expect(text).toContain(path)
-    expect(text).not.toContain("(under")
+    for (const name of ["a.ts", "src/b.ts", "c.ts"]) expect(text).toContain(name)
   })
 })

@@ -16,7 +16,9 @@
  * - the latest user message is never covered alone: a split of the latest
  *   turn keeps that message verbatim (pinned) and covers only the assistant
  *   work between it and the cut (DESIGN.md invariant "the latest user message
- *   survives verbatim").
+ *   survives verbatim"); the latest message is the latest in the user's own
+ *   words (`Turns.latestUserIndex`), so when only user-role data (shell
+ *   output, command records) follows it, it is pinned too (shared case C21).
  *
  * @since 0.1.0
  */
@@ -107,9 +109,18 @@ export const find = (input: CutPointInput): CutPoint => {
   const minTurnSpan = turnSpans[Math.max(0, turnSpans.length - minTurns)]!
   const latestTurn = turnSpans[turnSpans.length - 1]!
 
+  // The latest message in the user's own words (`Turns.latestUserIndex`: shell output, command records and
+  // other user-role data after it do not count) is never covered alone: it is kept verbatim (pinned) even
+  // when only data follows it and the cut falls after it (shared case C21).
+  const latestUser = Turns.latestUserIndex(items)
+  const pinLatest = (firstKept: number): number => (latestUser >= 0 && latestUser < firstKept ? latestUser : -1)
+
   // Prefer the first user-turn start at or after the walk-back point.
   const nextTurnStart = userTurnStarts.find((start) => start >= reached)
-  if (nextTurnStart !== undefined) return result(Math.min(nextTurnStart, minTurnSpan.start), -1, -1)
+  if (nextTurnStart !== undefined) {
+    const firstKept = Math.min(nextTurnStart, minTurnSpan.start)
+    return result(firstKept, -1, pinLatest(firstKept))
+  }
 
   // The walk-back point lies inside the latest turn: that turn alone exceeds
   // keepRecentTokens. Split it at the first unit start at or after the point.
@@ -121,7 +132,7 @@ export const find = (input: CutPointInput): CutPoint => {
     const containing = [...unitStarts].reverse().find((start) => start <= reached)
     cut = containing !== undefined && containing > turnStart ? containing : turnStart
   }
-  if (cut <= turnStart) return result(turnStart, -1, -1)
-  const pinned = items[turnStart]?.message.role === "user" ? turnStart : -1
+  if (cut <= turnStart) return result(turnStart, -1, pinLatest(turnStart))
+  const pinned = latestUser >= turnStart && latestUser < cut ? latestUser : pinLatest(turnStart)
   return result(cut, turnStart, pinned)
 }

@@ -143,13 +143,9 @@ type Failure = Errors.SummarizerFailed | Errors.ValidationFailed | PluginGuard.P
  * Creates the engine. One instance per session: `recordOutcome` state
  * (usage anchor, a pending overflow) lives in it.
  *
- * `compact` runs the checkpoint tier's phases in order, each a function of
- * plain records (`checkpoint/`): {@link Prepare.prepare} (cut, covered
- * range, split-turn prefix, pinned ask, tail, summary cap) →
- * {@link Summarize.beforeCompact} and {@link Summarize.summarize} (hooks,
- * then the ladder, each attempt {@link Build.build} + validated) →
- * {@link Commit.commit}; or {@link Reduce.reduce} when no checkpoint can be
- * written.
+ * `compact` runs the checkpoint tier's phases (`checkpoint/`, plain records
+ * between them): `Prepare` → `Summarize` (hooks, ladder; each attempt
+ * `Build` + validate) → `Commit`, or `Reduce` when no checkpoint is written.
  *
  * @example
  * ```ts
@@ -284,7 +280,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const editEntries: Commit.EditEntries = (edits, after) => core.editEntries(input, edits, timestamp, after)
       // A threshold compaction's lossless stages run to the bottom (target: the fixed overhead); see the module doc.
       const cheap = core.run(input, ctx, core.ladder(input, ctx), force ? lowWaterTokens : budget.fixedOverheadTokens)
-      const failures: Array<Failure> = []
+      const failures: Array<Failure> = [...(cheap.failures ?? [])]
       const common = { cheap, before, targetTokens, editEntries }
       const reduce = (note: string) => {
         const reduced = Reduce.reduce({

@@ -13,41 +13,16 @@ import { describe, expect, it } from "vitest"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
 
-interface Blob {
-  readonly kind: string
-  readonly alphabet: "base64" | "base64url"
-  readonly prefix: string
-  readonly seed: string
-  readonly length: number
-  readonly sha256: string
-}
 interface Case {
   readonly policy: Cases.CasePolicy
-  readonly blobs: Record<string, Blob>
+  readonly blobs: Record<string, Cases.Blob & { readonly sha256: string }>
   readonly messages: ReadonlyArray<Message.Message>
-}
-
-/** The case's blobRule, kind `base64`: prefix + encoding of SHA-256(seed:0) || SHA-256(seed:1) || … cut to `length`. */
-const base64Blob = (blob: Blob): string => {
-  const chars = blob.length - blob.prefix.length
-  const bytes = Buffer.alloc(Math.ceil(chars / 4) * 3 + 32)
-  for (let block = 0, offset = 0; offset < bytes.length; block++, offset += 32)
-    createHash("sha256").update(`${blob.seed}:${block}`).digest().copy(bytes, offset)
-  return `${blob.prefix}${bytes.toString(blob.alphabet).slice(0, chars)}`
-}
-
-const expand = (value: unknown, blobs: Record<string, string>): unknown => {
-  if (typeof value === "string") return value.replace(/\{\{blob:(\w+)\}\}/g, (_, name: string) => blobs[name] ?? "")
-  if (Array.isArray(value)) return value.map((item) => expand(item, blobs))
-  if (typeof value === "object" && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, expand(item, blobs)]))
-  return value
 }
 
 describe("C14 opaque content", () => {
   const c14 = loadCase<Case>("C14")
-  const blobs = Object.fromEntries(Object.entries(c14.blobs).map(([name, blob]) => [name, base64Blob(blob)]))
-  const messages = expand(c14.messages, blobs) as ReadonlyArray<Message.Message>
+  const blobs = Object.fromEntries(Object.entries(c14.blobs).map(([name, blob]) => [name, Cases.blobText(blob)]))
+  const messages = Cases.expandBlobs(c14.messages, c14.blobs)
   const entries: Array<Entry.Entry> = messages.map((message, index) => ({
     id: `e${index}`,
     parentId: index === 0 ? null : `e${index - 1}`,

@@ -85,7 +85,7 @@ const textOf = (message: Message.Message): string =>
     : message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
 
 describe("pi/before-compaction.jsonl in a 32K window", { timeout: 180_000 }, () => {
-  it("compacts and fits: the final `find .` shell output (~27K tokens) is clamped like a tool result", async () => {
+  it("compacts and fits: the final `find .` output (~27K tokens) is clamped like a tool result, the typed ask stays", async () => {
     const policy = PolicyRegistry.lookupSync("mistral-7b")
     expect(policy.contextWindowTokens).toBeLessThanOrEqual(32_768)
     const input = { entries, policy }
@@ -99,7 +99,13 @@ describe("pi/before-compaction.jsonl in a 32K window", { timeout: 180_000 }, () 
     const viewFind = result.view.items.find((item) => textOf(item.message).startsWith("Ran `find .`"))
     expect(viewFind).toBeDefined()
     expect(textOf(viewFind!.message).length).toBeLessThan(textOf(find).length / 2)
-    // The shell output (user-role data) is not the latest user message: it was clamped, not pinned whole.
+    // The shell output (user-role data) is not the latest user message: it was clamped, not pinned whole; the
+    // latest message the user typed ("ok") is kept verbatim after the checkpoint.
     expect(result.checkpoint?.validation?.ok).toBe(true)
+    const typed = messages.findLast((message) => message.role === "user" && !textOf(message).startsWith("Ran `"))!
+    const at = result.view.items.findIndex(
+      (item) => item.message.role === "user" && textOf(item.message) === textOf(typed)
+    )
+    expect(at).toBeGreaterThan(result.view.items.findIndex((item) => item.source === "checkpoint"))
   })
 })

@@ -462,6 +462,16 @@ export const make = (options: ControllerOptions): ContextController => {
     return exclusive(current.sessionId, () => prepareIn(current, model, messages, tools, ephemeralSystem, signal))
   }
 
+  const lastRequestTrackers = new WeakMap<Session.Session, ReturnType<typeof IdleReturn.makeLastRequestTracker>>()
+  const lastRequestOf = (current: Session.Session) => {
+    let tracker = lastRequestTrackers.get(current)
+    if (tracker === undefined) {
+      tracker = IdleReturn.makeLastRequestTracker()
+      lastRequestTrackers.set(current, tracker)
+    }
+    return tracker
+  }
+
   const prepareIn = async (
     current: Session.Session,
     model: ModelRef,
@@ -470,7 +480,7 @@ export const make = (options: ControllerOptions): ContextController => {
     ephemeralSystem: ReadonlyArray<Message.Message>,
     signal: AbortSignal | undefined
   ): Promise<Prepared> => {
-    const lastMs = IdleReturn.lastRequestMs(current.entries())
+    const lastMs = lastRequestOf(current)(current.entries())
     const arrived = await current.sync(messages)
     const policy = await policyFor(model, current)
     if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
@@ -589,7 +599,11 @@ export const make = (options: ControllerOptions): ContextController => {
           ...(details.inputTokens !== undefined ? { providerInputTokens: details.inputTokens } : {}),
           ...(details.outputTokens !== undefined ? { requestedOutputTokens: details.outputTokens } : {})
         },
-        { eventId: current.nextId(), timestamp: new Date().toISOString() }
+        {
+          eventId: current.nextId(),
+          timestamp: new Date().toISOString(),
+          compactionTimeoutMs: options.compactionTimeoutMs
+        }
       )
     )
     await current.append(recovery.entriesToAppend)

@@ -58,6 +58,31 @@ export const lastRequestMs = (entries: ReadonlyArray<Entry.Entry>): number | und
 }
 
 /**
+ * {@link lastRequestMs} over one session's append-only entry log, parsing
+ * only the entries added since the previous call (a per-step cost that does
+ * not grow with the session). A log that is not the previous one extended
+ * (shorter, or its last seen entry replaced) is scanned whole.
+ *
+ * @category constructors
+ */
+export const makeLastRequestTracker = (): ((entries: ReadonlyArray<Entry.Entry>) => number | undefined) => {
+  let count = 0
+  let last: Entry.Entry | undefined
+  let newest: number | undefined
+  return (entries) => {
+    if (entries.length < count || (count > 0 && entries[count - 1] !== last)) {
+      count = 0
+      newest = undefined
+    }
+    const added = lastRequestMs(entries.slice(count))
+    if (added !== undefined && (newest === undefined || added > newest)) newest = added
+    count = entries.length
+    last = entries.at(-1)
+    return newest
+  }
+}
+
+/**
  * Whether the request should be compacted before it is sent: the cache
  * expired (`nowMs − lastMs ≥ ttlMs`, `ttlMs > 0`), the request carries at
  * least the threshold, and this cache window (identified by `lastMs`) was

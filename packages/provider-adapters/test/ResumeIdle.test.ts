@@ -150,3 +150,26 @@ describe("resume", () => {
     expect(prepared.session.entries().filter((entry) => entry.kind === "message")).toHaveLength(next.length)
   })
 })
+
+describe("IdleReturn.makeLastRequestTracker", () => {
+  const at = (id: string, iso: string): Entry.Entry => ({
+    id,
+    parentId: null,
+    timestamp: iso,
+    schemaVersion: 1,
+    kind: "message",
+    message: { role: "user", content: id }
+  })
+
+  it("follows an appended log and rescans a log whose entries were replaced", () => {
+    const tracker = IdleReturn.makeLastRequestTracker()
+    const log = [at("a", "2026-01-01T12:00:00.000Z"), at("b", "2026-01-01T12:05:00.000Z")]
+    expect(tracker(log)).toBe(Date.parse("2026-01-01T12:05:00.000Z"))
+    log.push(at("c", "2026-01-01T12:09:00.000Z"), at("d", "not a date"))
+    expect(tracker(log.slice())).toBe(Date.parse("2026-01-01T12:09:00.000Z"))
+    // A different (older) log: not an extension, so the newest is its own, not the previous one's.
+    const other = [at("x", "2026-01-01T11:00:00.000Z"), at("y", "2026-01-01T11:30:00.000Z")]
+    expect(tracker(other)).toBe(Date.parse("2026-01-01T11:30:00.000Z"))
+    expect(tracker(other)).toBe(IdleReturn.lastRequestMs(other))
+  })
+})

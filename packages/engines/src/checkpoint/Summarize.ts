@@ -234,12 +234,16 @@ export const run = <A>(input: Input<A>): Effect.Effect<Outcome<A>> =>
             (failure): failure is Errors.ValidationFailed => failure._tag === "ValidationFailed"
           )
         } as const
-      failures.push(
-        new Errors.ValidationFailed({
-          failedChecks: CheckpointValidation.failedChecks(built.report),
-          missing: built.report.missing
-        })
-      )
+      const failedChecks = CheckpointValidation.failedChecks(built.report)
+      failures.push(new Errors.ValidationFailed({ failedChecks, missing: built.report.missing }))
+      // A summary that does not shrink what it replaces is not a compaction (shared case C12): the range is not
+      // summarized again in this pass; the caller reduces deterministically instead.
+      if (failedChecks.includes("smaller-than-replaced"))
+        return {
+          _tag: "Failed",
+          reason: `${attempt.label}: the summary does not shrink what it replaces (${built.report.checks.find((check) => check.name === "smaller-than-replaced")?.detail}); rejected, not summarized again in this pass; kept the previous checkpoint`,
+          failures
+        } as const
       last = built
     }
     return {

@@ -1,0 +1,123 @@
+/**
+ * {@link ActiveView.reconstruct} step after step in O(new entries), for the
+ * request path: a step that appends plain message entries to the branch's
+ * leaf extends the previous view instead of walking the branch, selecting
+ * the checkpoint, collecting edits and rebuilding every item again (issue
+ * #13: the per-step cost must not grow with the session).
+ *
+ * The previous view is extended only when that is what `reconstruct` would
+ * return: the new entries follow the previous entries (same objects), each is
+ * a non-system message entry with a fresh id that continues the entry before
+ * it (`parentId` null, that entry's id, or no earlier entry), no edit entry
+ * names it, the view is not navigated (`leafId` / `beforeCheckpointId`), and
+ * no user message arrives while a checkpoint is in force (the pinned latest
+ * user message would move). Otherwise the view is reconstructed cold.
+ *
+ * @since 0.1.0
+ */
+import * as ActiveView from "./ActiveView.ts"
+import type { ViewItem } from "./ContextView.ts"
+import type { Entry } from "./Entry.ts"
+
+interface State {
+  readonly entries: ReadonlyArray<Entry>
+  readonly active: ActiveView.ActiveView
+  /** Ids of `entries`; `duplicates` when one repeats (then every step is cold). */
+  readonly ids: Set<string>
+  readonly duplicates: boolean
+  /** Ids the branch's edit entries name (dropped, replaced, inserted after, or inserted). */
+  readonly edited: ReadonlySet<string>
+}
+
+const editedIds = (branch: ReadonlyArray<Entry>): Set<string> => {
+  const ids = new Set<string>()
+  for (const entry of branch) {
+    if (entry.kind !== "edit") continue
+    const edit = entry.edit
+    if (edit.op === "insert") {
+      ids.add(edit.afterEntryId)
+      ids.add(edit.id)
+    } else ids.add(edit.entryId)
+  }
+  return ids
+}
+
+const coldState = (entries: ReadonlyArray<Entry>, options: ActiveView.ViewOptions): State => {
+  const active = ActiveView.reconstruct(entries, options)
+  const ids = new Set<string>()
+  let duplicates = false
+  for (const entry of entries) {
+    if (ids.has(entry.id)) duplicates = true
+    ids.add(entry.id)
+  }
+  return { entries, active, ids, duplicates, edited: editedIds(active.branch) }
+}
+
+/** The appended entries as view items, or undefined when the shortcut does not apply. */
+const appendedItems = (state: State, entries: ReadonlyArray<Entry>): Array<ViewItem> | undefined => {
+  const before = state.entries
+  if (state.duplicates || entries.length < before.length) return undefined
+  for (let index = 0; index < before.length; index++) if (entries[index] !== before[index]) return undefined
+  const fresh = new Set<string>()
+  const items: Array<ViewItem> = []
+  for (let index = before.length; index < entries.length; index++) {
+    const entry = entries[index]!
+    if (entry.kind !== "message" || entry.message.role === "system") return undefined
+    if (state.ids.has(entry.id) || fresh.has(entry.id) || state.edited.has(entry.id)) return undefined
+    const parent = entry.parentId
+    const previous = entries[index - 1]
+    if (parent !== null && parent !== previous?.id && (state.ids.has(parent) || fresh.has(parent))) return undefined
+    if (entry.message.role === "user" && state.active.checkpoint !== undefined) return undefined
+    fresh.add(entry.id)
+    items.push({ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] })
+  }
+  return items
+}
+
+/**
+ * Reconstructs views of one session's growing entries.
+ *
+ * @category models
+ */
+export type Incremental = (entries: ReadonlyArray<Entry>, options?: ActiveView.ViewOptions) => ActiveView.ActiveView
+
+/**
+ * A fresh {@link Incremental}: equal to `ActiveView.reconstruct(entries, options)`
+ * at every call (property-tested). `options` other than the tools must be
+ * the same at every call of one instance (an engine's memory options); a
+ * navigated view (`leafId`, `beforeCheckpointId`) is always reconstructed cold.
+ *
+ * @category constructors
+ */
+export const make = (): Incremental => {
+  let state: State | undefined
+  return (entries, options = {}) => {
+    const navigated = options.leafId !== undefined || options.beforeCheckpointId !== undefined
+    const appended = state === undefined || navigated ? undefined : appendedItems(state, entries)
+    if (state === undefined || appended === undefined) {
+      const cold = coldState(entries, options)
+      if (!navigated) state = cold
+      return cold.active
+    }
+    const previous = state.active
+    for (const item of appended) state.ids.add(item.entryId)
+    const conversation = appended.length === 0 ? previous.conversation : previous.conversation.concat(appended)
+    const branch =
+      appended.length === 0
+        ? previous.branch
+        : previous.branch === state.entries
+          ? entries
+          : previous.branch.concat(entries.slice(state.entries.length))
+    const active: ActiveView.ActiveView = {
+      ...previous,
+      view: {
+        items: appended.length === 0 ? previous.view.items : previous.view.items.concat(appended),
+        tools: options.tools ?? []
+      },
+      conversation,
+      branch
+    }
+    state = { ...state, entries, active }
+    return active
+  }
+}
