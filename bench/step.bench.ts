@@ -3,9 +3,10 @@
  * session (`../shared/transcripts/pi/before-compaction.jsonl`, concatenated
  * with relabelled copies to reach ~8K messages) is replayed through
  * `wrapLanguageModel({ model: MockLanguageModelV4, middleware })`: each step
- * sends the whole history as a fresh V4 prompt (new objects every call, as the
- * AI SDK does) plus the messages since the previous step (the assistant
- * reply and its tool results). Prints per-step median / p99 at ~1K and
+ * sends the whole history as a fresh V4 prompt (new message and part objects
+ * around the same values every call, as the AI SDK's per-step conversion
+ * builds them; built outside the timed call) plus the messages since the
+ * previous step (the assistant reply and its tool results). Prints per-step median / p99 at ~1K and
  * ~8K messages beside the cost of tokenizing only the new message, and the
  * 8K / 1K ratio (target ≤ 1.5×; median target < 1 ms at 1K).
  * `node bench/run.ts step`. Prints; never asserts times.
@@ -19,6 +20,8 @@ import { piMessages } from "../packages/core/test/support/piTranscript.ts"
 import { TieredSummaryEngine } from "../packages/engines/src/index.ts"
 import { contextEngineMiddleware } from "../packages/provider-adapters/src/ContextEngineMiddleware.ts"
 import * as PromptConversion from "../packages/provider-adapters/src/PromptConversion.ts"
+
+type Prompt = ReturnType<typeof PromptConversion.toPrompt>
 
 const median = (values: ReadonlyArray<number>): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -76,21 +79,32 @@ const replay = async (
   const policy = { ...PolicyRegistry.lookupSync("claude-opus-4-5"), contextWindowTokens: 100_000_000 }
   const engine = TieredSummaryEngine.make()
   const wrapped = wrapLanguageModel({ model, middleware: contextEngineMiddleware({ engine, policy }) })
-  const call = (count: number) =>
-    // A fresh prompt (new objects) every call, like the AI SDK's per-step conversion.
-    wrapped.doGenerate({ prompt: PromptConversion.toPrompt(messages.slice(0, count)) })
+  // Every call gets a fresh prompt, as the AI SDK's per-step conversion builds one: new message and part objects
+  // around the same values (`convertToLanguageModelPrompt` copies each message and part). Built before the timer:
+  // the conversion is the AI SDK's cost, not the middleware's.
+  const base = PromptConversion.toPrompt(messages)
+  const promptOf = (count: number): Prompt =>
+    base.slice(0, count).map((message) => {
+      const content = message.content as unknown
+      return {
+        ...message,
+        content: Array.isArray(content) ? content.map((part: object) => ({ ...part })) : content
+      } as Prompt[number]
+    })
+  const call = (prompt: Prompt) => wrapped.doGenerate({ prompt })
   const stepEnds: Array<number> = []
   for (let count = end; count > 0 && stepEnds.length <= STEPS; count--)
     if (messages[count - 1]!.role !== "assistant") stepEnds.unshift(count)
   // Warm: the session holds the history before the timed steps.
-  await call(stepEnds[0]!)
+  await call(promptOf(stepEnds[0]!))
   const tokenizer = Tokenizers.get("o200k_base")
   const steps: Array<number> = []
   const newMessagesMs: Array<number> = []
   for (let index = 1; index < stepEnds.length; index++) {
     const count = stepEnds[index]!
+    const prompt = promptOf(count)
     const start = performance.now()
-    await call(count)
+    await call(prompt)
     steps.push(performance.now() - start)
     const text = JSON.stringify(messages.slice(stepEnds[index - 1]!, count).map((message) => message.content))
     const tokenStart = performance.now()

@@ -14,12 +14,12 @@ import { compact, type Scenario, scenarios, score } from "./support/continuity.t
 
 /** Probes passed today by the offline checkpoint (raise when extraction improves; never lower). */
 const FLOOR: Record<string, number> = {
-  "aider-32k": 10,
-  "claude-code-console-32k": 13,
-  "pi-before-compaction-128k": 12,
+  "aider-32k": 12,
+  "claude-code-console-32k": 14,
+  "pi-before-compaction-128k": 15,
   "pi-before-compaction-cut1": 14,
   "pi-before-compaction-cut2": 14,
-  "pi-large-session-128k": 13,
+  "pi-large-session-128k": 15,
   "swe-agent-marshmallow-8k": 8
 }
 
@@ -55,4 +55,4 @@ describe("continuity probes on the handed scenarios", () => {
  * Probes the sliding window keeps that we do not, today (target 0 everywhere;
  * listed so a regression shows, and a fix lowers it).
  */
-const SLIDING_SLACK: Record<string, number> = { "aider-32k": 2, "pi-before-compaction-128k": 3 }
+const SLIDING_SLACK: Record<string, number> = {}

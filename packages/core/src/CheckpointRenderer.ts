@@ -48,7 +48,8 @@ const commonDirectory = (paths: ReadonlyArray<string>): string => {
   let prefix = paths[0]!.slice(0, paths[0]!.lastIndexOf("/") + 1)
   for (const path of paths)
     while (prefix.length > 0 && !path.startsWith(prefix))
-      prefix = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1)
+      // "/" shortens to "" (an absolute and a relative path share nothing), never to itself.
+      prefix = prefix.length <= 1 ? "" : prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1)
   return prefix.length > 1 ? prefix : ""
 }
 
@@ -58,11 +59,16 @@ const relative = (paths: ReadonlyArray<string>): Array<string> => {
   return paths.map((path) => path.slice(base.length))
 }
 
-/** Files as one line: under their common directory, every one of them (they are critical identifiers). */
+/**
+ * Files as one line: the absolute ones under their common directory, then the
+ * relative ones — every one of them (they are critical identifiers).
+ */
 const files = (label: string, paths: ReadonlyArray<string>): Array<string> => {
   if (paths.length === 0) return []
-  const base = commonDirectory(paths)
-  return [`${label}${base ? ` (under ${code([base])})` : ""}: ${code(paths.map((path) => path.slice(base.length)))}`]
+  const absolute = paths.filter((path) => path.startsWith("/"))
+  const base = commonDirectory(absolute)
+  const listed = [...absolute.map((path) => path.slice(base.length)), ...paths.filter((path) => !path.startsWith("/"))]
+  return [`${label}${base ? ` (under ${code([base])})` : ""}: ${code(listed)}`]
 }
 
 /** The ledger as a few grouped lines; commits already listed under Done are not repeated. */

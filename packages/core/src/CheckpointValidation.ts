@@ -230,6 +230,12 @@ const hasHeading = (text: string, names: ReadonlyArray<string>): boolean =>
 
 const check = (name: string, ok: boolean, detail: string) => ({ name, ok, detail })
 
+/** A trailing parenthesised note ("(in progress; …)", "(e12)") is the summarizer's, not the quoted words. */
+const withoutNote = (text: string): string => text.replace(/\s*\([^()]*\)\s*$/, "")
+
+/** Share of a quoted text's words the user said for it to count as the user's own words, not the summarizer's. */
+const QUOTE_OVERLAP = 0.9
+
 /**
  * Runs every check. Never fails: a failing check is reported, with what is
  * missing in `missing` (prefixed `identifier:`, `section:`, `ask:`, `file:`,
@@ -270,9 +276,15 @@ export const validate = (input: ValidationInput): ValidationReport => {
     )
   )
 
-  // not-error-text
+  // not-error-text: a goal quoting the user's own words ("I cannot get the old log back …") is not a refusal
+  const said = [
+    ...[...input.covered, ...(input.kept ?? [])].map(UserSpeech.spokenText),
+    input.previous ? checkpointText(input.previous) : ""
+  ].join("\n")
   const head = content ? content.goal : (checkpoint.text ?? "")
-  const errorText = summary.trim().length === 0 || looksLikeErrorText(head)
+  const errorText =
+    summary.trim().length === 0 ||
+    (looksLikeErrorText(head) && !(content && askOverlap(withoutNote(head).slice(0, 600), said) >= QUOTE_OVERLAP))
   checks.push(check("not-error-text", !errorText, errorText ? "summary is empty or reads as an error" : "ok"))
 
   // not-degenerate
@@ -314,13 +326,8 @@ export const validate = (input: ValidationInput): ValidationReport => {
 
   // asks-from-user
   if (content && content.pendingUserAsks.length > 0) {
-    const said = [
-      ...[...input.covered, ...(input.kept ?? [])].map(UserSpeech.spokenText),
-      input.previous ? checkpointText(input.previous) : ""
-    ].join("\n")
-    // A trailing parenthesised note ("(in progress; …)") is the summarizer's, not the ask.
     const foreign = content.pendingUserAsks.filter(
-      (item) => askOverlap(item.replace(/\s*\([^()]*\)\s*$/, "").slice(0, 600), said) < MIN_ASK_WORD_OVERLAP
+      (item) => askOverlap(withoutNote(item).slice(0, 600), said) < MIN_ASK_WORD_OVERLAP
     )
     missing.push(...foreign.map((item) => `foreign-ask:${item.slice(0, 200)}`))
     checks.push(

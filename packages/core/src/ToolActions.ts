@@ -67,7 +67,7 @@ export interface TodoItem {
 
 const READ_TOOL_RE =
   /^(?:read|read_?file|view|view_?file|cat|open|open_?file|glob|ls|list|grep|search|find|web_?fetch|web_?search|todoread|notebookread)$/i
-const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit)/i
+const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i
 const CREATE_TOOL_RE = /(?:^write|create|new_?file)/i
 const TODO_TOOL_RE = /todo|plan/i
 /** Shell commands that only look (not progress). */
@@ -177,9 +177,33 @@ const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
   return map
 }
 
+/** Shell tools by name (Claude Code `Bash`, Gemini CLI `Shell`, Codex `shell`, `run_shell_command`, `exec`, `terminal`). */
+const SHELL_TOOL_RE =
+  /^(?:bash|shell|sh|run_shell_command|exec(?:ute)?(?:_command)?|terminal|run_terminal_cmd|command)$/i
+
+/**
+ * The path or command of a console transcript's tool call: console logs show
+ * only a one-line summary of the call (`Update(src/a.py)`, `Bash(git status)`,
+ * `Shell git status (…)`), imported as `{ summary }`. A shell tool's summary is
+ * its command; a file tool's one-token summary is its path.
+ */
+const fromSummary = (toolName: string, input: unknown): { path?: string; command?: string } => {
+  const summary = stringField(input, ["summary"])
+  if (summary === undefined || inputPath(input) !== undefined || inputCommand(input) !== undefined) return {}
+  if (SHELL_TOOL_RE.test(toolName))
+    return { command: summary.split("\n")[0]!.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS) }
+  const token = summary.split(/\s/)[0]!
+  return (WRITE_TOOL_RE.test(toolName) || READ_TOOL_RE.test(toolName) || /^read/i.test(toolName)) &&
+    /[./]/.test(token) &&
+    !/\s/.test(summary.trim())
+    ? { path: token }
+    : {}
+}
+
 const kindOf = (toolName: string, input: unknown): Action["kind"] => {
-  const path = inputPath(input)
-  const command = inputCommand(input)
+  const summarized = fromSummary(toolName, input)
+  const path = inputPath(input) ?? summarized.path
+  const command = inputCommand(input) ?? summarized.command
   const sub = stringField(input, ["command"])
   if (TODO_TOOL_RE.test(toolName) && todoItems(input) !== undefined) return "todo"
   if (path !== undefined && WRITE_TOOL_RE.test(toolName) && sub !== "view")
@@ -204,12 +228,13 @@ export const actionsOf = (items: ReadonlyArray<Item>): Array<Action> => {
     for (const part of message.content) {
       if (part.type !== "tool-call") continue
       const kind = kindOf(part.toolName, part.input)
+      const summarized = fromSummary(part.toolName, part.input)
       actions.push({
         entryId: item.entryId,
         toolName: part.toolName,
         kind,
-        path: inputPath(part.input),
-        command: inputCommand(part.input),
+        path: inputPath(part.input) ?? summarized.path,
+        command: inputCommand(part.input) ?? summarized.command,
         outcome: results.get(part.toolCallId) ?? { _tag: "unknown" },
         todos: kind === "todo" ? todoItems(part.input) : undefined
       })

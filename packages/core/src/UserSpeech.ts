@@ -121,8 +121,13 @@ export const spokenText = (message: Message): string => {
 /** Messages are immutable values: their spoken text is computed once. */
 const spoken = new WeakMap<Message, string>()
 
+/** Claude Code console logs print the model's thinking ("✻ Thinking…") right after the user's prompt. */
+const THINKING_RE = /\n[ \t]*✻ Thinking…[\s\S]*$/
+
 const spokenTextOf = (message: Message): string => {
-  const text = userText(message)
+  const whole = userText(message)
+  const thinking = whole.search(THINKING_RE)
+  const text = thinking < 0 ? whole : whole.slice(0, thinking).trimEnd()
   const kind = classify(text)
   if (kind === "speech") return text
   // A pasted log with a question or request around it: the prose lines are the user's words.
@@ -141,6 +146,24 @@ const spokenTextOf = (message: Message): string => {
  * @category guards
  */
 export const isSpeech = (message: Message): boolean => spokenText(message).trim().length > 0
+
+/** aider's `/run cmd` and `/test cmd`, Claude Code's `<bash-input>cmd</bash-input>`, pi's "Ran `cmd`". */
+const SLASH_RUN_RE = /^\s*\/(?:run|test)\s+(\S[^\n]*)$/
+const BASH_INPUT_RE = /^\s*<bash-input>([^<\n]+)<\/bash-input>/
+const SHELL_RAN_COMMAND_RE = /^\s*Ran `([^`\n]+)`/
+
+/**
+ * The shell command a user-role message records the user running themselves
+ * (aider's `/run` and `/test`, Claude Code's `<bash-input>`, pi's shell mode
+ * "Ran `cmd`"), or `undefined`.
+ *
+ * @category getters
+ */
+export const shellCommand = (message: Message): string | undefined => {
+  const text = userText(message).trim()
+  const match = SLASH_RUN_RE.exec(text) ?? BASH_INPUT_RE.exec(text) ?? SHELL_RAN_COMMAND_RE.exec(text)
+  return match?.[1]?.trim() || undefined
+}
 
 /** Questions that ask for work rather than information. */
 const REQUEST_RE = /\b(?:can|could|would|will) (?:we|you)\b|\bplease\b|\blet'?s\b|\bhow about\b/i

@@ -66,6 +66,20 @@ describe("CheckpointValidation.validate", () => {
     expect(failed(run(wrap(undefined, "Error: 429 rate limit exceeded")))).toContain("not-error-text")
   })
 
+  it("a goal quoting the user's own words is not error text, a refusal in the goal still is", () => {
+    const said: Array<Message.Message> = [
+      ...covered,
+      {
+        role: "user",
+        content: "I cannot find the old log because the terminal only keeps the last one, look in .claude"
+      }
+    ]
+    const quoting = { ...good(), goal: `${said[3]!.content as string} (e3)` }
+    expect(failed(run(wrap(quoting), { covered: said }))).not.toContain("not-error-text")
+    const refusal = { ...good(), goal: "I cannot summarize this conversation, it contains private data." }
+    expect(failed(run(wrap(refusal), { covered: said }))).toContain("not-error-text")
+  })
+
   it("reports each lost identifier and the retention ratio", () => {
     const lossy = {
       ...good(),

@@ -159,9 +159,38 @@ export const messageFingerprint = (message: Message.Message): number => {
 }
 
 /**
+ * Whether `next` is `known` rebuilt around the same values: same role and
+ * content, every part with the same fields holding the same values (`===`:
+ * strings by value, objects by identity). The AI SDK's per-step conversion
+ * builds new message and part objects around the values it was given, so
+ * this is a few pointer compares per part and needs no hashing; any field
+ * an app changed fails it (then the fingerprint decides).
+ */
+const sameValues = (known: Message.Message, next: Message.Message): boolean => {
+  if (known.role !== next.role) return false
+  const a = known.content as unknown
+  const b = next.content as unknown
+  if (a === b) return true
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+  for (let index = 0; index < a.length; index++) {
+    const left = a[index] as Record<string, unknown>
+    const right = b[index] as Record<string, unknown>
+    if (left === right) continue
+    let fields = 0
+    for (const key in left) {
+      if (left[key] !== right[key]) return false
+      fields++
+    }
+    for (const _ in right) fields--
+    if (fields !== 0) return false
+  }
+  return true
+}
+
+/**
  * How many leading `messages` are already the session's message entries:
- * same object, or same fingerprint by position (the AI SDK passes new
- * objects each call). Stops at the first difference.
+ * same object, the same values in new objects ({@link sameValues}), or the
+ * same fingerprint by position. Stops at the first difference.
  */
 const matchedPrefix = (
   entries: ReadonlyArray<Entry.MessageEntry>,
@@ -173,6 +202,7 @@ const matchedPrefix = (
   while (
     matched < limit &&
     (entries[matched]!.message === messages[matched] ||
+      sameValues(entries[matched]!.message, messages[matched]!) ||
       fingerprints[matched] === messageFingerprint(messages[matched]!))
   )
     matched++

@@ -20,6 +20,8 @@ import {
   UserSpeech
 } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
+import * as Constraints from "./Constraints.ts"
+import * as Decisions from "./Decisions.ts"
 import * as Ledger from "./Ledger.ts"
 
 /** Longest quoted user ask, in characters. */
@@ -30,17 +32,11 @@ export const ITEM_CHARS = 220
 export const SESSION_START = "The session started with this request"
 /** Label of the critical-context line quoting the latest user message when it was answered (kept with priority). */
 export const LATEST_ANSWERED = "Latest user message (answered)"
-/** Longest quoted constraint (the rule sentences of one user message), in characters. */
-const CONSTRAINT_CHARS = 260
-
-const CONSTRAINT_RE =
-  /\b(?:don'?t|do not|never|always|must|mustn'?t|should(?:n'?t)?|prefer|instead|make sure|avoid|only|no need|keep|want|use|in full)\b|^(?:why|no|not)\b/i
-const CORRECTION_RE = /^\s*(?:no\b|nope\b|actually\b|wait\b|instead\b|don'?t\b|stop\b|that'?s wrong|wrong\b|nah\b)/i
-const RATIONALE_RE =
-  /^(.{12,220}?)[,;:]?\s+\b(because|since|so that|instead of|rather than|to avoid|otherwise)\b\s+(.{6,220})$/i
 /** An assistant's report of finished work ("Fixed …", "I've added …"). */
 const REPORT_RE =
-  /^(?:i(?:'ve| have)? )?(?:fixed|added|created|updated|removed|implemented|committed|refactored|renamed|moved|wrote|changed|replaced|deleted|converted|extracted|split|merged|pushed|installed|reverted|done)\b/i
+  /^(?:i(?:'ve| have)? )?(?:fixed|added|created|updated|removed|implemented|committed|refactored|renamed|moved|wrote|changed|replaced|deleted|converted|extracted|split|merged|pushed|installed|reverted|done)\s+\S+(?:\s+\S+){2}/i
+/** Code or a lead-in rather than a report sentence ("updated=…", "… into clear steps:"). */
+const NOT_REPORT_RE = /[=;{}]|:$/
 const PLAN_RE = /^(?:next,?|now,?|then,?|i'?ll|i will|let me|let'?s|the next step|remaining|still to do|todo)\b/i
 
 /**
@@ -79,39 +75,6 @@ const userSpeech = (items: ReadonlyArray<CoveredItem>): Array<Said> =>
     return text.length > 0 ? [{ entryId: item.entryId, text }] : []
   })
 
-/** Questions that are requests ("can we keep …?", "could you …?"). */
-const REQUEST_QUESTION_RE =
-  /\b(?:can|could|would|shall) (?:we|you)\b|\bplease\b|\bhow about\b|^why (?:do|does|did|would|are|is|not)\b|\b(?:shouldn'?t|isn'?t|can'?t|don'?t) (?:we|you|it|that|this)\b/i
-
-/** One item per user message: its sentences that state a rule, a preference or a correction, in the user's words. */
-const constraintsOf = (speech: ReadonlyArray<Said>): Array<string> => {
-  const out: Array<string> = []
-  for (const said of speech) {
-    const correction = CORRECTION_RE.test(said.text)
-    const kept = sentences(said.text.slice(0, 4000)).filter(
-      (sentence) =>
-        sentence.length <= 300 &&
-        (!sentence.endsWith("?") || REQUEST_QUESTION_RE.test(sentence)) &&
-        (correction || CONSTRAINT_RE.test(sentence))
-    )
-    if (kept.length > 0) out.push(`"${clip(kept.join(" … "), CONSTRAINT_CHARS)}" (${said.entryId})`)
-  }
-  return dedupe(out)
-}
-
-const decisionsOf = (items: ReadonlyArray<CoveredItem>): Array<{ decision: string; rationale: string }> => {
-  const out: Array<{ decision: string; rationale: string }> = []
-  for (const item of items) {
-    const text = assistantText(item.message)
-    for (const sentence of sentences(text.slice(0, 6000))) {
-      const match = RATIONALE_RE.exec(sentence)
-      if (match && !/[`{}]|^\W/.test(match[1]!.slice(0, 1)))
-        out.push({ decision: clip(match[1]!, ITEM_CHARS), rationale: clip(`${match[2]} ${match[3]}`, ITEM_CHARS) })
-    }
-  }
-  return out
-}
-
 /** A command or path in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still occurs in the transcript. */
 const code = (text: string): string => {
   const flat = text.trim()
@@ -119,14 +82,22 @@ const code = (text: string): string => {
   return head.includes("`") ? `"${head}"${head === flat ? "" : "…"}` : `\`${head}\`${head === flat ? "" : "…"}`
 }
 
+/** One finished item and where it happened (its entry's position), so Done reads oldest → newest across kinds. */
+interface DoneItem {
+  readonly at: number
+  readonly text: string
+}
+
 const doneOf = (
   actions: ReadonlyArray<ToolActions.Action>,
-  artifacts: ReadonlyArray<Checkpoint.Artifact>
-): Array<string> => {
+  artifacts: ReadonlyArray<Checkpoint.Artifact>,
+  position: (entryId: string) => number
+): Array<DoneItem> => {
   const edits = new Map<string, { count: number; created: boolean; entryId: string }>()
-  const done: Array<string> = []
+  const done: Array<DoneItem> = []
   for (const action of actions) {
     if (action.outcome._tag !== "ok" || !ToolActions.isSideEffect(action)) continue
+    const at = position(action.entryId)
     if ((action.kind === "edit" || action.kind === "create") && action.path !== undefined) {
       const known = edits.get(action.path)
       edits.set(action.path, {
@@ -140,20 +111,45 @@ const doneOf = (
         .split("\n")
         .filter((line) => line.trim())
         .slice(-1)[0]
-      done.push(`ran ${code(action.command)}${result ? ` → ${clip(result, 100)}` : ""}`)
+      done.push({ at, text: `ran ${code(action.command)}${result ? ` → ${clip(result, 100)}` : ""}` })
     } else if (action.command === undefined) {
       const result = action.outcome.text.trim().split("\n")[0] ?? ""
-      done.push(`${action.toolName}${action.path ? ` ${code(action.path)}` : ""} → ${clip(result, 140)}`)
+      done.push({
+        at,
+        text: `${action.toolName}${action.path ? ` ${code(action.path)}` : ""} → ${clip(result, 140)}`
+      })
     }
   }
   for (const [path, edit] of edits)
-    done.push(`${edit.created ? "created" : "edited"} ${code(path)}${edit.count > 1 ? ` (${edit.count} edits)` : ""}`)
+    done.push({
+      at: position(edit.entryId),
+      text: `${edit.created ? "created" : "edited"} ${code(path)}${edit.count > 1 ? ` (${edit.count} edits)` : ""}`
+    })
   for (const artifact of artifacts)
     if (artifact.kind === "commit")
-      done.push(
-        `committed ${code(artifact.value.split(" ")[0]!)} ${clip(artifact.value.slice(artifact.value.indexOf(" ") + 1), 120)}`
-      )
-  return dedupe(done)
+      done.push({
+        at: position(artifact.entryIds[artifact.entryIds.length - 1] ?? ""),
+        text: `committed ${code(artifact.value.split(" ")[0]!)} ${clip(artifact.value.slice(artifact.value.indexOf(" ") + 1), 120)}`
+      })
+  return done
+}
+
+/** Shell commands the user ran themselves (pi's `!cmd`, Claude Code's `<bash-input>`, aider's `/run`): part of the work done. */
+const userCommandsOf = (items: ReadonlyArray<CoveredItem>, position: (entryId: string) => number): Array<DoneItem> =>
+  items.flatMap((item) => {
+    const command = UserSpeech.shellCommand(item.message)
+    return command ? [{ at: position(item.entryId), text: `the user ran ${code(command)} (${item.entryId})` }] : []
+  })
+
+/** Done items oldest first; an item said again (the same report, the same command) is listed once, at its newest. */
+const ordered = (items: ReadonlyArray<DoneItem>): Array<string> => {
+  const newest = new Map<string, DoneItem>()
+  for (const item of items) {
+    const key = item.text.replace(/\s*\([^()]*\)$/, "")
+    const known = newest.get(key)
+    if (!known || item.at >= known.at) newest.set(key, item)
+  }
+  return [...newest.values()].sort((a, b) => a.at - b.at).map((item) => item.text)
 }
 
 const failuresOf = (actions: ReadonlyArray<ToolActions.Action>): { failed: Array<string>; unknown: Array<string> } => {
@@ -174,7 +170,7 @@ const failuresOf = (actions: ReadonlyArray<ToolActions.Action>): { failed: Array
 }
 
 /** Completion reports of assistant answers (messages without tool calls): one per answer, its first report sentence. */
-const reportsOf = (items: ReadonlyArray<CoveredItem>): Array<string> =>
+const reportsOf = (items: ReadonlyArray<CoveredItem>, position: (entryId: string) => number): Array<DoneItem> =>
   items.flatMap((item) => {
     const message = item.message
     if (
@@ -183,9 +179,11 @@ const reportsOf = (items: ReadonlyArray<CoveredItem>): Array<string> =>
     )
       return []
     const sentence = sentences(assistantText(message).slice(0, 3000)).find(
-      (line) => REPORT_RE.test(line) && line.length >= 15
+      (line) => REPORT_RE.test(line) && !NOT_REPORT_RE.test(line)
     )
-    return sentence ? [`reported: ${clip(sentence, ITEM_CHARS)} (${item.entryId})`] : []
+    return sentence
+      ? [{ at: position(item.entryId), text: `reported: ${clip(sentence, ITEM_CHARS)} (${item.entryId})` }]
+      : []
   })
 
 const latestTodos = (actions: ReadonlyArray<ToolActions.Action>): ReadonlyArray<ToolActions.TodoItem> | undefined =>
@@ -270,21 +268,26 @@ export const extract = (
       ? [`Answer the pending ask: ${clip(pendingUserAsks[0]!, ITEM_CHARS)}`]
       : [])
   ]
+  const positions = new Map(all.map((item, index) => [item.entryId, index]))
+  const position = (entryId: string) => positions.get(entryId) ?? all.length
   const done = [
-    ...doneOf(actions, artifacts),
-    ...reportsOf(all),
+    ...ordered([
+      ...doneOf(actions, artifacts, position),
+      ...reportsOf(all, position),
+      ...userCommandsOf(all, position)
+    ]),
     ...todos.filter((todo) => todo.status === "completed").map((todo) => `todo done: ${clip(todo.text, ITEM_CHARS)}`)
   ]
   const content: Checkpoint.CheckpointContent = {
     ...Checkpoint.emptyContent(),
     goal: goal ? `${clip(goal.text, ASK_CHARS)} (${goal.entryId})` : "",
-    constraints: constraintsOf(speech),
+    constraints: Constraints.fromSpeech(speech),
     progress: {
       done,
       inProgress: inProgressOf(todos, goal, done.length + unknown.length),
       blocked: unknown
     },
-    decisions: decisionsOf(all),
+    decisions: Decisions.fromRange(all),
     nextSteps:
       nextSteps.length > 0 ? dedupe(nextSteps) : ["Continue from the verbatim messages after this checkpoint."],
     criticalContext: [

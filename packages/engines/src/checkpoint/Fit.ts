@@ -1,7 +1,7 @@
 /**
  * Fills a checkpoint budget by priority (issue #11 requirement 3): what the
  * next model needs first — the current goal, the pending ask, the next
- * steps, the user's constraints and corrections, failed approaches and
+ * steps, the user's constraints and corrections (the most binding first), failed approaches and
  * unknown outcomes, work in progress, what is done, decisions, earlier
  * requests — each list newest first, until the rendered checkpoint reaches
  * `maxTokens`. The artifact ledger is kept whole (the renderer shows its
@@ -13,6 +13,7 @@
  */
 import type { Checkpoint } from "@context-engine/core"
 import { CheckpointRenderer } from "@context-engine/core"
+import * as Constraints from "./Constraints.ts"
 import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
 
 type Content = Checkpoint.CheckpointContent
@@ -28,7 +29,7 @@ type Content = Checkpoint.CheckpointContent
 export const DEFAULT_CHECKPOINT_TOKENS = 2_000
 
 /** Per-section caps (items), newest kept. */
-const CAP = { constraints: 12, failed: 6, done: 24, decisions: 6, context: 12 } as const
+const CAP = { constraints: 14, failed: 6, done: 24, decisions: 6, context: 12 } as const
 
 interface Slot {
   readonly section: string
@@ -42,6 +43,18 @@ const newestFirst = (section: string, items: ReadonlyArray<string>, cap = Number
     .reverse()
     .slice(0, cap)
 
+/**
+ * Constraints: of the newest twice the cap (older rules are more likely superseded), the most binding
+ * (`Constraints.strength`) first, newest first among equals.
+ */
+const bindingFirst = (items: ReadonlyArray<string>): Array<Slot> =>
+  items
+    .map((text, index) => ({ section: "constraints", index, text, strength: Constraints.strength(text) }))
+    .slice(-2 * CAP.constraints)
+    .sort((a, b) => b.strength - a.strength || b.index - a.index)
+    .slice(0, CAP.constraints)
+    .map(({ section, index, text }) => ({ section, index, text }))
+
 const slotsOf = (content: Content): Array<Slot> => {
   return [
     ...newestFirst("pendingUserAsks", content.pendingUserAsks, 2),
@@ -51,7 +64,7 @@ const slotsOf = (content: Content): Array<Slot> => {
         ? [{ section: "criticalContext", index, text }]
         : []
     ),
-    ...newestFirst("constraints", content.constraints, CAP.constraints),
+    ...bindingFirst(content.constraints),
     ...newestFirst("blocked", content.progress.blocked),
     ...newestFirst("failedApproaches", content.failedApproaches ?? [], CAP.failed),
     ...newestFirst("inProgress", content.progress.inProgress),

@@ -15,6 +15,8 @@ type Artifact = Checkpoint.Artifact
 
 /** `[branch hash] subject` — the first line git prints for a commit. */
 const COMMIT_LINE_RE = /^\[([\w./+-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$/gm
+/** ` create mode 100644 path` — the files a commit added, as git lists them under its first line. */
+const CREATE_MODE_RE = /^\s*create mode \d{6} (\S.*?)\s*$/gm
 const NEW_BRANCH_RE = /\bgit\s+(?:checkout\s+-[bB]|switch\s+-[cC]|branch)\s+([\w./+-]+)/
 
 /** Status strength: a later, stronger status replaces a weaker one. */
@@ -73,6 +75,8 @@ const gitArtifacts = (actions: ReadonlyArray<ToolActions.Action>): Array<Artifac
     const branch = NEW_BRANCH_RE.exec(action.command)?.[1]
     if (branch && !branch.startsWith("-"))
       out.push({ kind: "branch", value: branch, status: "created", entryIds: [action.entryId] })
+    for (const match of action.outcome.text.matchAll(CREATE_MODE_RE))
+      out.push({ kind: "file", value: match[1]!, status: "created", entryIds: [action.entryId] })
     for (const match of action.outcome.text.matchAll(COMMIT_LINE_RE)) {
       out.push({ kind: "branch", value: match[1]!, status: "mentioned", entryIds: [action.entryId] })
       out.push({
@@ -98,7 +102,8 @@ const spokenArtifacts = (items: ReadonlyArray<CoveredItem>): Array<Artifact> =>
 
 /**
  * The ledger of a covered range: files from the tool calls, branches and
- * commits from git commands and their output, URLs and ports from the user's
+ * commits from git commands and their output (with the files a commit
+ * created, from git's `create mode` lines), URLs and ports from the user's
  * words.
  *
  * @category constructors
@@ -106,7 +111,19 @@ const spokenArtifacts = (items: ReadonlyArray<CoveredItem>): Array<Artifact> =>
 export const fromRange = (
   items: ReadonlyArray<CoveredItem>,
   actions: ReadonlyArray<ToolActions.Action>
-): Array<Artifact> => merge([], [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items)])
+): Array<Artifact> => {
+  const all = [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items)]
+  // git and console logs print repository-relative paths: one a tool call named by its absolute path is that file.
+  const absolute = all.filter((artifact) => artifact.kind === "file" && artifact.value.startsWith("/"))
+  return merge(
+    [],
+    all.map((artifact) => {
+      if (artifact.kind !== "file" || artifact.value.startsWith("/")) return artifact
+      const same = absolute.find((file) => file.value.endsWith(`/${artifact.value}`))
+      return same ? { ...artifact, value: same.value } : artifact
+    })
+  )
+}
 
 /**
  * A ledger from a checkpoint that has none (written before ledgers, by a

@@ -1,0 +1,71 @@
+/**
+ * What the offline handoff reads off a transcript (issue #11 requirement 1):
+ * tool calls of console transcripts, commands the user ran, the user's words
+ * without the model's printed thinking, and the renderer's file grouping.
+ */
+import { Checkpoint, CheckpointRenderer, type Message, ToolActions, UserSpeech } from "@context-engine/core"
+import { describe, expect, it } from "vitest"
+
+const user = (text: string): Message.Message => ({ role: "user", content: [{ type: "text", text }] })
+const call = (id: string, toolName: string, input: unknown): Message.Message => ({
+  role: "assistant",
+  content: [{ type: "tool-call", toolCallId: id, toolName, input }]
+})
+const result = (id: string, toolName: string, value: string): Message.Message => ({
+  role: "tool",
+  content: [{ type: "tool-result", toolCallId: id, toolName, output: { type: "text", value } }]
+})
+
+describe("ToolActions on console transcripts (a one-line summary per call)", () => {
+  const actions = ToolActions.actionsOf(
+    [
+      call("c1", "Bash", { summary: "git commit -m 'fix: add fixture'" }),
+      result("c1", "Bash", "[main e65c8b6] fix: add fixture"),
+      call("c2", "Update", { summary: "specs/cli_spec.py" }),
+      result("c2", "Update", "Updated specs/cli_spec.py with 2 additions"),
+      call("c3", "Read", { summary: "docs/apple_books.md" }),
+      result("c3", "Read", "Read 40 lines (ctrl+r to expand)"),
+      call("c4", "Task", { summary: "Find where the fixture went" })
+    ].map((message, index) => ({ entryId: `e${index}`, message }))
+  )
+
+  it("a shell tool's summary is its command, a file tool's summary its path", () => {
+    expect(actions.map((action) => [action.kind, action.command ?? action.path])).toEqual([
+      ["command", "git commit -m 'fix: add fixture'"],
+      ["edit", "specs/cli_spec.py"],
+      ["read", "docs/apple_books.md"],
+      ["other", undefined]
+    ])
+  })
+})
+
+describe("UserSpeech", () => {
+  it("names the shell command a user ran themselves (aider /run, Claude Code bash-input, pi shell mode)", () => {
+    expect(UserSpeech.shellCommand(user("/run python -m pytest tests/test_main.py"))).toBe(
+      "python -m pytest tests/test_main.py"
+    )
+    expect(UserSpeech.shellCommand(user("<bash-input>git status</bash-input>"))).toBe("git status")
+    expect(UserSpeech.shellCommand(user("Ran `find . -name '*.ts'`\n```\n./a.ts\n```"))).toBe("find . -name '*.ts'")
+    expect(UserSpeech.shellCommand(user("please run the tests"))).toBeUndefined()
+    expect(UserSpeech.shellCommand(user("/add src/a.py"))).toBeUndefined()
+  })
+
+  it("the model's thinking a console log prints after the prompt is not the user's words", () => {
+    const message = user("show me the prompt first\n\n✻ Thinking…\n\n  The user wants me to always run it first.")
+    expect(UserSpeech.spokenText(message)).toBe("show me the prompt first")
+  })
+})
+
+describe("CheckpointRenderer", () => {
+  it("lists absolute and relative files together (no common directory) and terminates", () => {
+    const text = CheckpointRenderer.renderContent({
+      ...Checkpoint.emptyContent(),
+      goal: "g",
+      artifacts: [
+        { kind: "file", value: "/repo/src/a.ts", status: "created", entryIds: ["e1"] },
+        { kind: "file", value: "specs/b.py", status: "created", entryIds: ["e2"] }
+      ]
+    })
+    expect(text).toContain("files created: `/repo/src/a.ts`, `specs/b.py`")
+  })
+})

@@ -1,0 +1,125 @@
+/**
+ * The user's constraints and corrections (issue #11 requirement 1:
+ * "constraints and corrections still in force (the user's words)"): which
+ * sentences of the user's speech state a rule, a preference or a correction,
+ * one quoted item per message, and how strongly each binds, so the budget
+ * fill (`Fit`) keeps the binding ones before the merely recent ones.
+ *
+ * A message the user had to repeat word for word ("drop the X nonsense." three
+ * times) is a correction in force whatever its wording: the agent did not do
+ * it the first time. Repeats become one item that says how often it was said.
+ *
+ * @since 0.2.0
+ */
+
+/** Longest quoted constraint (the rule sentences of one user message), in characters. */
+const CONSTRAINT_CHARS = 240
+
+/** Words that make a sentence a rule or preference. */
+const CONSTRAINT_RE =
+  /\b(?:don'?t|do not|never|always|must|mustn'?t|should(?:n'?t)?|prefer|instead|make sure|avoid|only|no need|keep|want|use|in full)\b|^(?:why|no|not)\b/i
+/** A message that opens by correcting the agent. */
+const CORRECTION_RE = /^\s*(?:no\b|nope\b|actually\b|wait\b|instead\b|don'?t\b|stop\b|that'?s wrong|wrong\b|nah\b)/i
+/** Questions that are requests ("can we keep …?", "could you …?", "why do you …?"). */
+const REQUEST_QUESTION_RE =
+  /\b(?:can|could|would|shall) (?:we|you)\b|\bplease\b|\bhow about\b|^why (?:do|does|did|would|are|is|not)\b|\b(?:shouldn'?t|isn'?t|can'?t|don'?t) (?:we|you|it|that|this)\b/i
+/** Markers of a binding rule (strength 2 each): absolutes, prohibitions, an order of operations. */
+const STRONG_RE =
+  /\b(?:never|always|must(?:n'?t)?|only|make sure|avoid|instead|prefer|no need|in full|do not|(?<!\bi )don'?t|first\b[^.?!]{0,80}\bbefore|before you)\b/gi
+/** Markers of a weaker preference (strength 1 each). */
+const WEAK_RE = /\b(?:should(?:n'?t)?|want|keep|use|first)\b|^why\b/gi
+/** The note that marks a repeated message. */
+const REPEATED_RE = /said (\d+) times\)$/
+
+const sentences = (text: string): Array<string> =>
+  text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((sentence) => sentence.replace(/^(?:[-*>]\s+|\d+[.)]\s+)+/, "").trim())
+    .filter((sentence) => sentence.length > 0)
+
+const clip = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
+}
+
+/** Whitespace- and case-insensitive key of what the user said, to recognise a repeat. */
+const keyOf = (text: string): string => text.toLowerCase().replace(/\s+/g, " ").trim()
+
+/** A repeat counts when it comes within this many user messages of the previous time it was said. */
+const REPEAT_WINDOW = 4
+/** Fewest words of a repeated message for the repeat to count as insistence (not "hi", "do that"). */
+const REPEAT_MIN_WORDS = 3
+
+/**
+ * Per message, how many times in a row (each within {@link REPEAT_WINDOW}
+ * user messages of the last) the user has said it by then; 1 for a message
+ * said once, a greeting or a question.
+ */
+const repeats = (speech: ReadonlyArray<{ readonly text: string }>): Array<number> => {
+  const last = new Map<string, { index: number; times: number }>()
+  return speech.map((item, index) => {
+    const key = keyOf(item.text)
+    const words = key.match(/[\p{L}\p{N}_`'-]+/gu)?.length ?? 0
+    if (words < REPEAT_MIN_WORDS || key.endsWith("?")) return 1
+    const known = last.get(key)
+    const times = known && index - known.index <= REPEAT_WINDOW ? known.times + 1 : 1
+    last.set(key, { index, times })
+    return times
+  })
+}
+
+/**
+ * One quoted item per user message that states a rule, a preference or a
+ * correction (its rule sentences, in the user's words, with the entry id),
+ * and one per message the user repeated (said again within a few messages:
+ * the newest entry id, "said N times"). Oldest first.
+ *
+ * @category constructors
+ */
+export const fromSpeech = (
+  speech: ReadonlyArray<{ readonly entryId: string; readonly text: string }>
+): Array<string> => {
+  const said = repeats(speech)
+  const out = new Map<string, string>()
+  speech.forEach((item, index) => {
+    const times = said[index]!
+    const correction = CORRECTION_RE.test(item.text)
+    const kept =
+      times > 1 && item.text.length <= 600
+        ? [item.text]
+        : sentences(item.text.slice(0, 4000)).filter(
+            (sentence) =>
+              sentence.length <= 300 &&
+              (!sentence.endsWith("?") || REQUEST_QUESTION_RE.test(sentence)) &&
+              (correction || CONSTRAINT_RE.test(sentence))
+          )
+    if (kept.length === 0) return
+    const quote = `"${clip(kept.join(" … "), CONSTRAINT_CHARS)}"`
+    // A repeat replaces the earlier item (same message or same rule words): one line, the newest entry id.
+    for (const key of [keyOf(item.text), quote]) out.delete(key)
+    out.set(
+      times > 1 ? keyOf(item.text) : quote,
+      `${quote} (${item.entryId}${times > 1 ? `; said ${times} times` : ""})`
+    )
+  })
+  return [...out.values()]
+}
+
+/**
+ * How strongly a quoted constraint binds: 2 per absolute, prohibition or
+ * order of operations ("never", "only", "don't", "first … before"), 1 per
+ * weaker preference ("should", "want", "keep", "use", "first", a "why …?" challenge),
+ * 2 for a message that opens by correcting the agent, 2 for a repeated one.
+ *
+ * @category getters
+ */
+export const strength = (item: string): number => {
+  const quoted = /^"(.*)"/.exec(item)?.[1] ?? item
+  const repeats = Number(REPEATED_RE.exec(item)?.[1] ?? 1)
+  return (
+    2 * (quoted.match(STRONG_RE)?.length ?? 0) +
+    (quoted.match(WEAK_RE)?.length ?? 0) +
+    (CORRECTION_RE.test(quoted) ? 2 : 0) +
+    (repeats > 1 ? 2 : 0)
+  )
+}

@@ -1,0 +1,146 @@
+/**
+ * Handoff quality of the offline checkpoint (issue #11 requirements 1 and 3):
+ * which constraints are kept when the budget is short, how Done reads, what
+ * the ledger learns from git's output. Small built conversations; each test
+ * names the behaviour, never a probe term of the continuity scenarios.
+ */
+import { Checkpoint, CheckpointRenderer, ToolActions } from "@context-engine/core"
+import { describe, expect, it } from "vitest"
+import * as Constraints from "../src/checkpoint/Constraints.ts"
+import * as Decisions from "../src/checkpoint/Decisions.ts"
+import * as Ledger from "../src/checkpoint/Ledger.ts"
+import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
+import { assistant, calls, results, user, withIds } from "./support.ts"
+
+const count = (text: string): number => Math.ceil(text.length / 4)
+
+describe("constraints", () => {
+  it("a message the user repeats within a few messages is a correction in force, said once", () => {
+    const items = Constraints.fromSpeech([
+      { entryId: "e1", text: "drop the legacy wrapper class." },
+      { entryId: "e3", text: "drop the legacy wrapper class." },
+      { entryId: "e5", text: "hi" },
+      { entryId: "e7", text: "hi" },
+      { entryId: "e9", text: "drop the legacy wrapper class." }
+    ])
+    expect(items).toEqual(['"drop the legacy wrapper class." (e9; said 3 times)'])
+  })
+
+  it("the same words far apart (a new session) are not a repeat", () => {
+    const speech = [
+      { entryId: "e0", text: "drop the legacy wrapper class." },
+      ...Array.from({ length: 6 }, (_, index) => ({ entryId: `f${index}`, text: `rename module number ${index}` })),
+      { entryId: "e9", text: "drop the legacy wrapper class." }
+    ]
+    expect(Constraints.fromSpeech(speech).join("\n")).not.toContain("said")
+  })
+
+  it("binding rules outrank newer weak preferences when the budget is short", () => {
+    const weak = Array.from({ length: 14 }, (_, index) => `"we should use helper ${index} here" (w${index})`)
+    const content: Checkpoint.CheckpointContent = {
+      ...Checkpoint.emptyContent(),
+      goal: "Refactor the session module (e0)",
+      constraints: ['"only write end-to-end tests, never unit tests" (e1)', ...weak],
+      progress: { done: ["edited `src/a.ts`"], inProgress: [], blocked: [] },
+      nextSteps: ["continue"]
+    }
+    const fitted = ExtractiveSummarizer.fitToBudget(content, 300, count)
+    expect(fitted.constraints).toContain('"only write end-to-end tests, never unit tests" (e1)')
+    expect(fitted.constraints.length).toBeLessThan(content.constraints.length)
+    expect(Constraints.strength(content.constraints[0]!)).toBeGreaterThan(Constraints.strength(weak[0]!))
+  })
+})
+
+describe("done", () => {
+  const session = withIds([
+    user("Add the export command and commit it."),
+    calls({ id: "c1", name: "write", input: { path: "src/export.ts", content: "x" } }),
+    results({ id: "c1", name: "write", text: "wrote src/export.ts" }),
+    assistant("Added the export command with a dry-run flag for safety."),
+    user("/run pnpm test"),
+    assistant("Updated the docs to mention the export command in the usage section."),
+    calls({ id: "c2", name: "bash", input: { command: "git commit -am 'feat: export'" } }),
+    results({
+      id: "c2",
+      name: "bash",
+      text: "[main 1a2b3c4] feat: export\n 2 files changed\n create mode 100644 src/export.ts\n create mode 100644 docs/export.md"
+    }),
+    assistant("Added the export command with a dry-run flag for safety."),
+    assistant("I've updated the todo list to break the work into steps:"),
+    assistant("updated=parse(row) if row else None")
+  ])
+  const content = ExtractiveSummarizer.summarizeSync({ covered: session, maxTokens: 4000, countTokens: count })
+
+  it("reads oldest to newest across edits, the user's own commands, reports and commits; a repeated report once", () => {
+    expect(content.progress.done).toEqual([
+      "created `src/export.ts`",
+      "the user ran `pnpm test` (e4)",
+      "reported: Updated the docs to mention the export command in the usage section. (e5)",
+      "committed `1a2b3c4` feat: export",
+      "reported: Added the export command with a dry-run flag for safety. (e8)"
+    ])
+  })
+
+  it("code and lead-ins are not completion reports", () => {
+    const done = content.progress.done.join("\n")
+    expect(done).not.toContain("updated=parse")
+    expect(done).not.toContain("todo list")
+  })
+
+  it("files a commit created (git's create mode lines) join the ledger", () => {
+    expect(content.artifacts).toContainEqual({
+      kind: "file",
+      value: "docs/export.md",
+      status: "created",
+      entryIds: ["e6"]
+    })
+    expect(CheckpointRenderer.renderContent(content)).toContain("docs/export.md")
+  })
+})
+
+describe("decisions", () => {
+  it("the agent's conclusion that answered the user's steering question with a change is a decision, with the question as reason", () => {
+    const decisions = Decisions.fromRange(
+      withIds([
+        user("why would the view keep its own cache? the store has one already, no?"),
+        calls({ id: "c1", name: "bash", input: { command: "grep -n cache src/view.ts" } }),
+        results({ id: "c1", name: "bash", text: "12: private cache" }),
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "The store owns the cache and exposes it; the view should read it from there." },
+            {
+              type: "tool-call",
+              toolCallId: "c2",
+              toolName: "edit",
+              input: { path: "src/view.ts", oldText: "a", newText: "b" }
+            }
+          ]
+        },
+        results({ id: "c2", name: "edit", text: "ok" }),
+        user("ok, thanks")
+      ])
+    )
+    expect(decisions).toEqual([
+      {
+        decision: "The store owns the cache and exposes it; the view should read it from there. (e3)",
+        rationale: 'answering the user (e0): "why would the view keep its own cache? the store has one already, no?"'
+      }
+    ])
+  })
+})
+
+describe("ledger", () => {
+  it("a relative path (git, console logs) that ends an absolute one the tools named is that file, listed once", () => {
+    const items = withIds([
+      calls({ id: "c1", name: "edit", input: { path: "/repo/src/a.ts", oldText: "a", newText: "b" } }),
+      results({ id: "c1", name: "edit", text: "ok" }),
+      calls({ id: "c2", name: "Update", input: { summary: "src/a.ts" } }),
+      results({ id: "c2", name: "Update", text: "Updated src/a.ts" })
+    ])
+    const ledger = Ledger.fromRange(items, ToolActions.actionsOf(items))
+    expect(ledger.filter((artifact) => artifact.kind === "file")).toEqual([
+      { kind: "file", value: "/repo/src/a.ts", status: "modified", entryIds: ["e0", "e2"] }
+    ])
+  })
+})
