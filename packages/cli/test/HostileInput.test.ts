@@ -121,7 +121,7 @@ describe("hostile API inputs: typed result or typed error, input unchanged", () 
         { numRuns: RUNS }
       )
     },
-    ITEM_TIME_BOUND_MS
+    Math.max(ITEM_TIME_BOUND_MS, RUNS * 100)
   )
 })
 
@@ -149,6 +149,14 @@ describe("hostile store arguments: typed errors", () => {
     })
   }
 })
+
+/** Items that must fail (exit 1, `ExitCodes.FAILED`) with a message naming the problem. */
+const EXPECTED_FAILURES: Record<string, RegExp> = {
+  directory: /is a directory/,
+  fifo: /not a regular file \(a FIFO\)/,
+  "character device": /not a regular file \(a character device\)/,
+  "forced wrong --format": /does not read as claude-code/
+}
 
 /** Hostile files for the CLI. */
 const hostileFiles = (
@@ -225,6 +233,11 @@ describe("hostile files through the CLI: one-line error, exit code 0 or 1, never
         expect(stderr).not.toMatch(/\n\s+at /)
         expect(stderr).not.toMatch(/Maximum call stack|RangeError|TypeError/)
         if (status === 1) expect(stderr.trim().split("\n")).toHaveLength(1)
+        const expected = EXPECTED_FAILURES[name]
+        if (expected !== undefined) {
+          expect(status).toBe(1)
+          expect(stderr).toMatch(expected)
+        }
       },
       ITEM_TIME_BOUND_MS
     )

@@ -243,7 +243,8 @@ describe("Turns", () => {
         }
         const latest = Turns.latestUserIndex(items)
         expect(items[latest]?.message.role).toBe("user")
-        expect(items.slice(latest + 1).some((item) => item.message.role === "user")).toBe(false)
+        // only user-role data (slash commands, shell output, pasted logs) may follow the user's latest words
+        expect(items.slice(latest + 1).some((item) => Turns.isUserWords(item.message))).toBe(false)
       })
     )
   })

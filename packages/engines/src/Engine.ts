@@ -36,6 +36,7 @@ import {
 } from "@context-engine/core"
 import { IncrementalNormalization, Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
+import type { Options } from "./EngineOptions.ts"
 import { assemble, recordOutcome, type State } from "./RequestPath.ts"
 
 /**
@@ -55,48 +56,7 @@ import { assemble, recordOutcome, type State } from "./RequestPath.ts"
  */
 export const DEFAULT_LOW_WATER_SHARE = 0.5
 
-/**
- * Options every engine takes. Shares are fractions 0..1; token counts are in
- * tokens of the policy's tokenizer.
- *
- * @category models
- */
-export interface Options {
-  /**
-   * Measurer per policy. Default: `Measurer.make(Tokenizers.forPolicy(policy))`,
-   * one per tokenizer id, kept for the engine's lifetime so counts are cached.
-   */
-  readonly measurer?: (policy: ModelPolicy.ModelPolicy) => Measurer.Measurer
-  /** Options of the built-in stages (see each strategy for defaults and their sources). */
-  readonly strategies?: Tiers.Options
-  /**
-   * Custom strategies, kept with the built-in stages: they run after the
-   * lossless built-in stages (clamp → dedupe → soft trim → hard clear →
-   * media) and before the engine's lossy tier (the sliding window, or a
-   * checkpoint), each with its own stage report.
-   */
-  readonly extraStrategies?: ReadonlyArray<Strategy.Strategy>
-  /**
-   * Replaces the built-in stages (explicit; `[]` runs none). The custom
-   * strategies and the engine's lossy tier still follow.
-   */
-  readonly replaceBuiltInStrategies?: (
-    policy: ModelPolicy.ModelPolicy,
-    budget: Budget.Budget
-  ) => ReadonlyArray<Strategy.Strategy>
-  /**
-   * Low-water mark of a threshold-triggered compaction as a share of the
-   * conversation budget (default {@link DEFAULT_LOW_WATER_SHARE}); 1 turns
-   * the hysteresis off (compact only until the request fits).
-   */
-  readonly lowWaterShare?: number
-  /**
-   * Clock for entry timestamps and `createdAt`. Default: the last input
-   * entry's timestamp, so a retried compaction appends the very same entries
-   * (a store treats an identical retry as a no-op).
-   */
-  readonly now?: () => Date
-}
+export type { Options } from "./EngineOptions.ts"
 
 /** An input made ready: its view, the measurer, overhead, budget and measurement. @category models */
 export interface Prepared {
@@ -278,18 +238,32 @@ export const kernel = (
     return { reasons: all, force, targetTokens, lowWaterTokens }
   }
 
+  // The caller's strategies (custom, or the built-in stages' replacement) as the ladder hands them out: deadline + signal.
+  const custom = new WeakSet<Strategy.Strategy>()
+  const remember = (strategies: ReadonlyArray<Strategy.Strategy>) => {
+    for (const strategy of strategies) custom.add(strategy)
+    return strategies
+  }
   const ladder: Kernel["ladder"] = (input, prepared) => [
     ...(options.replaceBuiltInStrategies
-      ? options.replaceBuiltInStrategies(input.policy, prepared.budget)
+      ? remember(options.replaceBuiltInStrategies(input.policy, prepared.budget))
       : Tiers.deterministic(input.policy, prepared.budget, options.strategies)),
-    ...(options.extraStrategies ?? [])
+    ...remember(options.extraStrategies ?? [])
   ]
 
   // The latest checkpoint is not the strategies' to edit or drop (a rebuilt view always shows it): they run on
   // the view without it, against a target and budget lowered by its tokens; it is put back afterwards, and the
   // stage reports and measurements count it.
   const run: Kernel["run"] = (input, prepared, strategies, targetTokens, protectLatestUserMessage = true) => {
-    const common = { strategies, measurer: prepared.measurer, policy: input.policy, protectLatestUserMessage }
+    const common = {
+      strategies,
+      measurer: prepared.measurer,
+      policy: input.policy,
+      protectLatestUserMessage,
+      ...(options.strategyTimeoutMs !== undefined ? { strategyTimeoutMs: options.strategyTimeoutMs } : {}),
+      ...(input.signal !== undefined ? { signal: input.signal } : {}),
+      isPlugin: (strategy: Strategy.Strategy) => custom.has(strategy)
+    }
     const checkpoint = prepared.checkpoint
     if (checkpoint === undefined)
       return Pipeline.run({

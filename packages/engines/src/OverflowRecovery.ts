@@ -19,7 +19,14 @@
  *
  * @since 0.1.0
  */
-import { type ContextEngine, type Entry, type Errors, type ModelPolicy, OverflowEvent } from "@context-engine/core"
+import {
+  type ContextEngine,
+  type Entry,
+  type Errors,
+  type ModelPolicy,
+  OverflowEvent,
+  PluginGuard
+} from "@context-engine/core"
 import { Effect } from "effect"
 
 /**
@@ -194,7 +201,7 @@ export interface Recovery {
   /** The compaction result; absent when the engine could not compact (the retry still goes out once). */
   readonly compaction?: ContextEngine.CompactionResult
   /** Why compaction failed, when it did. */
-  readonly compactionError?: ContextEngine.CompactionError
+  readonly compactionError?: ContextEngine.CompactionError | PluginGuard.PluginFailed
 }
 
 /**
@@ -207,7 +214,24 @@ export interface RecoverOptions {
   readonly eventId: string
   /** ISO 8601 timestamp for the event entry. */
   readonly timestamp: string
+  /**
+   * Deadline of the recovery's compaction in milliseconds; default
+   * {@link DEFAULT_RECOVERY_COMPACTION_TIMEOUT_MS}. With the input's
+   * `signal`, a compaction that hangs, throws or is aborted becomes a
+   * `PluginFailed` in `compactionError` and the retry still goes out.
+   */
+  readonly compactionTimeoutMs?: number | undefined
 }
+
+/**
+ * Default deadline of the recovery's compaction: 3 × the plug-in deadline
+ * (`PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`), the same as the middleware's
+ * guarded compaction (a compaction may run a summarizer with one retry and a
+ * fallback).
+ *
+ * @category constants
+ */
+export const DEFAULT_RECOVERY_COMPACTION_TIMEOUT_MS = 3 * PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS
 
 /**
  * Compacts aggressively against the limit the overflow reports and assembles
@@ -243,7 +267,17 @@ export const recover = (
       ...plan,
       reasons: [...new Set<ContextEngine.CompactionReason>(["overflow", ...plan.reasons])]
     }
-    const compacted = yield* Effect.result(engine.compact(shrunk, overflowPlan))
+    const compacted = yield* Effect.result(
+      PluginGuard.guardEffect(
+        Effect.suspend(() => engine.compact(shrunk, overflowPlan)),
+        {
+          plugin: engine.name,
+          kind: "strategy",
+          timeoutMs: options.compactionTimeoutMs ?? DEFAULT_RECOVERY_COMPACTION_TIMEOUT_MS,
+          signal: input.signal
+        }
+      )
+    )
     const compactionEntries = compacted._tag === "Success" ? compacted.success.entriesToAppend : []
     const last = compactionEntries.at(-1) ?? input.entries.at(-1)
     const event = OverflowEvent.make(

@@ -158,7 +158,8 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         stages: result.stages,
         before: result.before,
         after: result.after,
-        fits: result.after.inputTokens <= prepared.budget.inputBudgetTokens
+        fits: result.after.inputTokens <= prepared.budget.inputBudgetTokens,
+        ...(result.failures ? { failures: result.failures } : {})
       }
       return compaction
     })

@@ -280,7 +280,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const editEntries: Commit.EditEntries = (edits, after) => core.editEntries(input, edits, timestamp, after)
       // A threshold compaction's lossless stages run to the bottom (target: the fixed overhead); see the module doc.
       const cheap = core.run(input, ctx, core.ladder(input, ctx), force ? lowWaterTokens : budget.fixedOverheadTokens)
-      const failures: Array<Failure> = []
+      const failures: Array<Failure> = [...(cheap.failures ?? [])]
       const common = { cheap, before, targetTokens, editEntries }
       const reduce = (note: string) => {
         const reduced = Reduce.reduce({

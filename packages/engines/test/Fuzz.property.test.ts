@@ -149,81 +149,90 @@ const settle = <A>(promise: Promise<A>) =>
 
 describe("fuzz: generated hostile conversations through every engine", () => {
   for (const [name, makeEngine] of Object.entries(engines)) {
-    it(`${name}: typed outcome, input unchanged, real checkpoint references, unique ids, rebuilt view = returned view, valid request`, async () => {
-      const counts = { compacted: 0, checkpoints: 0, typedErrors: 0 }
-      await fc.assert(
-        fc.asyncProperty(
-          hostileConversation,
-          fc.integer({ min: 6_000, max: 20_000 }),
-          fc.integer({ min: 500, max: 3_000 }),
-          fc.boolean(),
-          fc.boolean(),
-          async (messages, window, keepRecentTokens, manual, assistantPrefill) => {
-            const engine = makeEngine()
-            const entries = deepFreeze(toEntries(messages))
-            const snapshot = JSON.stringify(entries)
-            const policy = {
-              ...Cases.policySync({ contextWindow: window, maxOutputTokens: 1_000, keepRecentTokens }),
-              assistantPrefill
-            }
-            const input: ContextEngine.EngineInput = { entries, policy, manual }
-            let known = new Set(entries.map((entry) => entry.id))
-            let current: ReadonlyArray<Entry.Entry> = entries
-            for (let round = 0; round < 2; round++) {
-              const outcome = await settle(engine.compact({ ...input, entries: current, manual: round > 0 || manual }))
-              expect(JSON.stringify(entries)).toBe(snapshot)
-              if ("error" in outcome) {
-                expect(TYPED.has(outcome.error._tag ?? ""), `untyped error: ${String(outcome.error)}`).toBe(true)
-                counts.typedErrors++
-                break
+    it(
+      `${name}: typed outcome, input unchanged, real checkpoint references, unique ids, rebuilt view = returned view, valid request`,
+      async () => {
+        const counts = { compacted: 0, checkpoints: 0, typedErrors: 0 }
+        await fc.assert(
+          fc.asyncProperty(
+            hostileConversation,
+            fc.integer({ min: 6_000, max: 20_000 }),
+            fc.integer({ min: 500, max: 3_000 }),
+            fc.boolean(),
+            fc.boolean(),
+            async (messages, window, keepRecentTokens, manual, assistantPrefill) => {
+              const engine = makeEngine()
+              const entries = deepFreeze(toEntries(messages))
+              const snapshot = JSON.stringify(entries)
+              const policy = {
+                ...Cases.policySync({ contextWindow: window, maxOutputTokens: 1_000, keepRecentTokens }),
+                assistantPrefill
               }
-              const result = outcome.value
-              counts.compacted++
-              for (const entry of result.entriesToAppend) {
-                expect(known.has(entry.id), `id ${entry.id} reused`).toBe(false)
-                known = new Set([...known, entry.id])
-              }
-              const checkpoint = result.checkpoint
-              if (checkpoint) {
-                counts.checkpoints++
-                const ids = new Set(current.map((entry) => entry.id))
-                expect(
-                  ids.has(checkpoint.coveredRange.toEntryId),
-                  `covered range ends on ${checkpoint.coveredRange.toEntryId}`
-                ).toBe(true)
-                if (checkpoint.coveredRange.fromEntryId !== null)
-                  expect(ids.has(checkpoint.coveredRange.fromEntryId)).toBe(true)
-                if (checkpoint.firstKeptEntryId !== null) expect(ids.has(checkpoint.firstKeptEntryId)).toBe(true)
-              }
-              checkRequest(result.view.items.map((item) => item.message))
-              current = [...current, ...result.entriesToAppend]
-              const rebuilt = await settle(engine.assembleContext({ ...input, entries: current }))
-              if ("error" in rebuilt) {
-                expect(TYPED.has(rebuilt.error._tag ?? "")).toBe(true)
-                break
-              }
-              // The request is the returned view less what only the provider's request shape drops (no prefill).
-              const shaped = new Set(
-                (rebuilt.value.repairs ?? []).flatMap((edit) =>
-                  edit.strategy === "request-shape" && edit.op === "drop" ? [edit.entryId] : []
+              const input: ContextEngine.EngineInput = { entries, policy, manual }
+              let known = new Set(entries.map((entry) => entry.id))
+              let current: ReadonlyArray<Entry.Entry> = entries
+              for (let round = 0; round < 2; round++) {
+                const outcome = await settle(
+                  engine.compact({ ...input, entries: current, manual: round > 0 || manual })
                 )
-              )
-              expect(rebuilt.value.messages).toEqual(
-                result.view.items.filter((item) => !shaped.has(item.entryId)).map((item) => item.message)
-              )
-              const sent = rebuilt.value.messages
-              if (!assistantPrefill && sent.some((message) => message.role === "user" || message.role === "tool"))
-                expect(sent.at(-1)!.role, "request ends on an assistant message without prefill").not.toBe("assistant")
-              const lastUser = sent.findLast((message) => message.role === "user")
-              if (lastUser) expect(MessageParts.isEmptyMessage(lastUser), "empty latest user message sent").toBe(false)
+                expect(JSON.stringify(entries)).toBe(snapshot)
+                if ("error" in outcome) {
+                  expect(TYPED.has(outcome.error._tag ?? ""), `untyped error: ${String(outcome.error)}`).toBe(true)
+                  counts.typedErrors++
+                  break
+                }
+                const result = outcome.value
+                counts.compacted++
+                for (const entry of result.entriesToAppend) {
+                  expect(known.has(entry.id), `id ${entry.id} reused`).toBe(false)
+                  known = new Set([...known, entry.id])
+                }
+                const checkpoint = result.checkpoint
+                if (checkpoint) {
+                  counts.checkpoints++
+                  const ids = new Set(current.map((entry) => entry.id))
+                  expect(
+                    ids.has(checkpoint.coveredRange.toEntryId),
+                    `covered range ends on ${checkpoint.coveredRange.toEntryId}`
+                  ).toBe(true)
+                  if (checkpoint.coveredRange.fromEntryId !== null)
+                    expect(ids.has(checkpoint.coveredRange.fromEntryId)).toBe(true)
+                  if (checkpoint.firstKeptEntryId !== null) expect(ids.has(checkpoint.firstKeptEntryId)).toBe(true)
+                }
+                checkRequest(result.view.items.map((item) => item.message))
+                current = [...current, ...result.entriesToAppend]
+                const rebuilt = await settle(engine.assembleContext({ ...input, entries: current }))
+                if ("error" in rebuilt) {
+                  expect(TYPED.has(rebuilt.error._tag ?? "")).toBe(true)
+                  break
+                }
+                // The request is the returned view less what only the provider's request shape drops (no prefill).
+                const shaped = new Set(
+                  (rebuilt.value.repairs ?? []).flatMap((edit) =>
+                    edit.strategy === "request-shape" && edit.op === "drop" ? [edit.entryId] : []
+                  )
+                )
+                expect(rebuilt.value.messages).toEqual(
+                  result.view.items.filter((item) => !shaped.has(item.entryId)).map((item) => item.message)
+                )
+                const sent = rebuilt.value.messages
+                if (!assistantPrefill && sent.some((message) => message.role === "user" || message.role === "tool"))
+                  expect(sent.at(-1)!.role, "request ends on an assistant message without prefill").not.toBe(
+                    "assistant"
+                  )
+                const lastUser = sent.findLast((message) => message.role === "user")
+                if (lastUser)
+                  expect(MessageParts.isEmptyMessage(lastUser), "empty latest user message sent").toBe(false)
+              }
             }
-          }
-        ),
-        { numRuns: RUNS }
-      )
-      // Each engine really compacted (the suite is not vacuous).
-      expect(counts.compacted).toBeGreaterThan(0)
-      console.info(`fuzz ${name}: ${RUNS} runs, ${JSON.stringify(counts)}`)
-    }, 600_000)
+          ),
+          { numRuns: RUNS }
+        )
+        // Each engine really compacted (the suite is not vacuous).
+        expect(counts.compacted).toBeGreaterThan(0)
+        console.info(`fuzz ${name}: ${RUNS} runs, ${JSON.stringify(counts)}`)
+      },
+      Math.max(600_000, RUNS * 400)
+    ) // the heavy run (FUZZ_RUNS=10000) needs more than the default bound
   }
 })

@@ -127,3 +127,44 @@ describe("OverflowRecovery.recover", () => {
     expect(PolicyLimits.check(recovery.policy)).toBeUndefined()
   })
 })
+
+describe("OverflowRecovery.recover runs its compaction guarded", () => {
+  const entries = [
+    message("s", "system", "You are a coding agent.", null),
+    message("u1", "user", "Fix the failing test in src/app.ts", "s")
+  ]
+  const faulty: Record<string, { readonly compact: () => Effect.Effect<never>; readonly failure: string }> = {
+    "never answers": { compact: () => Effect.never, failure: "timeout" },
+    "throws inside Effect.sync": {
+      compact: () =>
+        Effect.sync(() => {
+          throw new TypeError("cannot read properties of undefined")
+        }),
+      failure: "threw"
+    },
+    "throws before returning an Effect": {
+      compact: () => {
+        throw new Error("synchronous throw")
+      },
+      failure: "threw"
+    }
+  }
+  for (const [name, { compact, failure }] of Object.entries(faulty)) {
+    it(`a compaction that ${name} is a typed ${failure} failure and the retry is still assembled`, async () => {
+      const engine = { ...SlidingWindowEngine.make(), compact } as ReturnType<typeof SlidingWindowEngine.make>
+      const recovery = await Effect.runPromise(
+        OverflowRecovery.recover(
+          engine,
+          { entries, policy },
+          overflow({ limitTokens: 150_000 }),
+          { measuredInputTokens: 2_000 },
+          { eventId: "overflow-1", timestamp: "2025-01-01T00:00:01.000Z", compactionTimeoutMs: 100 }
+        )
+      )
+      expect(recovery.compaction).toBeUndefined()
+      expect(recovery.compactionError).toMatchObject({ _tag: "PluginFailed", failure })
+      expect(recovery.assembled.messages.at(-1)).toEqual(entries[1]!.kind === "message" && entries[1]!.message)
+      expect(recovery.entriesToAppend.at(-1)?.kind).toBe("event")
+    })
+  }
+})

@@ -599,7 +599,11 @@ export const make = (options: ControllerOptions): ContextController => {
           ...(details.inputTokens !== undefined ? { providerInputTokens: details.inputTokens } : {}),
           ...(details.outputTokens !== undefined ? { requestedOutputTokens: details.outputTokens } : {})
         },
-        { eventId: current.nextId(), timestamp: new Date().toISOString() }
+        {
+          eventId: current.nextId(),
+          timestamp: new Date().toISOString(),
+          compactionTimeoutMs: options.compactionTimeoutMs
+        }
       )
     )
     await current.append(recovery.entriesToAppend)

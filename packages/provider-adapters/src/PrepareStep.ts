@@ -32,6 +32,12 @@ import * as ContextController from "./ContextController.ts"
  */
 export interface PrepareStepOptions<TOOLS extends ToolSet = ToolSet> extends ContextController.ControllerOptions {
   readonly tools?: TOOLS
+  /**
+   * The `abortSignal` given to `generateText` / `streamText` (the AI SDK
+   * does not hand it to `prepareStep`): compaction stops when it fires and
+   * the step rejects with its reason, as through the middleware.
+   */
+  readonly abortSignal?: AbortSignal
 }
 
 const modelRef = (model: LanguageModel): ContextController.ModelRef =>
@@ -60,8 +66,9 @@ const instructionsAsMessages = (instructions: unknown): ReadonlyArray<Message.Me
  * @category constructors
  * @example
  * ```ts
- * const prepareStep = contextEnginePrepareStep({ engine, tools })
- * await generateText({ model, tools, messages, prepareStep, stopWhen: stepCountIs(100) })
+ * const abortSignal = AbortSignal.timeout(120_000)
+ * const prepareStep = contextEnginePrepareStep({ engine, tools, abortSignal })
+ * await generateText({ model, tools, messages, prepareStep, abortSignal, stopWhen: stepCountIs(100) })
  * ```
  */
 export const contextEnginePrepareStep = <TOOLS extends ToolSet = ToolSet>(
@@ -101,7 +108,15 @@ export const contextEnginePrepareStep = <TOOLS extends ToolSet = ToolSet>(
     const full: ReadonlyArray<Message.Message> = carried
       ? [...lastFull, ...messages.slice(lastReturned!.length)]
       : messages
-    const context = await controller.prepare(modelRef(model), full, tools, instructionsAsMessages(instructions))
+    const context = await controller.prepare(
+      modelRef(model),
+      full,
+      tools,
+      instructionsAsMessages(instructions),
+      options.abortSignal
+    )
+    // Aborted during compaction: the step does not go out (the guarded compaction left the context as it was).
+    options.abortSignal?.throwIfAborted()
     previous = context
     lastFull = full
     if (!context.rewritten) {

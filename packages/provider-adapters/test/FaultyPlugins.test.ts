@@ -13,6 +13,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
+import { contextEnginePrepareStep } from "../src/PrepareStep.ts"
 import { longHistory, pairingIntact, windowedModel } from "./support/MockProvider.ts"
 import * as TestEngine from "./support/TestEngine.ts"
 
@@ -118,6 +119,27 @@ describe("a faulty plug-in never stops the agent (through the middleware)", () =
     })
     const { result, calls } = await run(engine, 200)
     await expect(result).rejects.toThrow()
+    expect(calls).toHaveLength(0)
+  }, 60_000)
+})
+
+describe("prepareStep", () => {
+  it("passes the caller's abort signal: a hung summarizer ends promptly and the model is not called", async () => {
+    const engine = TieredSummaryEngine.make({
+      summarizer: faultySummarizers["ignores the abort signal"]!,
+      fallbackSummarizer: null,
+      pluginTimeoutMs: 600_000
+    })
+    const { model, calls } = windowedModel({
+      windowTokens: 8_000,
+      maxOutputTokens: 1_000,
+      replies: () => ({ text: "ok" })
+    })
+    const abortSignal = AbortSignal.timeout(200)
+    const prepareStep = contextEnginePrepareStep({ engine, policy, abortSignal })
+    const result = generateText({ model, messages: longHistory(12) as Array<ModelMessage>, prepareStep, abortSignal })
+    await expect(result).rejects.toThrow()
+    expect(abortSignal.aborted).toBe(true)
     expect(calls).toHaveLength(0)
   }, 60_000)
 })

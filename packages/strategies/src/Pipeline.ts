@@ -18,7 +18,7 @@
  */
 
 import type { Budget, ContextEngine, ContextView, Measurer, ModelPolicy, ViewEdit } from "@context-engine/core"
-import { MeasureCache, Measurement, ReasoningTokens, Strategy } from "@context-engine/core"
+import { MeasureCache, Measurement, PluginGuard, ReasoningTokens, Strategy } from "@context-engine/core"
 import { Effect } from "effect"
 import * as Invariants from "./Invariants.ts"
 import * as Normalization from "./Normalization.ts"
@@ -44,6 +44,21 @@ export interface Input {
    * refused either way. Default true.
    */
   readonly protectLatestUserMessage?: boolean
+  /**
+   * Deadline of one strategy's `apply`, in milliseconds (default
+   * `PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`). `apply` is synchronous and
+   * cannot be interrupted: a result that arrives after the deadline is
+   * discarded (the view before it stays) and reported as a `timeout` failure.
+   */
+  readonly strategyTimeoutMs?: number
+  /** The caller's signal: once it fires, no further plug-in strategy runs (an `aborted` failure is reported). */
+  readonly signal?: AbortSignal
+  /**
+   * The strategies the deadline and the signal apply to (the caller's own);
+   * default: all. Built-in stages are bounded and always run, so an aborted
+   * compaction still leaves a request that fits.
+   */
+  readonly isPlugin?: (strategy: Strategy.Strategy) => boolean
 }
 
 /**
@@ -58,6 +73,8 @@ export interface Result {
   readonly stages: ReadonlyArray<ContextEngine.StageReport>
   readonly before: Measurement.Measurement
   readonly after: Measurement.Measurement
+  /** Strategies that threw, returned a malformed result, overran their deadline or were aborted (their stage is skipped). */
+  readonly failures?: ReadonlyArray<PluginGuard.PluginFailed>
   /** `after.inputTokens <= targetTokens`. */
   readonly fits: boolean
 }
@@ -154,6 +171,8 @@ export const run = (input: Input): Result => {
       : { note: "repaired tool pairing / dropped empty or reasoning-only messages" })
   })
 
+  const failures: Array<PluginGuard.PluginFailed> = []
+  const timeoutMs = input.strategyTimeoutMs ?? PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS
   for (const strategy of input.strategies) {
     if (current.inputTokens <= input.targetTokens) {
       stages.push({
@@ -186,6 +205,17 @@ export const run = (input: Input): Result => {
       )
       continue
     }
+    const fail = (failure: PluginGuard.PluginFailed["failure"], detail: string): void => {
+      failures.push(
+        new PluginGuard.PluginFailed({ plugin: strategy.name, kind: "strategy", failure, timeoutMs, detail })
+      )
+      skip(`strategy ${failure === "threw" ? "threw" : failure}: ${detail}`)
+    }
+    const plugin = input.isPlugin?.(strategy) ?? true
+    if (plugin && input.signal?.aborted) {
+      fail("aborted", "the caller's signal fired before it ran")
+      continue
+    }
     let proposed: Strategy.StrategyResult
     try {
       proposed = strategy.apply({
@@ -197,7 +227,16 @@ export const run = (input: Input): Result => {
         policy: input.policy
       })
     } catch (error) {
-      skip(`strategy threw: ${error instanceof Error ? error.message : String(error)}`)
+      fail("threw", error instanceof Error ? error.message : String(error))
+      continue
+    }
+    if (plugin && now() - started > timeoutMs) {
+      fail("timeout", `answered after ${Math.round(now() - started)} ms; its result is discarded`)
+      continue
+    }
+    const malformed = malformedResult(proposed)
+    if (malformed !== undefined) {
+      fail("malformed", malformed)
       continue
     }
     if (proposed.edits.length === 0) {
@@ -230,7 +269,34 @@ export const run = (input: Input): Result => {
     })
     current = next
   }
-  return { view, edits, stages, before, after: current, fits: current.inputTokens <= input.targetTokens }
+  return {
+    view,
+    edits,
+    stages,
+    before,
+    after: current,
+    fits: current.inputTokens <= input.targetTokens,
+    ...(failures.length > 0 ? { failures } : {})
+  }
+}
+
+const EDIT_OPS = new Set(["drop", "replace", "insert"])
+
+/** Why a strategy's result is not a `StrategyResult` (edits with an op, an entry id and, where needed, a message), or undefined. */
+const malformedResult = (proposed: unknown): string | undefined => {
+  const edits = (proposed as { edits?: unknown } | null)?.edits
+  if (!Array.isArray(edits)) return "its result has no edits array"
+  for (let index = 0; index < edits.length; index++) {
+    const edit = edits[index] as Partial<Record<string, unknown>> | null
+    if (typeof edit !== "object" || edit === null || !EDIT_OPS.has(edit.op as string))
+      return `edit ${index} has no valid op (drop, replace or insert)`
+    const anchor = edit.op === "insert" ? edit.afterEntryId : edit.entryId
+    if (typeof anchor !== "string") return `edit ${index} (${String(edit.op)}) names no entry id`
+    const message = edit.message as { role?: unknown } | undefined
+    if (edit.op !== "drop" && (typeof message !== "object" || message === null || typeof message.role !== "string"))
+      return `edit ${index} (${String(edit.op)}) has no message`
+  }
+  return undefined
 }
 
 /**

@@ -68,7 +68,8 @@ export const notNeeded = (input: NotNeededInput): ContextEngine.CompactionResult
   ],
   before: input.before,
   after: input.cheap.after,
-  fits: true
+  fits: true,
+  ...(input.cheap.failures ? { failures: input.cheap.failures } : {})
 })
 
 /** Inputs of {@link commit}. @category models */

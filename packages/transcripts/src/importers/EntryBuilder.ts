@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type Checkpoint, Entry, Errors, type Message } from "@context-engine/core"
+import { type Checkpoint, Entry, Errors, type Message, MessageParts } from "@context-engine/core"
 import type { ImportIssue, SessionSpan } from "./ImportResult.ts"
 
 type Meta = Message.JsonObject
@@ -66,6 +66,17 @@ export const isoTimestamp = (value: unknown): string | undefined => {
   if (typeof value === "string" && value.length > 0) return value
   return undefined
 }
+
+/**
+ * Why a provider would reject the message (empty, or an assistant message with only reasoning), or undefined:
+ * under `strict` such a message fails the import with its line.
+ */
+const unsendable = (message: Message.Message): string | undefined =>
+  MessageParts.isEmptyMessage(message)
+    ? `empty ${message.role} message (providers reject empty messages)`
+    : MessageParts.isReasoningOnly(message)
+      ? "assistant message with only reasoning (an interrupted response; providers reject it)"
+      : undefined
 
 /**
  * Creates a builder. `prefix` names derived ids (`<prefix>:<line>`).
@@ -137,7 +148,14 @@ export const make = (options: { source: string; strict: boolean; prefix: string 
       const session = sessions[sessions.length - 1]
       if (session !== undefined) session.sessionId = sessionId
     },
-    message: (line, message, header) => push(line, { kind: "message", message }, header),
+    message: (line, message, header) => {
+      // Strict: a message no provider accepts fails with its line. Lenient: the transcript keeps it as recorded
+      // (the real sessions' message counts include them); the request path never sends it (normalize stage).
+      const problem = options.strict ? unsendable(message) : undefined
+      if (problem !== undefined)
+        throw new Errors.TranscriptCorrupt({ source: options.source, ...(line > 0 ? { line } : {}), reason: problem })
+      return push(line, { kind: "message", message }, header)
+    },
     checkpoint: (line, checkpoint, header) => push(line, { kind: "checkpoint", checkpoint }, header),
     event: (line, name, data, header) =>
       push(line, { kind: "event", event: data === undefined ? { name } : { name, data } }, header),

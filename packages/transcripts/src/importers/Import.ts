@@ -88,9 +88,13 @@ const toImportError = (source: string, error: unknown): ImportError => {
   return new Errors.TranscriptCorrupt({ source, reason: detail })
 }
 
-/** A forced format that imported nothing from non-empty content is the wrong format: say so instead of returning nothing. */
+/**
+ * A forced format that recognized nothing in non-empty content is the wrong format: every entry it made is an
+ * unknown record it only kept as an event (e.g. a pi session read as Claude Code). Say so instead of returning it.
+ */
 const checkForced = (imported: ImportResult, explicit: boolean): ImportResult => {
-  if (!explicit || imported.transcript.entries.length > 0) return imported
+  const unknown = imported.issues.filter((issue) => issue.action === "kept-as-event").length
+  if (!explicit || imported.transcript.entries.length > unknown) return imported
   const first = imported.issues.find((issue) => issue.action === "skipped")
   throw new FormatMismatch({
     source: imported.source,
