@@ -11,7 +11,10 @@
  *   user or assistant message, which is the same for one call per message);
  * - user-turn boundaries are preferred: the cut moves forward to the next
  *   user message when there is one, so a turn is split only when the turn in
- *   progress alone exceeds `keepRecentTokens` (Pi's `isSplitTurn` case);
+ *   progress alone exceeds `keepRecentTokens` (Pi's `isSplitTurn` case), or
+ *   when moving forward would keep less than half of `keepRecentTokens` and
+ *   cutting inside the earlier turn lands closer to it (a long turn followed
+ *   by a short one: the tail must not collapse to the latest user message);
  * - at least `minRecentTurns` turns are kept (their suffix, for a split turn);
  * - the latest user message is never covered alone: a split of the latest
  *   turn keeps that message verbatim (pinned) and covers only the assistant
@@ -74,6 +77,34 @@ const sum = (tokens: ReadonlyArray<number>, from: number, to: number): number =>
 }
 
 /**
+ * The split of an earlier (not the latest) turn when the walk-back point
+ * lies inside it and moving forward to the next user message would keep
+ * less than half of `keepRecentTokens` (a long turn followed by a short
+ * one: the tail collapsed to the latest user message). Cuts at the first
+ * unit start at or after the point, inside the turn (Pi cuts at any
+ * message); used only when that kept tail is closer to `keepRecentTokens`
+ * than the turn boundary's. `undefined` keeps the turn boundary.
+ */
+const splitEarlierTurn = (
+  input: CutPointInput,
+  turnSpans: ReadonlyArray<Turns.Span>,
+  reached: number,
+  nextTurnStart: number
+): { readonly cut: number; readonly turnStart: number } | undefined => {
+  const { items, tokens, keepRecentTokens } = input
+  const boundaryKept = sum(tokens, nextTurnStart, items.length)
+  if (boundaryKept * 2 >= keepRecentTokens) return undefined
+  const span = turnSpans.find((turn) => turn.start <= reached && reached < turn.end)
+  if (span === undefined || items[span.start]?.message.role !== "user") return undefined
+  const cut = Turns.legalCutIndices(items).find((start) => start >= reached && start > span.start)
+  if (cut === undefined || cut >= nextTurnStart) return undefined
+  const splitKept = sum(tokens, cut, items.length)
+  return Math.abs(splitKept - keepRecentTokens) < keepRecentTokens - boundaryKept
+    ? { cut, turnStart: span.start }
+    : undefined
+}
+
+/**
  * Finds the cut point. Pure; `O(n)`.
  *
  * @category analysis
@@ -115,10 +146,13 @@ export const find = (input: CutPointInput): CutPoint => {
   const latestUser = Turns.latestUserIndex(items)
   const pinLatest = (firstKept: number): number => (latestUser >= 0 && latestUser < firstKept ? latestUser : -1)
 
-  // Prefer the first user-turn start at or after the walk-back point.
+  // Prefer the first user-turn start at or after the walk-back point, unless that keeps less than half of
+  // keepRecentTokens and splitting the earlier turn lands closer to it (see splitEarlierTurn).
   const nextTurnStart = userTurnStarts.find((start) => start >= reached)
   if (nextTurnStart !== undefined) {
     const firstKept = Math.min(nextTurnStart, minTurnSpan.start)
+    const split = firstKept === nextTurnStart ? splitEarlierTurn(input, turnSpans, reached, nextTurnStart) : undefined
+    if (split !== undefined) return result(split.cut, split.turnStart, -1)
     return result(firstKept, -1, pinLatest(firstKept))
   }
 

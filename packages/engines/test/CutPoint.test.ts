@@ -37,6 +37,30 @@ describe("CutPoint.find", () => {
     expect(cut.coveredTokens).toBe(205)
   })
 
+  it("splits a long earlier turn instead of keeping only a short latest turn", () => {
+    const items = withIds([
+      user("old"),
+      assistant("done"),
+      user("big task"),
+      calls({ id: "c1", name: "read", input: { path: "a.ts" } }),
+      results({ id: "c1", name: "read", text: "A" }),
+      calls({ id: "c2", name: "read", input: { path: "b.ts" } }),
+      results({ id: "c2", name: "read", text: "B" }),
+      assistant("summary of the reads"),
+      user("thanks")
+    ])
+    const tokens = [5, 5, 5, 10, 300, 10, 300, 50, 20]
+    // walk back: 20, 70, 370, 380, 680 ≥ 400 at index 4. The next user message (8) keeps only 20 < 400 / 2;
+    // the next unit start, 5 (call c2 + its result), keeps 10 + 300 + 50 + 20 = 380: |380 − 400| = 20 < 380.
+    const cut = CutPoint.find({ items, tokens, keepRecentTokens: 400 })
+    expect(cut.firstKeptIndex).toBe(5)
+    expect(cut.splitTurn).toBe(true)
+    expect(cut.turnStartIndex).toBe(2)
+    expect(cut.pinnedUserIndex).toBe(-1)
+    expect(cut.keptTokens).toBe(380)
+    expect(cut.coveredTokens).toBe(325)
+  })
+
   it("splits the turn in progress when it alone exceeds the budget, pinning its user message", () => {
     const items = withIds([
       user("old"),
