@@ -125,7 +125,9 @@ const checkpointLines = (report: CompactReport, checkpoint: Checkpoint.Checkpoin
     out.push(
       `Validation: ${validation.ok ? "passed" : "FAILED"} · identifier retention ${(validation.identifierRetention * 100).toFixed(1)}%`
     )
-    for (const check of validation.checks) out.push(`  ${check.ok ? "✓" : "✗"} ${pad(check.name, 24)}${check.detail}`)
+    // the name column is as wide as the longest check name plus two spaces, so a new check never runs into its detail
+    const nameWidth = Math.max(0, ...validation.checks.map((check) => check.name.length)) + 2
+    for (const check of validation.checks) out.push(`  ${check.ok ? "✓" : "✗"} ${pad(check.name, nameWidth)}${check.detail}`)
   }
   const full = CheckpointRenderer.render(checkpoint).split("\n")
   const shown = lines > 0 && checkpoint.content ? preview(checkpoint, lines) : full

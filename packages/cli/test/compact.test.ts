@@ -43,7 +43,7 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
   })
 
   it("prints a report a person reads: categories, stages, cut point, validation, the checkpoint", async () => {
-    const { output } = await first
+    const { output, report } = await first
     for (const heading of [
       "Tokens per category",
       "Stages",
@@ -53,6 +53,9 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
       "## Next Steps"
     ])
       expect(output).toContain(heading)
+    // every validation check is printed as "✓ name  detail": the name never runs into its detail
+    for (const check of report!.checkpoint!.validation!.checks)
+      expect(output).toMatch(new RegExp(`[✓✗] ${check.name} {2,}\\S`))
   })
 
   it("explains in words what the next request holds: the kept tail, what the checkpoint stands in for, the output file", async () => {
