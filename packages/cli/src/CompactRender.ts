@@ -127,7 +127,8 @@ const checkpointLines = (report: CompactReport, checkpoint: Checkpoint.Checkpoin
     )
     // the name column is as wide as the longest check name plus two spaces, so a new check never runs into its detail
     const nameWidth = Math.max(0, ...validation.checks.map((check) => check.name.length)) + 2
-    for (const check of validation.checks) out.push(`  ${check.ok ? "✓" : "✗"} ${pad(check.name, nameWidth)}${check.detail}`)
+    for (const check of validation.checks)
+      out.push(`  ${check.ok ? "✓" : "✗"} ${pad(check.name, nameWidth)}${check.detail}`)
   }
   const full = CheckpointRenderer.render(checkpoint).split("\n")
   const shown = lines > 0 && checkpoint.content ? preview(checkpoint, lines) : full
