@@ -145,6 +145,9 @@ export const find = (input: CutPointInput): CutPoint => {
   // when only data follows it and the cut falls after it (shared case C21).
   const latestUser = Turns.latestUserIndex(items)
   const pinLatest = (firstKept: number): number => (latestUser >= 0 && latestUser < firstKept ? latestUser : -1)
+  // a split turn: the latest words inside the covered part of the turn (or before the turn) are pinned
+  const pinSplit = (cut: number, turnStart: number): number =>
+    latestUser >= turnStart && latestUser < cut ? latestUser : pinLatest(turnStart)
 
   // Prefer the first user-turn start at or after the walk-back point, unless that keeps less than half of
   // keepRecentTokens and splitting the earlier turn lands closer to it (see splitEarlierTurn).
@@ -152,7 +155,7 @@ export const find = (input: CutPointInput): CutPoint => {
   if (nextTurnStart !== undefined) {
     const firstKept = Math.min(nextTurnStart, minTurnSpan.start)
     const split = firstKept === nextTurnStart ? splitEarlierTurn(input, turnSpans, reached, nextTurnStart) : undefined
-    if (split !== undefined) return result(split.cut, split.turnStart, -1)
+    if (split !== undefined) return result(split.cut, split.turnStart, pinSplit(split.cut, split.turnStart))
     return result(firstKept, -1, pinLatest(firstKept))
   }
 
@@ -167,6 +170,5 @@ export const find = (input: CutPointInput): CutPoint => {
     cut = containing !== undefined && containing > turnStart ? containing : turnStart
   }
   if (cut <= turnStart) return result(turnStart, -1, pinLatest(turnStart))
-  const pinned = latestUser >= turnStart && latestUser < cut ? latestUser : pinLatest(turnStart)
-  return result(cut, turnStart, pinned)
+  return result(cut, turnStart, pinSplit(cut, turnStart))
 }

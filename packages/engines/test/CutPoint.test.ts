@@ -103,6 +103,16 @@ describe("CutPoint.find", () => {
     expect(cut.firstKeptIndex === 0 || cut.pinnedUserIndex === 0).toBe(true)
   })
 
+  it("pins the user's latest words when an earlier turn is split before a slash command (fast-check counterexample)", () => {
+    // found by the property below (seed -86742778): the turn "  u" + a long reply is split after "  u"; the
+    // next turn starts with user-role data ("/- u…"), so "  u" is the user's latest words and must be pinned
+    const items = withIds([user("  u"), assistant("a".repeat(375)), user(`/- ${"u".repeat(373)}`)])
+    const tokens = items.map((i) => roughTokens(i.message))
+    const cut = CutPoint.find({ items, tokens, keepRecentTokens: 217 })
+    expect(cut.firstKeptIndex === 0 || cut.pinnedUserIndex === 0).toBe(true)
+    expect(cut.keptTokens + cut.coveredTokens).toBe(tokens.reduce((a, b) => a + b, 0))
+  })
+
   it("property: the cut is a legal point, pairs are never split, the latest user message is kept", () => {
     fc.assert(
       fc.property(conversation, fc.integer({ min: 1, max: 6000 }), (items, keepRecentTokens) => {
