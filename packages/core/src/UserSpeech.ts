@@ -17,6 +17,7 @@
  * @since 0.2.0
  */
 import type { Message } from "./Message.ts"
+import * as MessageParts from "./MessageParts.ts"
 
 /**
  * Kinds of user-role text. Only `speech` is the user's own words.
@@ -97,11 +98,7 @@ export const classify = (text: string): Kind => {
  * @category getters
  */
 export const userText = (message: Message): string =>
-  message.role !== "user"
-    ? ""
-    : typeof message.content === "string"
-      ? message.content
-      : message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
+  message.role === "user" ? MessageParts.textOf(message.content) : ""
 
 /**
  * The user's own words in a message: its text when it classifies as

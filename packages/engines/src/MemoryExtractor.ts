@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import type { Entry, Message } from "@context-engine/core"
+import { type Entry, UserSpeech } from "@context-engine/core"
 import { Effect } from "effect"
 import type { CoveredItem } from "./Summarizer.ts"
 
@@ -99,13 +99,6 @@ const STOP = new Set(
   )
 )
 
-const userText = (message: Message.Message): string =>
-  message.role !== "user"
-    ? ""
-    : typeof message.content === "string"
-      ? message.content
-      : message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
-
 const sentences = (text: string): Array<string> =>
   text
     .split(/(?<=[.!?])\s+|\n+/)
@@ -174,7 +167,7 @@ export const make = (): MemoryExtractor => ({
     Effect.sync(() => {
       const candidates: Array<MemoryCandidate> = []
       for (const item of request.covered) {
-        for (const sentence of sentences(userText(item.message))) {
+        for (const sentence of sentences(UserSpeech.userText(item.message))) {
           const rule = RULES.find((candidate) => candidate.pattern.test(sentence))
           if (rule) candidates.push({ text: sentence, scope: rule.scope, sourceEntryIds: [item.entryId] })
         }

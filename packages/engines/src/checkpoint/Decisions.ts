@@ -12,8 +12,9 @@
  *
  * @since 0.2.0
  */
-import { type Message, ToolActions, UserSpeech } from "@context-engine/core"
+import { ToolActions, UserSpeech } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
+import { assistantText, clip, sentences } from "./Text.ts"
 
 /** One decision and its reason. */
 export interface Decision {
@@ -30,24 +31,6 @@ const DECISION_CHARS = 260
 /** Longest quoted question, in characters. */
 const QUESTION_CHARS = 140
 
-const clip = (text: string, max: number): string => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
-}
-
-const textOf = (message: Message.Message): string =>
-  message.role !== "assistant"
-    ? ""
-    : typeof message.content === "string"
-      ? message.content
-      : message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
-
-const sentences = (text: string): Array<string> =>
-  text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((sentence) => sentence.replace(/^(?:[-*>]\s+|\d+[.)]\s+)+/, "").trim())
-    .filter((sentence) => sentence.length > 0)
-
 /** Whether an assistant message changes something (an edit, a write, a command). */
 const changes = (item: CoveredItem): boolean =>
   ToolActions.actionsOf([item]).some((action) => ToolActions.isSideEffect(action))
@@ -60,7 +43,7 @@ const answersToSteering = (items: ReadonlyArray<CoveredItem>): Array<Decision> =
     if (said.length === 0 || !STEERING_RE.test(said.slice(0, 600))) return
     for (const later of items.slice(index + 1)) {
       if (UserSpeech.spokenText(later.message).trim().length > 0) return
-      const text = textOf(later.message).trim()
+      const text = assistantText(later.message).trim()
       if (text.length >= 20 && changes(later)) {
         out.push({
           decision: `${clip(text, DECISION_CHARS)} (${later.entryId})`,
@@ -76,7 +59,7 @@ const answersToSteering = (items: ReadonlyArray<CoveredItem>): Array<Decision> =
 /** Agent sentences that state their reason. */
 const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Decision> =>
   items.flatMap((item) =>
-    sentences(textOf(item.message).slice(0, 6000)).flatMap((sentence) => {
+    sentences(assistantText(item.message).slice(0, 6000)).flatMap((sentence) => {
       const match = RATIONALE_RE.exec(sentence)
       return match && !/[`{}]|^\W/.test(match[1]!.slice(0, 1))
         ? [{ decision: clip(match[1]!, 220), rationale: clip(`${match[2]} ${match[3]}`, 220) }]

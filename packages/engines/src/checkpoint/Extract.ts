@@ -15,7 +15,6 @@ import {
   CheckpointValidation,
   CriticalIdentifiers,
   IdentifierExtraction,
-  type Message,
   ToolActions,
   UserSpeech
 } from "@context-engine/core"
@@ -23,6 +22,7 @@ import type { CoveredItem } from "../Summarizer.ts"
 import * as Constraints from "./Constraints.ts"
 import * as Decisions from "./Decisions.ts"
 import * as Ledger from "./Ledger.ts"
+import { assistantText, clip, sentences } from "./Text.ts"
 
 /** Longest quoted user ask, in characters. */
 export const ASK_CHARS = 500
@@ -38,29 +38,6 @@ const REPORT_RE =
 /** Code or a lead-in rather than a report sentence ("updated=…", "… into clear steps:"). */
 const NOT_REPORT_RE = /[=;{}]|:$/
 const PLAN_RE = /^(?:next,?|now,?|then,?|i'?ll|i will|let me|let'?s|the next step|remaining|still to do|todo)\b/i
-
-/**
- * Collapses whitespace and clips a text to `max` characters with an ellipsis.
- *
- * @category getters
- */
-export const clip = (text: string, max: number): string => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
-}
-
-const sentences = (text: string): Array<string> =>
-  text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((sentence) => sentence.replace(/^(?:[-*>]\s+|\d+[.)]\s+)+/, "").trim())
-    .filter((sentence) => sentence.length > 0)
-
-const assistantText = (message: Message.Message): string =>
-  message.role !== "assistant"
-    ? ""
-    : typeof message.content === "string"
-      ? message.content
-      : message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
 
 const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
 

@@ -6,7 +6,8 @@
  * @since 0.2.0
  */
 import { Checkpoint } from "@context-engine/core"
-import { clip, ITEM_CHARS } from "./Extract.ts"
+import { ITEM_CHARS } from "./Extract.ts"
+import { clip } from "./Text.ts"
 
 /**
  * Parses a Markdown summary written elsewhere (an imported Pi compaction)
