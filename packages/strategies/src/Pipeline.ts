@@ -141,6 +141,38 @@ const makeTracker = (
   }
 }
 
+/** What the stages share while the pipeline runs: the view so far, its measurement and the reports. */
+interface RunState {
+  view: ContextView.ContextView
+  current: Measurement.Measurement
+  readonly edits: Array<ViewEdit.ViewEdit>
+  readonly stages: Array<ContextEngine.StageReport>
+  readonly failures: Array<PluginGuard.PluginFailed>
+}
+
+/** The normalization stage (tool pairing repaired, empty messages dropped) — always first, never skipped. */
+const normalizeStage = (
+  input: Input,
+  before: Measurement.Measurement,
+  measure: (view: ContextView.ContextView) => Measurement.Measurement
+): RunState => {
+  const started = now()
+  const normalized = Normalization.normalize(input.view)
+  const current = normalized.edits.length === 0 ? before : measure(normalized.view)
+  const stage: ContextEngine.StageReport = {
+    stage: NORMALIZE_STAGE,
+    tokensBefore: before.inputTokens,
+    tokensAfter: current.inputTokens,
+    edits: normalized.edits.length,
+    durationMs: now() - started,
+    status: normalized.edits.length === 0 ? "not-needed" : "applied",
+    ...(normalized.edits.length === 0
+      ? {}
+      : { note: "repaired tool pairing / dropped empty or reasoning-only messages" })
+  }
+  return { view: normalized.view, current, edits: [...normalized.edits], stages: [stage], failures: [] }
+}
+
 /**
  * Runs the pipeline. Pure and synchronous; never throws for a misbehaving
  * strategy (its stage is reported as skipped).
@@ -151,133 +183,105 @@ export const run = (input: Input): Result => {
   const measurer = MeasureCache.wrap(input.measurer)
   const before = input.measurement ?? measurer.measure(input.view, { budget: input.budget })
   const measure = makeTracker(measurer, input.view, before)
-  const stages: Array<ContextEngine.StageReport> = []
-  const edits: Array<ViewEdit.ViewEdit> = []
-
-  let started = now()
-  const normalized = Normalization.normalize(input.view)
-  let view = normalized.view
-  let current = normalized.edits.length === 0 ? before : measure(view)
-  for (const edit of normalized.edits) edits.push(edit)
-  stages.push({
-    stage: NORMALIZE_STAGE,
-    tokensBefore: before.inputTokens,
-    tokensAfter: current.inputTokens,
-    edits: normalized.edits.length,
-    durationMs: now() - started,
-    status: normalized.edits.length === 0 ? "not-needed" : "applied",
-    ...(normalized.edits.length === 0
-      ? {}
-      : { note: "repaired tool pairing / dropped empty or reasoning-only messages" })
-  })
-
-  const failures: Array<PluginGuard.PluginFailed> = []
-  const timeoutMs = input.strategyTimeoutMs ?? PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS
+  const state = normalizeStage(input, before, measure)
   for (const strategy of input.strategies) {
-    if (current.inputTokens <= input.targetTokens) {
-      stages.push({
+    if (state.current.inputTokens <= input.targetTokens)
+      state.stages.push({
         stage: strategy.name,
-        tokensBefore: current.inputTokens,
-        tokensAfter: current.inputTokens,
+        tokensBefore: state.current.inputTokens,
+        tokensAfter: state.current.inputTokens,
         edits: 0,
         durationMs: 0,
         status: "not-needed",
         note: "already within target"
       })
-      continue
-    }
-    started = now()
-    const skip = (note: string): void => {
-      stages.push({
-        stage: strategy.name,
-        tokensBefore: current.inputTokens,
-        tokensAfter: current.inputTokens,
-        edits: 0,
-        durationMs: now() - started,
-        status: "skipped",
-        note
-      })
-    }
-    const version = strategy.specificationVersion
-    if (version !== undefined && version !== Strategy.SPECIFICATION_VERSION) {
-      skip(
-        `strategy implements specificationVersion ${String(version)}; this pipeline runs ${Strategy.SPECIFICATION_VERSION}`
-      )
-      continue
-    }
-    const fail = (failure: PluginGuard.PluginFailed["failure"], detail: string): void => {
-      failures.push(
-        new PluginGuard.PluginFailed({ plugin: strategy.name, kind: "strategy", failure, timeoutMs, detail })
-      )
-      skip(`strategy ${failure === "threw" ? "threw" : failure}: ${detail}`)
-    }
-    const plugin = input.isPlugin?.(strategy) ?? true
-    if (plugin && input.signal?.aborted) {
-      fail("aborted", "the caller's signal fired before it ran")
-      continue
-    }
-    let proposed: Strategy.StrategyResult
-    try {
-      proposed = strategy.apply({
-        view,
-        measurement: current,
-        targetTokens: input.targetTokens,
-        budget: input.budget,
-        measurer,
-        policy: input.policy
-      })
-    } catch (error) {
-      fail("threw", error instanceof Error ? error.message : String(error))
-      continue
-    }
-    if (plugin && now() - started > timeoutMs) {
-      fail("timeout", `answered after ${Math.round(now() - started)} ms; its result is discarded`)
-      continue
-    }
-    const malformed = malformedResult(proposed)
-    if (malformed !== undefined) {
-      fail("malformed", malformed)
-      continue
-    }
-    if (proposed.edits.length === 0) {
-      skip(proposed.note ?? "nothing to do")
-      continue
-    }
-    const enforced = Invariants.enforce(view, proposed.edits, strategy.name, {
-      allowLatestUserReplace: input.protectLatestUserMessage === false
-    })
-    const next = measure(enforced.view)
-    const freed = current.inputTokens - next.inputTokens
-    const minimum = strategy.minReclaimTokens ?? 0
-    const refusedNote = enforced.refused > 0 ? `; ${enforced.refused} edit(s) refused by invariants` : ""
-    if (freed <= 0 || freed < minimum) {
-      skip(`freed ${freed} tokens, less than its minimum of ${Math.max(1, minimum)}${refusedNote}`)
-      continue
-    }
-    view = enforced.view
-    for (const edit of enforced.edits) edits.push(edit)
-    stages.push({
-      stage: strategy.name,
-      tokensBefore: current.inputTokens,
-      tokensAfter: next.inputTokens,
-      edits: enforced.edits.length,
-      durationMs: now() - started,
-      status: "applied",
-      ...(proposed.note !== undefined || refusedNote !== ""
-        ? { note: `${proposed.note ?? ""}${refusedNote}`.replace(/^; /, "") }
-        : {})
-    })
-    current = next
+    else runStrategy(input, strategy, state, measurer, measure)
   }
   return {
-    view,
-    edits,
-    stages,
+    view: state.view,
+    edits: state.edits,
+    stages: state.stages,
     before,
-    after: current,
-    fits: current.inputTokens <= input.targetTokens,
-    ...(failures.length > 0 ? { failures } : {})
+    after: state.current,
+    fits: state.current.inputTokens <= input.targetTokens,
+    ...(state.failures.length > 0 ? { failures: state.failures } : {})
   }
+}
+
+/**
+ * One strategy's stage: version check, the caller's signal and deadline, the
+ * result's shape, the invariants and the prompt-cache guard; updates `state`
+ * (the view and measurement only when the stage is applied) and reports it.
+ */
+const runStrategy = (
+  input: Input,
+  strategy: Strategy.Strategy,
+  state: RunState,
+  measurer: Measurer.CachedMeasurer,
+  measure: (view: ContextView.ContextView) => Measurement.Measurement
+): void => {
+  const started = now()
+  const timeoutMs = input.strategyTimeoutMs ?? PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS
+  const report = (status: "skipped" | "applied", tokensAfter: number, edits: number, note?: string): void => {
+    state.stages.push({
+      stage: strategy.name,
+      tokensBefore: state.current.inputTokens,
+      tokensAfter,
+      edits,
+      durationMs: now() - started,
+      status,
+      ...(note !== undefined ? { note } : {})
+    })
+  }
+  const skip = (note: string): void => report("skipped", state.current.inputTokens, 0, note)
+  const fail = (failure: PluginGuard.PluginFailed["failure"], detail: string): void => {
+    state.failures.push(
+      new PluginGuard.PluginFailed({ plugin: strategy.name, kind: "strategy", failure, timeoutMs, detail })
+    )
+    skip(`strategy ${failure === "threw" ? "threw" : failure}: ${detail}`)
+  }
+  const version = strategy.specificationVersion
+  if (version !== undefined && version !== Strategy.SPECIFICATION_VERSION)
+    return skip(
+      `strategy implements specificationVersion ${String(version)}; this pipeline runs ${Strategy.SPECIFICATION_VERSION}`
+    )
+  const plugin = input.isPlugin?.(strategy) ?? true
+  if (plugin && input.signal?.aborted) return fail("aborted", "the caller's signal fired before it ran")
+  let proposed: Strategy.StrategyResult
+  try {
+    proposed = strategy.apply({
+      view: state.view,
+      measurement: state.current,
+      targetTokens: input.targetTokens,
+      budget: input.budget,
+      measurer,
+      policy: input.policy
+    })
+  } catch (error) {
+    return fail("threw", error instanceof Error ? error.message : String(error))
+  }
+  if (plugin && now() - started > timeoutMs)
+    return fail("timeout", `answered after ${Math.round(now() - started)} ms; its result is discarded`)
+  const malformed = malformedResult(proposed)
+  if (malformed !== undefined) return fail("malformed", malformed)
+  if (proposed.edits.length === 0) return skip(proposed.note ?? "nothing to do")
+  const enforced = Invariants.enforce(state.view, proposed.edits, strategy.name, {
+    allowLatestUserReplace: input.protectLatestUserMessage === false
+  })
+  const next = measure(enforced.view)
+  const freed = state.current.inputTokens - next.inputTokens
+  const minimum = strategy.minReclaimTokens ?? 0
+  const refusedNote = enforced.refused > 0 ? `; ${enforced.refused} edit(s) refused by invariants` : ""
+  if (freed <= 0 || freed < minimum)
+    return skip(`freed ${freed} tokens, less than its minimum of ${Math.max(1, minimum)}${refusedNote}`)
+  const note =
+    proposed.note !== undefined || refusedNote !== ""
+      ? `${proposed.note ?? ""}${refusedNote}`.replace(/^; /, "")
+      : undefined
+  report("applied", next.inputTokens, enforced.edits.length, note)
+  state.view = enforced.view
+  for (const edit of enforced.edits) state.edits.push(edit)
+  state.current = next
 }
 
 const EDIT_OPS = new Set(["drop", "replace", "insert"])
