@@ -241,12 +241,17 @@ const runStrategy = (
     skip(`strategy ${failure === "threw" ? "threw" : failure}: ${detail}`)
   }
   const version = strategy.specificationVersion
-  if (version !== undefined && version !== Strategy.SPECIFICATION_VERSION)
-    return skip(
+  if (version !== undefined && version !== Strategy.SPECIFICATION_VERSION) {
+    skip(
       `strategy implements specificationVersion ${String(version)}; this pipeline runs ${Strategy.SPECIFICATION_VERSION}`
     )
+    return
+  }
   const plugin = input.isPlugin?.(strategy) ?? true
-  if (plugin && input.signal?.aborted) return fail("aborted", "the caller's signal fired before it ran")
+  if (plugin && input.signal?.aborted) {
+    fail("aborted", "the caller's signal fired before it ran")
+    return
+  }
   let proposed: Strategy.StrategyResult
   try {
     proposed = strategy.apply({
@@ -258,13 +263,22 @@ const runStrategy = (
       policy: input.policy
     })
   } catch (error) {
-    return fail("threw", error instanceof Error ? error.message : String(error))
+    fail("threw", error instanceof Error ? error.message : String(error))
+    return
   }
-  if (plugin && now() - started > timeoutMs)
-    return fail("timeout", `answered after ${Math.round(now() - started)} ms; its result is discarded`)
+  if (plugin && now() - started > timeoutMs) {
+    fail("timeout", `answered after ${Math.round(now() - started)} ms; its result is discarded`)
+    return
+  }
   const malformed = malformedResult(proposed)
-  if (malformed !== undefined) return fail("malformed", malformed)
-  if (proposed.edits.length === 0) return skip(proposed.note ?? "nothing to do")
+  if (malformed !== undefined) {
+    fail("malformed", malformed)
+    return
+  }
+  if (proposed.edits.length === 0) {
+    skip(proposed.note ?? "nothing to do")
+    return
+  }
   const enforced = Invariants.enforce(state.view, proposed.edits, strategy.name, {
     allowLatestUserReplace: input.protectLatestUserMessage === false
   })
@@ -272,8 +286,10 @@ const runStrategy = (
   const freed = state.current.inputTokens - next.inputTokens
   const minimum = strategy.minReclaimTokens ?? 0
   const refusedNote = enforced.refused > 0 ? `; ${enforced.refused} edit(s) refused by invariants` : ""
-  if (freed <= 0 || freed < minimum)
-    return skip(`freed ${freed} tokens, less than its minimum of ${Math.max(1, minimum)}${refusedNote}`)
+  if (freed <= 0 || freed < minimum) {
+    skip(`freed ${freed} tokens, less than its minimum of ${Math.max(1, minimum)}${refusedNote}`)
+    return
+  }
   const note =
     proposed.note !== undefined || refusedNote !== ""
       ? `${proposed.note ?? ""}${refusedNote}`.replace(/^; /, "")
