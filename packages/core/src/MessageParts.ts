@@ -8,6 +8,7 @@
  *
  * @since 0.2.0
  */
+import * as JsonSafety from "./JsonSafety.ts"
 import type { ContentPart, Message, ToolResultOutput, ToolResultPart } from "./Message.ts"
 
 /**
@@ -129,6 +130,37 @@ export const textOf = (content: Message["content"]): string =>
   typeof content === "string"
     ? content
     : (content as ReadonlyArray<ContentPart>).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
+
+/**
+ * Plain text of a message, as validation and transcript search read it:
+ * text parts, tool-call names and every string of their arguments
+ * (unescaped, so commands match verbatim), tool-result outputs (text values
+ * as they are, multi-part content as its text items, other outputs as the
+ * output serialized). Reasoning is left out.
+ *
+ * @category getters
+ */
+export const plainText = (message: Message): string => {
+  if (typeof message.content === "string") return message.content
+  const out: Array<string> = []
+  for (const part of message.content as ReadonlyArray<ContentPart>) {
+    if (part.type === "text") out.push(part.text)
+    else if (part.type === "tool-call") {
+      out.push(part.toolName)
+      for (const leaf of JsonSafety.stringLeaves(part.input)) out.push(leaf)
+    } else if (part.type === "tool-result") {
+      const output = part.output
+      out.push(
+        output.type === "text" || output.type === "error-text"
+          ? output.value
+          : output.type === "content"
+            ? output.value.map((item) => (item.type === "text" ? item.text : "")).join("\n")
+            : JSON.stringify(output)
+      )
+    }
+  }
+  return out.join("\n")
+}
 
 /**
  * Whether an assistant message holds only reasoning parts.

@@ -12,8 +12,9 @@
  *
  * @since 0.1.0
  */
-import { messageText } from "./CheckpointValidation.ts"
+
 import type { Entry } from "./Entry.ts"
+import * as MessageParts from "./MessageParts.ts"
 
 /**
  * One hit. `offset` is the character position of the first match in
@@ -75,7 +76,7 @@ export const isSearchable = (store: unknown): store is Searchable =>
 
 /**
  * The searchable text of an entry: a message's text
- * (`CheckpointValidation.messageText`: text parts, tool-call names and
+ * (`MessageParts.plainText`: text parts, tool-call names and
  * arguments, tool-result outputs), a checkpoint's text or goal, a memory
  * record's text; empty for edits and events. For a tool message with one
  * text result this is exactly the result's original text, so offsets into
@@ -86,7 +87,7 @@ export const isSearchable = (store: unknown): store is Searchable =>
 export const entryText = (entry: Entry): string => {
   switch (entry.kind) {
     case "message":
-      return messageText(entry.message)
+      return MessageParts.plainText(entry.message)
     case "checkpoint":
       return entry.checkpoint.text ?? entry.checkpoint.content?.goal ?? ""
     case "memory":

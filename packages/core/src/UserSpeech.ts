@@ -184,3 +184,56 @@ export const isTaskSetting = (text: string): boolean => {
   const words = text.match(/[\p{L}\p{N}_./-]+/gu) ?? []
   return words.length >= 5
 }
+
+/**
+ * The latest message of a range in the user's own words
+ * ({@link spokenText}: shell output, slash commands, pasted logs and
+ * observations are skipped — shared case C21) and whether it is unresolved:
+ * no assistant text answer (a message with text and no tool call) follows it
+ * inside the range.
+ *
+ * @category analysis
+ */
+export const latestUserAsk = (
+  messages: ReadonlyArray<Message>
+): { readonly index: number; readonly text: string; readonly unresolved: boolean } | undefined => {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!
+    const text = spokenText(message).trim()
+    if (message.role !== "user" || text.length === 0) continue
+    const answered = messages.slice(index + 1).some((later) => {
+      if (later.role !== "assistant") return false
+      if (typeof later.content === "string") return later.content.trim().length > 0
+      return (
+        later.content.some((part) => part.type === "text" && part.text.trim().length > 0) &&
+        !later.content.some((part) => part.type === "tool-call")
+      )
+    })
+    return { index, text, unresolved: !answered }
+  }
+  return undefined
+}
+
+/**
+ * Content words of a text used to recognise it in a summary: lower-cased
+ * words of at least 4 letters, first 40 distinct.
+ *
+ * @category analysis
+ */
+export const contentWords = (text: string): Array<string> => {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}_]{4,}/gu) ?? []
+  return [...new Set(words)].slice(0, 40)
+}
+
+/**
+ * Share (0..1) of `ask`'s content words found in `summary`; 1 when the ask
+ * has none.
+ *
+ * @category analysis
+ */
+export const askOverlap = (ask: string, summary: string): number => {
+  const words = contentWords(ask)
+  if (words.length === 0) return 1
+  const haystack = summary.toLowerCase()
+  return words.filter((word) => haystack.includes(word)).length / words.length
+}
