@@ -234,112 +234,126 @@ export const format: LineFormat = {
       return { id: id ?? `pi:${line}`, parentId, timestamp: str(record.timestamp) }
     }
 
-    const onRecord = (record: Record<string, unknown>, line: number): string | null => {
+    type Handler = (record: Record<string, unknown>, line: number) => string | null
+
+    const onSession: Handler = (record, line) => {
+      builder.startSession(str(record.id) ?? "pi", str(record.timestamp))
+      started = true
+      model = str(record.modelId) ?? str(record.model)
+      headerId = builder.event(
+        line,
+        "session.start",
+        meta({
+          sessionId: record.id,
+          version: record.version ?? 1,
+          cwd: record.cwd,
+          provider: record.provider,
+          modelId: record.modelId,
+          thinkingLevel: record.thinkingLevel,
+          branchedFrom: record.branchedFrom,
+          parentSession: record.parentSession
+        }),
+        { id: `session:${str(record.id) ?? line}`, parentId: null, timestamp: str(record.timestamp) }
+      )
+      return headerId
+    }
+
+    const onMessage: Handler = (record, line) => {
+      if (!isObject(record.message)) {
+        builder.skip(line, "message line without a message object")
+        return null
+      }
+      const converted = toMessage(record.message)
+      if ("error" in converted) {
+        builder.skip(line, converted.error)
+        return null
+      }
+      if (record.message.role === "assistant" && typeof record.message.model === "string") model = record.message.model
+      return builder.message(line, converted.message, { ...header(record, line), meta: converted.meta })
+    }
+
+    /** `custom_message` and `branch_summary` lines: a user message. */
+    const onSummaryMessage: Handler = (record, line) => {
+      const text = str(record.summary)
+      return builder.message(
+        line,
+        { role: "user", content: text !== undefined ? [{ type: "text", text }] : userParts(record.content) },
+        { ...header(record, line), meta: meta({ piType: record.type, customType: record.customType }) }
+      )
+    }
+
+    /** The compaction's first kept entry id (v1: by entry index), or null (reported) when it is not in the file. */
+    const firstKeptOf = (record: Record<string, unknown>, line: number): string | null => {
+      let firstKept: string | null = null
+      if (typeof record.firstKeptEntryId === "string") firstKept = record.firstKeptEntryId
+      else if (typeof record.firstKeptEntryIndex === "number") firstKept = byIndex[record.firstKeptEntryIndex] ?? null
+      if (firstKept === null || !builder.has(firstKept))
+        builder.note({
+          line,
+          action: "repaired",
+          reason: `compaction's first kept entry (${String(record.firstKeptEntryId ?? record.firstKeptEntryIndex)}) is not in the file; firstKeptEntryId set to null`
+        })
+      return firstKept !== null && builder.has(firstKept) ? firstKept : null
+    }
+
+    const onCompaction: Handler = (record, line) => {
+      if (typeof record.summary !== "string" || typeof record.tokensBefore !== "number") {
+        builder.skip(line, "compaction line without summary or tokensBefore")
+        return null
+      }
+      const kept = firstKeptOf(record, line)
+      generation++
+      const fields = header(record, line)
+      const entries = builder.entries()
+      const keptIndex = kept === null ? -1 : entries.findIndex((entry) => entry.id === kept)
+      const toEntryId = (keptIndex > 0 ? entries[keptIndex - 1]?.id : builder.lastId()) ?? ""
+      const checkpoint: Checkpoint.Checkpoint = {
+        id: fields.id,
+        generation,
+        coveredRange: { fromEntryId: previousFirstKept, toEntryId },
+        firstKeptEntryId: kept,
+        tokensBefore: Math.round(record.tokensBefore),
+        tokensAfter: 0,
+        summarizer: { kind: "imported", promptVersion: "pi", ...(model !== undefined ? { model } : {}) },
+        text: record.summary,
+        createdAt: fields.timestamp ?? ""
+      }
+      previousFirstKept = kept
+      return builder.checkpoint(line, checkpoint, {
+        ...fields,
+        meta: meta({
+          source: "pi.compaction",
+          tokensAfterRecorded: false,
+          firstKeptEntryIndex: record.firstKeptEntryIndex,
+          details: record.details,
+          fromHook: record.fromHook
+        })
+      })
+    }
+
+    /** Known event types become their event; anything else `pi.unknown`, reported as `kept-as-event`. */
+    const onOther: Handler = (record, line) => {
+      const name = typeof record.type === "string" ? EVENT_TYPES[record.type] : undefined
+      const { type: _type, id: _id, parentId: _parentId, timestamp: _timestamp, ...data } = record
+      if (name !== undefined) return builder.event(line, name, meta(data), header(record, line))
+      builder.note({ line, action: "kept-as-event", reason: `unknown pi entry type ${JSON.stringify(record.type)}` })
+      return builder.event(line, "pi.unknown", meta(record), header(record, line))
+    }
+
+    const handlers = new Map<unknown, Handler>([
+      ["session", onSession],
+      ["message", onMessage],
+      ["custom_message", onSummaryMessage],
+      ["branch_summary", onSummaryMessage],
+      ["compaction", onCompaction]
+    ])
+
+    const onRecord: Handler = (record, line) => {
       if (!started && record.type !== "session") {
         builder.startSession("pi", str(record.timestamp))
         started = true
       }
-      switch (record.type) {
-        case "session": {
-          builder.startSession(str(record.id) ?? "pi", str(record.timestamp))
-          started = true
-          model = str(record.modelId) ?? str(record.model)
-          headerId = builder.event(
-            line,
-            "session.start",
-            meta({
-              sessionId: record.id,
-              version: record.version ?? 1,
-              cwd: record.cwd,
-              provider: record.provider,
-              modelId: record.modelId,
-              thinkingLevel: record.thinkingLevel,
-              branchedFrom: record.branchedFrom,
-              parentSession: record.parentSession
-            }),
-            { id: `session:${str(record.id) ?? line}`, parentId: null, timestamp: str(record.timestamp) }
-          )
-          return headerId
-        }
-        case "message": {
-          if (!isObject(record.message)) {
-            builder.skip(line, "message line without a message object")
-            return null
-          }
-          const converted = toMessage(record.message)
-          if ("error" in converted) {
-            builder.skip(line, converted.error)
-            return null
-          }
-          if (record.message.role === "assistant" && typeof record.message.model === "string")
-            model = record.message.model
-          return builder.message(line, converted.message, { ...header(record, line), meta: converted.meta })
-        }
-        case "custom_message":
-        case "branch_summary": {
-          const text = str(record.summary)
-          return builder.message(
-            line,
-            { role: "user", content: text !== undefined ? [{ type: "text", text }] : userParts(record.content) },
-            { ...header(record, line), meta: meta({ piType: record.type, customType: record.customType }) }
-          )
-        }
-        case "compaction": {
-          if (typeof record.summary !== "string" || typeof record.tokensBefore !== "number") {
-            builder.skip(line, "compaction line without summary or tokensBefore")
-            return null
-          }
-          let firstKept: string | null = null
-          if (typeof record.firstKeptEntryId === "string") firstKept = record.firstKeptEntryId
-          else if (typeof record.firstKeptEntryIndex === "number")
-            firstKept = byIndex[record.firstKeptEntryIndex] ?? null
-          if (firstKept === null || !builder.has(firstKept))
-            builder.note({
-              line,
-              action: "repaired",
-              reason: `compaction's first kept entry (${String(record.firstKeptEntryId ?? record.firstKeptEntryIndex)}) is not in the file; firstKeptEntryId set to null`
-            })
-          const kept = firstKept !== null && builder.has(firstKept) ? firstKept : null
-          generation++
-          const fields = header(record, line)
-          const entries = builder.entries()
-          const keptIndex = kept === null ? -1 : entries.findIndex((entry) => entry.id === kept)
-          const toEntryId = (keptIndex > 0 ? entries[keptIndex - 1]?.id : builder.lastId()) ?? ""
-          const checkpoint: Checkpoint.Checkpoint = {
-            id: fields.id,
-            generation,
-            coveredRange: { fromEntryId: previousFirstKept, toEntryId },
-            firstKeptEntryId: kept,
-            tokensBefore: Math.round(record.tokensBefore),
-            tokensAfter: 0,
-            summarizer: { kind: "imported", promptVersion: "pi", ...(model !== undefined ? { model } : {}) },
-            text: record.summary,
-            createdAt: fields.timestamp ?? ""
-          }
-          previousFirstKept = kept
-          return builder.checkpoint(line, checkpoint, {
-            ...fields,
-            meta: meta({
-              source: "pi.compaction",
-              tokensAfterRecorded: false,
-              firstKeptEntryIndex: record.firstKeptEntryIndex,
-              details: record.details,
-              fromHook: record.fromHook
-            })
-          })
-        }
-        default: {
-          const name = typeof record.type === "string" ? EVENT_TYPES[record.type] : undefined
-          const { type: _type, id: _id, parentId: _parentId, timestamp: _timestamp, ...data } = record
-          if (name !== undefined) return builder.event(line, name, meta(data), header(record, line))
-          builder.note({
-            line,
-            action: "kept-as-event",
-            reason: `unknown pi entry type ${JSON.stringify(record.type)}`
-          })
-          return builder.event(line, "pi.unknown", meta(record), header(record, line))
-        }
-      }
+      return (handlers.get(record.type) ?? onOther)(record, line)
     }
 
     return {
