@@ -28,7 +28,7 @@
 import { readFile } from "node:fs/promises"
 import { dirname, extname, resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { toInvalidInput } from "./Decode.ts"
 import { InvalidInput, PolicyInvalid } from "./Errors.ts"
 import * as ModelId from "./ModelId.ts"
@@ -195,11 +195,3 @@ export const loadPolicyFilePromise = (
   Effect.runPromise(Effect.result(loadPolicyFile(path, options))).then((result) =>
     result._tag === "Success" ? result.success : Promise.reject(result.failure)
   )
-
-/**
- * Provides the registry of a policy file as the `PolicyRegistryService`.
- *
- * @category layers
- */
-export const layer = (path: string): Layer.Layer<PolicyRegistry.PolicyRegistryService, PolicyInvalid | InvalidInput> =>
-  Layer.effect(PolicyRegistry.PolicyRegistryService, loadPolicyFile(path))

@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Exit, Layer, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import { decodeUnknown } from "./Decode.ts"
 import { type InvalidInput, PolicyInvalid } from "./Errors.ts"
 import * as ModelCatalog from "./ModelCatalog.ts"
@@ -354,25 +354,3 @@ export const lookupOrFallback = (
   registry: PolicyRegistry = builtin
 ): Effect.Effect<ModelPolicy, PolicyInvalid> =>
   registry.lookup(modelId).pipe(Effect.catchTag("UnknownModel", () => fallback(modelId)))
-
-// ---------------------------------------------------------------------------
-// Service
-// ---------------------------------------------------------------------------
-
-/**
- * Service tag for the {@link PolicyRegistry}, so tests and applications swap
- * the registry (e.g. one loaded from a policy file).
- *
- * @category services
- */
-export class PolicyRegistryService extends Context.Service<PolicyRegistryService, PolicyRegistry>()(
-  "@context-engine/core/PolicyRegistry"
-) {}
-
-/**
- * Provides a registry, {@link builtin} by default.
- *
- * @category layers
- */
-export const layer = (registry: PolicyRegistry = builtin): Layer.Layer<PolicyRegistryService> =>
-  Layer.succeed(PolicyRegistryService, registry)

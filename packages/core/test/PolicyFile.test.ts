@@ -98,19 +98,3 @@ describe("loadPolicyFile", () => {
     }
   })
 })
-
-describe("PolicyFile.layer", () => {
-  it("provides the file's registry as the service", async () => {
-    const path = write(
-      "layer.json",
-      JSON.stringify({ models: { "team-model": { contextWindowTokens: 65_536, maxOutputTokens: 8_192 } } })
-    )
-    const policy = await Effect.runPromise(
-      Effect.gen(function* () {
-        const registry = yield* PolicyRegistry.PolicyRegistryService
-        return yield* registry.lookup("team-model")
-      }).pipe(Effect.provide(PolicyFile.layer(path)))
-    )
-    expect(policy.contextWindowTokens).toBe(65_536)
-  })
-})

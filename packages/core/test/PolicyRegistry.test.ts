@@ -273,18 +273,4 @@ describe("registry", () => {
     expect(error).toBeInstanceOf(Errors.PolicyInvalid)
     expect((error as Errors.PolicyInvalid).field).toBe("reserveTokens")
   })
-
-  it("is provided as a service", () => {
-    const custom = Effect.runSync(
-      PolicyRegistry.make({ models: { "my-model": { contextWindowTokens: 50_000, maxOutputTokens: 5_000 } } })
-    )
-    const program = Effect.gen(function* () {
-      const registry = yield* PolicyRegistry.PolicyRegistryService
-      return yield* registry.lookup("my-model-v2")
-    })
-    const policy = Effect.runSync(program.pipe(Effect.provide(PolicyRegistry.layer(custom))))
-    expect(policy.contextWindowTokens).toBe(50_000)
-    const builtin = Effect.runSyncExit(program.pipe(Effect.provide(PolicyRegistry.layer())))
-    expect(Exit.isFailure(builtin)).toBe(true)
-  })
 })
