@@ -17,7 +17,7 @@ const FLOOR: Record<string, number> = {
   "aider-32k": 12,
   "claude-code-console-32k": 14,
   "pi-before-compaction-128k": 15,
-  "pi-before-compaction-cut1": 14,
+  "pi-before-compaction-cut1": 15,
   "pi-before-compaction-cut2": 14,
   "pi-large-session-128k": 15,
   "swe-agent-marshmallow-8k": 8

@@ -4,7 +4,7 @@
  * the ledger learns from git's output. Small built conversations; each test
  * names the behaviour, never a probe term of the continuity scenarios.
  */
-import { Checkpoint, CheckpointRenderer, ToolActions } from "@context-engine/core"
+import { Checkpoint, CheckpointRenderer, type Message, ToolActions } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Constraints from "../src/checkpoint/Constraints.ts"
 import * as Decisions from "../src/checkpoint/Decisions.ts"
@@ -127,6 +127,64 @@ describe("decisions", () => {
         rationale: 'answering the user (e0): "why would the view keep its own cache? the store has one already, no?"'
       }
     ])
+  })
+})
+
+describe("decisions: a fix and the failure that prompted it", () => {
+  const edit = (id: string, text: string): Message.Message => ({
+    role: "assistant",
+    content: [
+      { type: "text", text },
+      {
+        type: "tool-call",
+        toolCallId: id,
+        toolName: "edit",
+        input: { path: "src/result.ts", oldText: "a", newText: "b" }
+      }
+    ]
+  })
+  const session = withIds([
+    user("Add the retry option to the client."),
+    calls({ id: "c1", name: "bash", input: { command: "pnpm check" } }),
+    results({
+      id: "c1",
+      name: "bash",
+      text: "src/client.ts(4,2): error TS2339: Property 'delayMs' does not exist on type 'Options'.\nexit code 2"
+    }),
+    assistant("Let me look at the Options type:"),
+    calls({ id: "c2", name: "read", input: { path: "src/options.ts" } }),
+    results({ id: "c2", name: "read", text: "export interface Options { retries: number }" }),
+    edit("c3", "I see, Options has no delay. Let me drop the delay from the retry result to match:"),
+    results({ id: "c3", name: "edit", text: "ok" }),
+    calls({ id: "c4", name: "bash", input: { command: "pnpm check" } }),
+    results({ id: "c4", name: "bash", text: "Checked 12 files." })
+  ])
+
+  it("the agent's first change after a failed check, before the check ran again, is a decision with the error as its reason", () => {
+    expect(Decisions.fromRange(session)).toEqual([
+      {
+        decision: "Options has no delay. Drop the delay from the retry result to match. (e6)",
+        rationale:
+          "fixing: `pnpm check` failed with \"src/client.ts(4,2): error TS2339: Property 'delayMs' does not exist on type 'Options'.\""
+      }
+    ])
+  })
+
+  it("a failure nobody fixed is not a decision (it stays a failed approach)", () => {
+    expect(Decisions.fromRange(session.slice(0, 4))).toEqual([])
+    const content = ExtractiveSummarizer.summarizeSync({
+      covered: session.slice(0, 4),
+      maxTokens: 2_000,
+      countTokens: count
+    })
+    expect(content.failedApproaches?.join("\n")).toContain("delayMs")
+  })
+
+  it("narration lead-ins are not part of a decision", () => {
+    expect(Decisions.plainStatement("You're absolutely right. Now let me keep the listeners:")).toBe(
+      "Keep the listeners."
+    )
+    expect(Decisions.plainStatement("Let me update the plan")).toBe("Update the plan")
   })
 })
 

@@ -8,11 +8,20 @@
  *   that changed the code: the text of its first message after the question
  *   that comes with an edit, write or command — the decision, with the user's
  *   question as its reason;
- * - an agent sentence that states its reason ("… because …", "… instead of …").
+ * - an agent sentence that states its reason ("… because …", "… instead of …");
+ * - a fix and the failure that prompted it: a side-effect call failed (a
+ *   check, a build, a test run), and the agent's first message after it that
+ *   comes with a change, before the same call ran again, is the decision, with
+ *   the failure's first error line as its reason — the finding that rules out
+ *   undoing the fix (a later run of the same call passed or replaced it:
+ *   `CriticalIdentifiers.isSuperseded`).
+ *
+ * Decisions are listed in the order they were made, so the budget keeps the
+ * newest.
  *
  * @since 0.2.0
  */
-import { ToolActions, UserSpeech } from "@context-engine/core"
+import { CriticalIdentifiers, ToolActions, UserSpeech } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
 import { assistantText, clip, sentences } from "./Text.ts"
 
@@ -31,22 +40,48 @@ const DECISION_CHARS = 260
 /** Longest quoted question, in characters. */
 const QUESTION_CHARS = 140
 
+/** A decision found at `at` (position of its entry in the range). */
+interface Found extends Decision {
+  readonly at: number
+}
+
+/** Narration lead-ins that carry no decision ("I see,", "Let me", "Now"), dropped from the quoted text. */
+const NARRATION_RE =
+  /^(?:(?:i see|ok(?:ay)?|alright|good|great|perfect|got it|you'?re (?:absolutely |completely |totally )?right)[,.!:](?:\s+|$)|now,?\s+|let me\s+|i'?ll\s+)+/i
+
+/**
+ * The agent's words as a decision: narration lead-ins dropped at the start
+ * of each sentence, a trailing lead-in colon ended as a sentence.
+ */
+export const plainStatement = (text: string): string => {
+  const statement = sentences(text)
+    .map((sentence) => {
+      const rest = sentence.replace(NARRATION_RE, "")
+      return rest.length > 0 ? rest.charAt(0).toUpperCase() + rest.slice(1) : rest
+    })
+    .filter((sentence) => sentence.length > 0)
+    .join(" ")
+    .replace(/:$/, ".")
+  return statement.length > 0 ? statement : text
+}
+
 /** Whether an assistant message changes something (an edit, a write, a command). */
 const changes = (item: CoveredItem): boolean =>
   ToolActions.actionsOf([item]).some((action) => ToolActions.isSideEffect(action))
 
 /** The agent's conclusions that answered a steering question with a change. */
-const answersToSteering = (items: ReadonlyArray<CoveredItem>): Array<Decision> => {
-  const out: Array<Decision> = []
+const answersToSteering = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
+  const out: Array<Found> = []
   items.forEach((item, index) => {
     const said = UserSpeech.spokenText(item.message).trim()
     if (said.length === 0 || !STEERING_RE.test(said.slice(0, 600))) return
-    for (const later of items.slice(index + 1)) {
+    for (const [offset, later] of items.slice(index + 1).entries()) {
       if (UserSpeech.spokenText(later.message).trim().length > 0) return
       const text = assistantText(later.message).trim()
       if (text.length >= 20 && changes(later)) {
         out.push({
-          decision: `${clip(text, DECISION_CHARS)} (${later.entryId})`,
+          at: index + 1 + offset,
+          decision: `${clip(plainStatement(text), DECISION_CHARS)} (${later.entryId})`,
           rationale: `answering the user (${item.entryId}): "${clip(said, QUESTION_CHARS)}"`
         })
         return
@@ -57,24 +92,69 @@ const answersToSteering = (items: ReadonlyArray<CoveredItem>): Array<Decision> =
 }
 
 /** Agent sentences that state their reason. */
-const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Decision> =>
-  items.flatMap((item) =>
+const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Found> =>
+  items.flatMap((item, at) =>
     sentences(assistantText(item.message).slice(0, 6000)).flatMap((sentence) => {
       const match = RATIONALE_RE.exec(sentence)
       return match && !/[`{}]|^\W/.test(match[1]!.slice(0, 1))
-        ? [{ decision: clip(match[1]!, 220), rationale: clip(`${match[2]} ${match[3]}`, 220) }]
+        ? [
+            {
+              at,
+              decision: clip(plainStatement(match[1]!), 220),
+              rationale: clip(`${match[2]} ${match[3]}`.replace(/:$/, ""), 220)
+            }
+          ]
         : []
     })
   )
 
+/** Longest quoted error line, in characters. */
+const ERROR_CHARS = 160
+
+/** The agent's fixes of failed side-effect calls, each with the failure that prompted it. */
+const fixesOfFailures = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
+  const actions = ToolActions.actionsOf(items)
+  const positions = new Map(items.map((item, index) => [item.entryId, index]))
+  const out: Array<Found> = []
+  actions.forEach((action, index) => {
+    if (action.outcome._tag !== "failed" || !ToolActions.isSideEffect(action)) return
+    if (!CriticalIdentifiers.isSuperseded(actions, index)) return
+    const target = action.command ?? action.path ?? action.toolName
+    const from = positions.get(action.entryId)
+    if (from === undefined) return
+    const rerun = actions.slice(index + 1).find((later) => (later.command ?? later.path ?? later.toolName) === target)
+    const until = rerun ? (positions.get(rerun.entryId) ?? items.length) : items.length
+    for (let at = from + 1; at < until; at++) {
+      const later = items[at]!
+      if (UserSpeech.spokenText(later.message).trim().length > 0) return
+      const text = assistantText(later.message).trim()
+      if (text.length >= 20 && changes(later)) {
+        out.push({
+          at,
+          decision: `${clip(plainStatement(text), DECISION_CHARS)} (${later.entryId})`,
+          rationale: `fixing: ${action.command ? `\`${clip(action.command, 80)}\`` : action.toolName} failed with "${clip(action.outcome.error, ERROR_CHARS)}"`
+        })
+        return
+      }
+    }
+  })
+  return out
+}
+
 /**
- * The decisions of a range: stated reasons first, then the answers to the
- * user's steering (the budget fill keeps the last items first, so the
- * user-prompted decisions win when space is short).
+ * The decisions of a range in the order they were made (the budget fill
+ * keeps the newest first); one decision text is listed once.
  *
  * @category constructors
  */
-export const fromRange = (items: ReadonlyArray<CoveredItem>): Array<Decision> => [
-  ...statedReasons(items),
-  ...answersToSteering(items)
-]
+export const fromRange = (items: ReadonlyArray<CoveredItem>): Array<Decision> => {
+  const seen = new Set<string>()
+  return [...statedReasons(items), ...fixesOfFailures(items), ...answersToSteering(items)]
+    .sort((a, b) => a.at - b.at)
+    .flatMap(({ decision, rationale }) => {
+      const key = decision.replace(/\s*\([^()]*\)$/, "")
+      if (seen.has(key)) return []
+      seen.add(key)
+      return [{ decision, rationale }]
+    })
+}
