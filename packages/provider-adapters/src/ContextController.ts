@@ -27,6 +27,7 @@ import { Offload } from "@context-engine/strategies"
 import { Cause, Effect, Exit } from "effect"
 import * as GuardedCompaction from "./GuardedCompaction.ts"
 import * as IdleReturn from "./IdleReturn.ts"
+import * as NativeFallback from "./NativeFallback.ts"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
 import * as RolloutMode from "./RolloutMode.ts"
@@ -127,6 +128,16 @@ export type ContextEvent =
       readonly cachedInputTokens?: number
     }
   | { readonly type: "native"; readonly sessionId: string; readonly entries: ReadonlyArray<Entry.Entry> }
+  | {
+      /** Native compaction does not work on this route (C19): it is off for the route, compaction is local. */
+      readonly type: "native-unavailable"
+      readonly sessionId: string
+      /** `provider:modelId`. */
+      readonly route: string
+      readonly reason: NativeFallback.Reason
+      /** The native threshold that was sent, in tokens. */
+      readonly thresholdTokens?: number
+    }
 
 /**
  * Controller options.
@@ -173,6 +184,13 @@ export interface ControllerOptions {
    * a route (default `PluginGuard.DEFAULT_MAX_CONSECUTIVE_FAILURES`, 3).
    */
   readonly maxConsecutiveCompactionFailures?: number
+  /**
+   * Deadline in ms for the first content part of a response to a request
+   * that carries native compaction options; past it the request is aborted
+   * and the route falls back to local compaction (`NativeFallback`, C19).
+   * Default `NativeFallback.DEFAULT_RESPONSE_TIMEOUT_MS` (300,000).
+   */
+  readonly nativeResponseTimeoutMs?: number
 }
 
 /**
@@ -242,6 +260,19 @@ export interface ContextController {
    * is off) — the caller rethrows it.
    */
   readonly recoverOverflow: (prepared: Prepared, error: unknown) => Promise<Prepared | undefined>
+  /** Routes (`provider:modelId`) on which native compaction was found unavailable. */
+  readonly nativeRoutes: NativeFallback.Routes
+  /**
+   * Native compaction failed on the prepared request's route (C19): turns it
+   * off for the route, records an `provider-native-unavailable` event entry,
+   * emits `native-unavailable`, and makes the session's next `prepare`
+   * compact locally (as a manual compaction).
+   */
+  readonly nativeUnavailable: (
+    prepared: Prepared,
+    reason: NativeFallback.Reason,
+    thresholdTokens: number | undefined
+  ) => Promise<void>
 }
 
 const toEffectEngine = (
@@ -268,6 +299,12 @@ const emit = (options: ControllerOptions, event: ContextEvent): void => {
 }
 
 const EPHEMERAL_PREFIX = "ephemeral:"
+
+const NATIVE_OFF: ModelPolicy.NativeCompaction = {
+  anthropicContextEditing: false,
+  anthropicCompaction: false,
+  openaiResponsesCompaction: false
+}
 
 /** Entries for the per-request system messages: never stored, chained from the root at time 0. */
 const ephemeralEntries = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Entry.Entry> =>
@@ -342,7 +379,21 @@ export const make = (options: ControllerOptions): ContextController => {
   // the engine's caches (validated input, measurement) warm.
   const basePolicies = new Map<string, ModelPolicy.ModelPolicy>()
   const learnedPolicies = new Map<string, ModelPolicy.ModelPolicy>()
+  const nativeRoutes = NativeFallback.makeRoutes()
+  const routeOf = (model: ModelRef): string => `${model.provider}:${model.modelId}`
+  // A route where native compaction failed gets its policy without native features (one object per policy).
+  const localPolicies = new WeakMap<ModelPolicy.ModelPolicy, ModelPolicy.ModelPolicy>()
   const policyFor = async (model: ModelRef, current?: Session.Session): Promise<ModelPolicy.ModelPolicy> => {
+    const policy = await routePolicy(model, current)
+    if (nativeRoutes.reasonFor(routeOf(model)) === undefined) return policy
+    let local = localPolicies.get(policy)
+    if (local === undefined) {
+      local = { ...policy, nativeCompaction: NATIVE_OFF }
+      localPolicies.set(policy, local)
+    }
+    return local
+  }
+  const routePolicy = async (model: ModelRef, current?: Session.Session): Promise<ModelPolicy.ModelPolicy> => {
     const cacheable = typeof options.policy !== "function"
     const baseKey = `${model.provider}\u0000${model.modelId}`
     let base = cacheable ? basePolicies.get(baseKey) : undefined
@@ -462,6 +513,33 @@ export const make = (options: ControllerOptions): ContextController => {
     return exclusive(current.sessionId, () => prepareIn(current, model, messages, tools, ephemeralSystem, signal))
   }
 
+  const nativeDueSessions = new WeakSet<Session.Session>()
+  const nativeUnavailable: ContextController["nativeUnavailable"] = async (prepared, reason, thresholdTokens) => {
+    const route = routeOf(prepared.model)
+    nativeRoutes.disable(route, reason)
+    nativeDueSessions.add(prepared.session)
+    const current = prepared.session
+    await current.append([
+      Entry.make(
+        { id: current.nextId(), parentId: current.entries().at(-1)?.id ?? null, timestamp: new Date().toISOString() },
+        {
+          kind: "event",
+          event: {
+            name: NativeFallback.EVENT_UNAVAILABLE,
+            data: NativeFallback.eventData(route, reason, thresholdTokens)
+          }
+        }
+      )
+    ])
+    emit(options, {
+      type: "native-unavailable",
+      sessionId: current.sessionId,
+      route,
+      reason,
+      ...(thresholdTokens !== undefined ? { thresholdTokens } : {})
+    })
+  }
+
   const lastRequestTrackers = new WeakMap<Session.Session, ReturnType<typeof IdleReturn.makeLastRequestTracker>>()
   const lastRequestOf = (current: Session.Session) => {
     let tracker = lastRequestTrackers.get(current)
@@ -503,7 +581,9 @@ export const make = (options: ControllerOptions): ContextController => {
         breaker,
         timeoutMs: options.compactionTimeoutMs
       })
-    let outcome = await guard(input)
+    // Native compaction failed on this route (C19): the compaction it was to do is done locally now.
+    const nativeDue = nativeDueSessions.delete(current)
+    let outcome = await guard(nativeDue ? { ...input, manual: true } : input)
     // Idle return: the cache expired and the request is large — compact (as a manual compaction) before sending.
     const nowMs = (options.now?.() ?? new Date()).getTime()
     const idle =
@@ -643,5 +723,5 @@ export const make = (options: ControllerOptions): ContextController => {
     return assemble(current, prepared.model, input, original)
   }
 
-  return { engine, session, policyFor, prepare, recordSuccess, recoverOverflow }
+  return { engine, session, policyFor, prepare, recordSuccess, recoverOverflow, nativeRoutes, nativeUnavailable }
 }

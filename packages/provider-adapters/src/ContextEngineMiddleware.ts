@@ -41,6 +41,7 @@ import type {
 import type { ContextView, Message } from "@context-engine/core"
 import type { ProviderNativeEngine } from "@context-engine/engines"
 import * as ContextController from "./ContextController.ts"
+import * as NativeRequests from "./NativeRequests.ts"
 import * as PromptConversion from "./PromptConversion.ts"
 
 /**
@@ -124,7 +125,8 @@ const modelRef = (model: LanguageModelV4): ContextController.ModelRef => ({
 
 /** Reads the first meaningful part; returns it with everything read so far and a stream of the rest. */
 const peek = async (
-  stream: ReadableStream<LanguageModelV4StreamPart>
+  stream: ReadableStream<LanguageModelV4StreamPart>,
+  read: <A>(promise: Promise<A>) => Promise<A> = (promise) => promise
 ): Promise<{
   readonly head: ReadonlyArray<LanguageModelV4StreamPart>
   readonly firstError?: unknown
@@ -135,7 +137,13 @@ const peek = async (
   let firstError: unknown
   let done = false
   while (true) {
-    const next = await reader.read()
+    let next: Awaited<ReturnType<typeof reader.read>>
+    try {
+      next = await read(reader.read())
+    } catch (error) {
+      await reader.cancel(error).catch(() => undefined)
+      throw error
+    }
     if (next.done) {
       done = true
       break
@@ -270,6 +278,13 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
   const surfaced = (context: ContextController.Prepared, original: unknown, second: unknown): unknown =>
     context.profile.classifyOverflow(second) !== undefined ? original : second
 
+  const native = NativeRequests.make(controller, {
+    ...(options.nativeResponseTimeoutMs !== undefined ? { timeoutMs: options.nativeResponseTimeoutMs } : {}),
+    paramsFor,
+    tools: sameTools
+  })
+  const { thresholdOf, reasonOf, deadlined, fallBack, checkItem } = native
+
   return {
     specificationVersion: "v4",
     controller,
@@ -284,7 +299,7 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
       )
       // Aborted while compacting: do not call the model (throwIfAborted throws the signal's reason).
       params.abortSignal?.throwIfAborted()
-      const next = paramsFor(params, context)
+      const next = native.outgoing(modelRef(model), params, messages, paramsFor(params, context))
       prepared.set(next, context)
       return next
     },
@@ -292,9 +307,19 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
       const context = prepared.get(params)
       if (context === undefined) return doGenerate()
       let result: LanguageModelV4GenerateResult
+      const isNative = thresholdOf(params) !== undefined
       try {
-        result = await doGenerate()
+        result = isNative
+          ? await deadlined(params, (sent, read) => read(Promise.resolve(model.doGenerate(sent))))
+          : await doGenerate()
       } catch (error) {
+        const reason = isNative ? reasonOf(error) : undefined
+        if (reason !== undefined) {
+          const fallback = await fallBack(context, params, reason)
+          const answer = await model.doGenerate(fallback.params)
+          await record(fallback.context, answer.usage, answer)
+          return answer
+        }
         const retry = await recover(context, params, error)
         if (retry === undefined) throw error
         try {
@@ -305,22 +330,27 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
         await record(retry.context, result.usage, result)
         return result
       }
+      if (isNative) await checkItem(context, params, result.usage, result.content)
       await record(context, result.usage, result)
       return result
     },
     wrapStream: async ({ doStream, params, model }) => {
       const context = prepared.get(params)
       if (context === undefined) return doStream()
+      const isNative = thresholdOf(params) !== undefined
       const recordFor =
-        (target: ContextController.Prepared) =>
-        (usage: LanguageModelV4Usage | undefined, response: ProviderNativeEngine.NativeResponse) =>
-          record(target, usage, response)
+        (target: ContextController.Prepared, sent?: LanguageModelV4CallOptions) =>
+        async (usage: LanguageModelV4Usage | undefined, response: ProviderNativeEngine.NativeResponse) => {
+          if (sent !== undefined) await checkItem(target, sent, usage, response.content)
+          await record(target, usage, response)
+        }
       const attempt = async (
-        call: () => PromiseLike<LanguageModelV4StreamResult>
+        call: () => PromiseLike<LanguageModelV4StreamResult>,
+        read?: <B>(promise: Promise<B>) => Promise<B>
       ): Promise<{ readonly result?: LanguageModelV4StreamResult; readonly error?: unknown }> => {
         try {
-          const result = await call()
-          const peeked = await peek(result.stream)
+          const result = await (read ? read(Promise.resolve(call())) : call())
+          const peeked = await peek(result.stream, read)
           if (peeked.firstError !== undefined && context.profile.classifyOverflow(peeked.firstError) !== undefined) {
             await peeked.rest.cancel().catch(() => undefined)
             return { error: peeked.firstError }
@@ -330,8 +360,27 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
           return { error }
         }
       }
-      const first = await attempt(doStream)
-      if (first.result) return { ...first.result, stream: observe(first.result.stream, recordFor(context)) }
+      const first = isNative
+        ? await deadlined(params, async (sent, read) => {
+            const outcome = await attempt(() => model.doStream(sent), read)
+            if (outcome.error !== undefined) throw outcome.error
+            return outcome
+          }).catch(
+            (error: unknown) =>
+              ({ error }) as { readonly result?: LanguageModelV4StreamResult; readonly error?: unknown }
+          )
+        : await attempt(doStream)
+      if (first.result)
+        return {
+          ...first.result,
+          stream: observe(first.result.stream, recordFor(context, isNative ? params : undefined))
+        }
+      const reason = isNative ? reasonOf(first.error) : undefined
+      if (reason !== undefined) {
+        const fallback = await fallBack(context, params, reason)
+        const result = await model.doStream(fallback.params)
+        return { ...result, stream: observe(result.stream, recordFor(fallback.context)) }
+      }
       const retry = await recover(context, params, first.error)
       if (retry === undefined) throw first.error
       const second = await attempt(() => model.doStream(retry.params))
