@@ -11,7 +11,10 @@
  * `NODE_V8_COVERAGE` writes). Everything is imported and the middleware
  * built first; the counters are then reset (`Profiler.takePreciseCoverage`
  * resets them) and the request runs. A file "runs" when one of its functions
- * was called during the request. A package crossing is an import edge
+ * was called during the request; a file is "loaded" when importing the two
+ * entries evaluated it (what ran before the first reset), so the figures
+ * separate code the request needed from code an import pulled in (package
+ * `index.ts` files re-export every module). A package crossing is an import edge
  * between two files that ran, from one `packages/<name>` to another
  * (`@context-engine/x` namespace imports resolved through the package's
  * `index.ts` to the module file).
@@ -78,11 +81,13 @@ const conversation = (turns: number): Array<ModelMessage> => [
 /** Runs `request` with the coverage counters reset first; the files whose functions ran, and the checkpoints written. */
 const measured = async (middleware: ReturnType<typeof makeMiddleware>, messages: Array<ModelMessage>) => {
   const wrapped = wrapLanguageModel({ model, middleware })
-  await session.post("Profiler.takePreciseCoverage") // resets the counters: what ran before is not counted
+  // Resets the counters: what ran before is not counted. What it reports ran since the last reset: the first
+  // time, everything loaded (the entries' imports and their module code).
+  const { result: before } = await session.post("Profiler.takePreciseCoverage")
   await generateText({ model: wrapped, system: "You are a coding agent.", messages })
   const { result } = await session.post("Profiler.takePreciseCoverage")
   const transcript = await middleware.controller.session({ provider: "anthropic.messages", modelId: "claude-test" })
-  return { result, checkpoints: transcript.entries().filter((entry) => entry.kind === "checkpoint").length }
+  return { before, result, checkpoints: transcript.entries().filter((entry) => entry.kind === "checkpoint").length }
 }
 
 // Cold: the first request of a process and of its session writes a checkpoint (policy resolution, session
@@ -99,10 +104,14 @@ const warm = await measured(warmMiddleware, conversation(12))
 await session.post("Profiler.stopPreciseCoverage")
 
 const packagesDir = join(root, "packages")
+const isProjectSource = (script: { readonly url: string }) =>
+  script.url.startsWith(pathToFileURL(packagesDir).href) && script.url.includes("/src/")
+/** Project files the entries' imports loaded: everything that ran before the cold request. */
+const loaded = new Set(cold.before.filter(isProjectSource).map((script) => fileURLToPath(script.url)))
 const report = (label: string, { result, checkpoints }: Awaited<ReturnType<typeof measured>>, list: boolean) => {
   const ran = new Set(
     result
-      .filter((script) => script.url.startsWith(pathToFileURL(packagesDir).href) && script.url.includes("/src/"))
+      .filter(isProjectSource)
       .filter((script) => script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)))
       .map((script) => fileURLToPath(script.url))
   )
@@ -141,6 +150,7 @@ const report = (label: string, { result, checkpoints }: Awaited<ReturnType<typeo
   for (const file of ran) byPackage.set(packageOf(file), (byPackage.get(packageOf(file)) ?? 0) + 1)
   console.log(`${label} — request wrote a checkpoint: ${checkpoints > 0 ? "yes" : "NO"}`)
   console.log(`project files run: ${ran.size} (${[...byPackage].map(([pkg, n]) => `${pkg} ${n}`).join(", ")})`)
+  console.log(`project files loaded by importing the entries: ${loaded.size} (the request ran ${ran.size})`)
   console.log(`package crossings (import edges between files that ran): ${crossings.length}`)
   console.log(
     `package pairs crossed: ${
@@ -156,6 +166,8 @@ const report = (label: string, { result, checkpoints }: Awaited<ReturnType<typeo
   )
   if (list) {
     for (const file of [...ran].sort()) console.log(`  ${relative(root, file)}`)
+    for (const file of [...loaded].filter((file) => !ran.has(file)).sort())
+      console.log(`  loaded, not run: ${relative(root, file)}`)
     for (const edge of crossings.sort()) console.log(`  ${edge}`)
   }
 }
