@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import { type Anchor, apportion } from "./Anchor.ts"
 import type { Budget } from "./Budget.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { ContextView, ItemSource, ToolDefinition } from "./ContextView.ts"
@@ -18,9 +17,10 @@ import type { ModelPolicy } from "./ModelPolicy.ts"
 import * as ReasoningTokens from "./ReasoningTokens.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 import * as Tokenizers from "./Tokenizers.ts"
+import { type Anchor, apportion } from "./UsageScale.ts"
 import * as ViewPrefix from "./ViewPrefix.ts"
 
-export { type Anchor, anchorFor, prefixFingerprint } from "./Anchor.ts"
+export { type Anchor, anchorFor, prefixFingerprint } from "./UsageScale.ts"
 
 /**
  * Counts one message, by category. `source` decides whether text counts as
