@@ -106,12 +106,13 @@ const mergeProviderOptions = (
 
 const paramsFor = (
   params: LanguageModelV4CallOptions,
-  prepared: ContextController.Prepared
+  prepared: ContextController.Prepared,
+  toPrompt: (messages: ReadonlyArray<Message.Message>) => LanguageModelV4CallOptions["prompt"]
 ): LanguageModelV4CallOptions => {
   if (!prepared.rewritten && prepared.providerOptions === undefined) return params
   return {
     ...params,
-    prompt: prepared.rewritten ? PromptConversion.toPrompt(prepared.messages) : params.prompt,
+    prompt: prepared.rewritten ? toPrompt(prepared.messages) : params.prompt,
     ...(prepared.providerOptions !== undefined
       ? { providerOptions: mergeProviderOptions(prepared.providerOptions, params.providerOptions) ?? {} }
       : {})
@@ -236,6 +237,8 @@ const observe = (
  */
 export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngineMiddleware => {
   const controller = ContextController.make(options)
+  // A rewritten view is converted to a prompt every step; only its messages not sent last step are converted.
+  const toPrompt = PromptConversion.makeToPrompt()
   const prepared = new WeakMap<LanguageModelV4CallOptions, ContextController.Prepared>()
   // The AI SDK passes new tool objects each step; equal tools keep one definitions array, so the
   // engine's validated-input and measurement caches hit (cost: one serialization of the tools).
@@ -259,7 +262,7 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
     } catch {
       return undefined
     }
-    return retry === undefined ? undefined : { context: retry, params: paramsFor(params, retry) }
+    return retry === undefined ? undefined : { context: retry, params: paramsFor(params, retry, toPrompt) }
   }
 
   /** Recording is best effort: a failing store or engine never loses the model's answer. */
@@ -280,7 +283,7 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
 
   const native = NativeRequests.make(controller, {
     ...(options.nativeResponseTimeoutMs !== undefined ? { timeoutMs: options.nativeResponseTimeoutMs } : {}),
-    paramsFor,
+    paramsFor: (params, prepared) => paramsFor(params, prepared, toPrompt),
     tools: sameTools
   })
   const { thresholdOf, reasonOf, deadlined, fallBack, checkItem } = native
@@ -299,7 +302,7 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
       )
       // Aborted while compacting: do not call the model (throwIfAborted throws the signal's reason).
       params.abortSignal?.throwIfAborted()
-      const next = native.outgoing(modelRef(model), params, messages, paramsFor(params, context))
+      const next = native.outgoing(modelRef(model), params, messages, paramsFor(params, context, toPrompt))
       prepared.set(next, context)
       return next
     },

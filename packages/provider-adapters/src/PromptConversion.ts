@@ -271,3 +271,28 @@ const convertMessage = (message: AnyMessage): LanguageModelV4Message => {
  * @category conversions
  */
 export const toPrompt = (messages: ReadonlyArray<AnyMessage>): LanguageModelV4Prompt => messages.map(toPromptMessage)
+
+/**
+ * An incremental {@link toPrompt} for one conversation: each call reuses
+ * the converted messages of the longest prefix it shares with the previous
+ * call's messages (pointer compares), and converts only the rest — a step
+ * that appends messages to a rewritten view costs O(new messages) in
+ * conversion, not O(prompt). Returns a new array each call.
+ *
+ * @category conversions
+ */
+export const makeToPrompt = (): ((messages: ReadonlyArray<AnyMessage>) => LanguageModelV4Prompt) => {
+  let lastMessages: Array<AnyMessage> = []
+  let lastPrompt: LanguageModelV4Prompt = []
+  return (messages) => {
+    const end = Math.min(messages.length, lastMessages.length)
+    let shared = 0
+    while (shared < end && messages[shared] === lastMessages[shared]) shared++
+    const prompt = lastPrompt.slice(0, shared)
+    for (let index = shared; index < messages.length; index++) prompt.push(toPromptMessage(messages[index]!))
+    // Our own copies: the caller may reuse or change its arrays.
+    lastMessages = messages.slice()
+    lastPrompt = prompt.slice()
+    return prompt
+  }
+}

@@ -8,8 +8,9 @@
  * `streamText` and `ToolLoopAgent` append the response messages to the
  * prompt), as new objects each call. {@link Session.sync} finds the longest
  * prefix of the incoming messages that matches the transcript's active path
- * — by position and a cheap fingerprint ({@link messageFingerprint}), never
- * re-serializing unchanged messages — and appends only the rest. When the application rewrote its history (the messages diverge), the
+ * — by position and value ({@link sameMessage}: pointer compares of the
+ * leaves the AI SDK carries over, never hashing or re-serializing unchanged
+ * messages) — and appends only the rest. When the application rewrote its history (the messages diverge), the
  * transcript keeps every old entry and the session continues on a new branch
  * whose `parentId` is the last matching message (Pi's session tree).
  *
@@ -64,20 +65,6 @@ export interface Session {
   readonly learn: (modelId: string, windowTokens: number) => void
 }
 
-const replacer = (_key: string, value: unknown): unknown => {
-  if (value instanceof Uint8Array) return `bytes:${Buffer.from(value).toString("base64")}`
-  if (value instanceof ArrayBuffer) return `bytes:${Buffer.from(new Uint8Array(value)).toString("base64")}`
-  if (value instanceof URL) return `url:${value.href}`
-  return value
-}
-
-/**
- * A structural key of a message: equal keys mean the same message.
- *
- * @category utils
- */
-export const messageKey = (message: Message.Message): string => JSON.stringify(message, replacer)
-
 const isMessageEntry = (entry: Entry.Entry): entry is Entry.MessageEntry => entry.kind === "message"
 
 const isWindow = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 1
@@ -107,66 +94,71 @@ export const learnedFromEvent = (data: OverflowEvent.Data): number | undefined =
   return data.learnedWindowTokens
 }
 
-/** Mixes `value` into the 32-bit hash `hash` (FNV-1a step on a whole number). */
-const mix = (hash: number, value: number): number => Math.imul(hash ^ value, 16777619) >>> 0
+/** The bytes of a binary value (`Uint8Array` or `ArrayBuffer`), else undefined. */
+const bytesOf = (value: object): Uint8Array | undefined =>
+  value instanceof Uint8Array ? value : value instanceof ArrayBuffer ? new Uint8Array(value) : undefined
 
-/** Strings up to this many characters are hashed whole; longer ones by {@link TEXT_SAMPLES} samples. */
-const WHOLE_TEXT_CHARS = 64
-const TEXT_SAMPLES = 32
-
-/** Length and characters of a string (all of a short one, evenly spaced samples and the ends of a long one). */
-const mixText = (hash: number, text: string): number => {
-  let next = mix(hash, text.length)
-  const step = text.length <= WHOLE_TEXT_CHARS ? 1 : Math.floor(text.length / TEXT_SAMPLES)
-  for (let index = 0; index < text.length; index += step) next = mix(next, text.charCodeAt(index))
-  return mix(next, text.charCodeAt(text.length - 1) | 0)
-}
-
-const mixValue = (hash: number, value: unknown): number => {
-  if (typeof value === "string") return mixText(hash, value)
-  if (typeof value !== "object" || value === null) return mix(hash, typeof value === "number" ? value | 0 : 7)
-  if (Array.isArray(value)) return mix(hash, value.length)
-  let next = hash
-  for (const key in value) next = mixValue(mixText(next, key), (value as Record<string, unknown>)[key])
-  return next
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  if (a.length !== b.length) return false
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false
+  return true
 }
 
 /**
- * A cheap structural fingerprint of a message: role, number of parts, and
- * every field of every part except `providerOptions` (strings of up to 64
- * characters whole, longer ones by length and 32 evenly spaced characters;
- * arrays by length). Costs O(fields), independent of text length, with no
- * serialization (unlike {@link messageKey}), so syncing a step does not
- * re-serialize the history. Equal messages always have equal fingerprints;
- * an edit of a long text that keeps its length and every sampled character
- * is not seen (the transcript keeps the earlier message).
+ * Whether two values are equal as data: `===` first (strings by value,
+ * anything else by identity), then arrays item by item, bytes by content,
+ * URLs by `href`, and plain objects field by field ({@link sameFields}).
+ * Identity short-cuts every shared subtree, so values rebuilt around the
+ * same leaves cost a few pointer compares.
+ */
+const sameValue = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+    for (let index = 0; index < a.length; index++) if (!sameValue(a[index], b[index])) return false
+    return true
+  }
+  const bytes = bytesOf(a)
+  if (bytes !== undefined || bytesOf(b) !== undefined) {
+    const other = bytesOf(b)
+    return bytes !== undefined && other !== undefined && sameBytes(bytes, other)
+  }
+  if (a instanceof URL || b instanceof URL) return a instanceof URL && b instanceof URL && a.href === b.href
+  return sameFields(a as Record<string, unknown>, b as Record<string, unknown>, undefined)
+}
+
+/**
+ * Same fields with equal values ({@link sameValue}); a field holding
+ * `undefined` counts as absent (as in JSON), and `skip` is not compared.
+ */
+const sameFields = (a: Record<string, unknown>, b: Record<string, unknown>, skip: string | undefined): boolean => {
+  let fields = 0
+  for (const key in b) {
+    const value = b[key]
+    if (value === undefined || key === skip) continue
+    if (!sameValue(a[key], value)) return false
+    fields++
+  }
+  for (const key in a) if (a[key] !== undefined && key !== skip) fields--
+  return fields === 0
+}
+
+/**
+ * Whether `next` is the message `known` as a value: same role, and the same
+ * content — the same string, or the same parts with every field equal
+ * ({@link sameValue}) except `providerOptions` (apps move cache-control
+ * breakpoints across earlier messages every step; that is not an edit of
+ * the conversation). Exact: any change of text, tool input or output,
+ * part type or field is seen, whatever its length or position, with no
+ * hashing or serialization. The AI SDK rebuilds the message and part
+ * objects every step around the same values, so an unchanged message costs
+ * a few pointer compares per part.
  *
  * @category utils
  */
-export const messageFingerprint = (message: Message.Message): number => {
-  let hash = mixText(2166136261, message.role)
-  const content = message.content as unknown
-  if (typeof content === "string") return mixText(hash, content)
-  if (!Array.isArray(content)) return mix(hash, 1)
-  hash = mix(hash, content.length)
-  for (const part of content as ReadonlyArray<Record<string, unknown>>) {
-    for (const key in part) {
-      if (key === "providerOptions") continue
-      hash = mixValue(mixText(hash, key), part[key])
-    }
-  }
-  return hash
-}
-
-/**
- * Whether `next` is `known` rebuilt around the same values: same role and
- * content, every part with the same fields holding the same values (`===`:
- * strings by value, objects by identity). The AI SDK's per-step conversion
- * builds new message and part objects around the values it was given, so
- * this is a few pointer compares per part and needs no hashing; any field
- * an app changed fails it (then the fingerprint decides).
- */
-const sameValues = (known: Message.Message, next: Message.Message): boolean => {
+export const sameMessage = (known: Message.Message, next: Message.Message): boolean => {
+  if (known === next) return true
   if (known.role !== next.role) return false
   const a = known.content as unknown
   const b = next.content as unknown
@@ -175,37 +167,22 @@ const sameValues = (known: Message.Message, next: Message.Message): boolean => {
   for (let index = 0; index < a.length; index++) {
     const left = a[index] as Record<string, unknown>
     const right = b[index] as Record<string, unknown>
-    if (left === right) continue
-    let fields = 0
-    for (const key in left) {
-      if (left[key] !== right[key]) return false
-      fields++
-    }
-    for (const _ in right) fields--
-    if (fields !== 0) return false
+    if (left !== right && !sameFields(left, right, "providerOptions")) return false
   }
   return true
 }
 
 /**
- * How many leading `messages` are already the session's message entries:
- * same object, the same values in new objects ({@link sameValues}), or the
- * same fingerprint by position. Stops at the first difference.
+ * How many leading `messages` are already the session's message entries,
+ * position by position ({@link sameMessage}). Stops at the first difference.
  */
 const matchedPrefix = (
   entries: ReadonlyArray<Entry.MessageEntry>,
-  fingerprints: ReadonlyArray<number>,
   messages: ReadonlyArray<Message.Message>
 ): number => {
   const limit = Math.min(entries.length, messages.length)
   let matched = 0
-  while (
-    matched < limit &&
-    (entries[matched]!.message === messages[matched] ||
-      sameValues(entries[matched]!.message, messages[matched]!) ||
-      fingerprints[matched] === messageFingerprint(messages[matched]!))
-  )
-    matched++
+  while (matched < limit && sameMessage(entries[matched]!.message, messages[matched]!)) matched++
   return matched
 }
 
@@ -219,9 +196,8 @@ const matchedPrefix = (
 export const make = async (sessionId: string, store?: SessionStore): Promise<Session> => {
   const all: Array<Entry.Entry> = store ? [...(await store.load(sessionId)).entries] : []
   let path = [...ActiveView.branch(all)]
-  // The message entries of the active path and their fingerprints, kept in step with `path`.
+  // The message entries of the active path, kept in step with `path`.
   let messageEntries: Array<Entry.MessageEntry> = path.filter(isMessageEntry)
-  let fingerprints: Array<number> = messageEntries.map((entry) => messageFingerprint(entry.message))
   let counter = all.length
   const ids = new Set(all.map((entry) => entry.id))
   const nextId = (): string => {
@@ -265,15 +241,12 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
       all.push(entry)
       ids.add(entry.id)
       path.push(entry)
-      if (entry.kind === "message") {
-        messageEntries.push(entry)
-        fingerprints.push(messageFingerprint(entry.message))
-      }
+      if (entry.kind === "message") messageEntries.push(entry)
     }
   }
 
   const sync = async (messages: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
-    const matched = matchedPrefix(messageEntries, fingerprints, messages)
+    const matched = matchedPrefix(messageEntries, messages)
     if (matched < messageEntries.length) {
       // Diverged: continue on a branch after the last matching message and the
       // non-message entries (edits, checkpoints) that directly follow it.
@@ -282,7 +255,6 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
       if (lastMatched !== undefined) while (end < path.length && path[end]!.kind !== "message") end++
       path = path.slice(0, end)
       messageEntries = messageEntries.slice(0, matched)
-      fingerprints = fingerprints.slice(0, matched)
     }
     const appended: Array<Entry.MessageEntry> = []
     for (const message of messages.slice(matched)) {

@@ -15,6 +15,27 @@ describe("PromptConversion", () => {
     expect(PromptConversion.toPromptMessage({ role: "user", content: "hello" })).not.toBe(first)
   })
 
+  it("makeToPrompt equals toPrompt, reuses the converted prefix it shares with the last call, and converts the rest", () => {
+    const toPrompt = PromptConversion.makeToPrompt()
+    const messages: Array<Message.Message> = [
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+      { role: "user", content: "c" }
+    ]
+    const first = toPrompt(messages.slice(0, 2))
+    expect(first).toEqual(PromptConversion.toPrompt(messages.slice(0, 2)))
+    const second = toPrompt(messages)
+    expect(second).toEqual(PromptConversion.toPrompt(messages))
+    expect(second).not.toBe(first)
+    expect(second[0]).toBe(first[0])
+    // A different message at position 1: that position and later are converted from the new messages.
+    const changed: Array<Message.Message> = [messages[0]!, { role: "assistant", content: "B" }, messages[2]!]
+    expect(toPrompt(changed)).toEqual(PromptConversion.toPrompt(changed))
+    // A caller that mutates the array it passed does not corrupt the next call.
+    changed[1] = { role: "assistant", content: "other" }
+    expect(toPrompt(changed)).toEqual(PromptConversion.toPrompt(changed))
+  })
+
   it("every V4 prompt message is a Message (type level), so V4 → Message is the identity", () => {
     expectTypeOf<LanguageModelV4Message>().toExtend<Message.Message>()
     const prompt: LanguageModelV4Prompt = [

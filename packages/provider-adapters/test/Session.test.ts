@@ -179,6 +179,44 @@ describe("Session.sync", () => {
     expect(await session.sync(extended)).toHaveLength(1)
   })
 
+  it("notices a one-character edit inside a long earlier text, at any position (a sampled fingerprint missed it)", async () => {
+    // 4,000 characters: the previous fingerprint hashed a long text by its length and 32 evenly spaced
+    // characters, so an edit of the same length between two samples kept the old message in the transcript.
+    const long = "x".repeat(2_000) + "rm -rf /tmp/build-a" + "y".repeat(1_981)
+    const conversation = (text: string): Array<Message.Message> => [
+      { role: "user", content: [{ type: "text", text }] },
+      { role: "assistant", content: [{ type: "text", text: "ok" }] },
+      { role: "user", content: "next" }
+    ]
+    for (const position of [2_017, 2_018, 1, 3_999]) {
+      const edited = long.slice(0, position) + "#" + long.slice(position + 1)
+      expect(edited).toHaveLength(long.length)
+      const session = await Session.make("s")
+      await session.sync(conversation(long))
+      const appended = await session.sync(conversation(edited))
+      expect(appended).toHaveLength(3)
+      expect((session.messageEntries()[0]!.message.content as Array<{ text: string }>)[0]!.text).toBe(edited)
+    }
+  })
+
+  it("compares bytes by content and ignores provider options, as values", async () => {
+    const withFile = (bytes: Uint8Array, providerOptions?: Message.ProviderOptions): Array<Message.Message> => [
+      {
+        role: "user",
+        content: [
+          { type: "file", data: bytes, mediaType: "image/png", ...(providerOptions ? { providerOptions } : {}) }
+        ]
+      }
+    ]
+    const session = await Session.make("s")
+    await session.sync(withFile(new Uint8Array([1, 2, 3])))
+    // Equal bytes in a new array, and a cache-control option moved onto the message: the same message.
+    const cached = { anthropic: { cacheControl: { type: "ephemeral" } } }
+    expect(await session.sync(withFile(new Uint8Array([1, 2, 3]), cached))).toHaveLength(0)
+    // One byte changed: an edit.
+    expect(await session.sync(withFile(new Uint8Array([1, 2, 4])))).toHaveLength(1)
+  })
+
   it("a shorter history continues on a branch after the last kept message", async () => {
     const session = await Session.make("s")
     await session.sync(history())
