@@ -1,0 +1,95 @@
+/**
+ * The events a context controller reports (`ControllerOptions.onEvent`):
+ * requests, compactions and their failures, overflows, usage and
+ * provider-native items.
+ *
+ * @since 0.3.0
+ */
+import type { ContextEngine, Entry, Errors } from "@context-engine/core"
+import type { ModelRef } from "./ControllerOptions.ts"
+import type * as GuardedCompaction from "./GuardedCompaction.ts"
+import type * as NativeFallback from "./NativeFallback.ts"
+import type * as RolloutMode from "./RolloutMode.ts"
+
+/**
+ * What happened, for logs and example output. Handlers run synchronously and
+ * in order; a handler that throws is ignored.
+ *
+ * @category models
+ */
+export type ContextEvent =
+  | {
+      readonly type: "request"
+      readonly sessionId: string
+      readonly model: ModelRef
+      /** Measured input tokens of what is sent. */
+      readonly inputTokens: number
+      /** The largest input the policy allows. */
+      readonly budgetTokens: number
+      readonly contextWindowTokens: number
+      readonly messagesSent: number
+      readonly messagesInTranscript: number
+      /** Whether what is sent differs from what the application passed. */
+      readonly rewritten: boolean
+    }
+  | {
+      readonly type: "compaction"
+      readonly sessionId: string
+      readonly reasons: ReadonlyArray<ContextEngine.CompactionReason>
+      readonly tokensBefore: number
+      readonly tokensAfter: number
+      readonly stages: ReadonlyArray<ContextEngine.StageReport>
+      readonly checkpointId?: string
+      /** The rollout mode; in `shadow` (and `advisory` with a checkpoint) the checkpoint was recorded, not applied. */
+      readonly mode?: RolloutMode.RolloutMode
+      /** Id of the shadow entry holding what was withheld. */
+      readonly shadowEntryId?: string
+    }
+  | {
+      readonly type: "compaction-failed"
+      readonly sessionId: string
+      readonly error: GuardedCompaction.Failure
+      /** Failures in a row on this route, this one included. */
+      readonly consecutiveFailures: number
+      /** The circuit opened: later automatic compactions on this route are skipped. */
+      readonly circuitOpen: boolean
+    }
+  | { readonly type: "compaction-skipped"; readonly sessionId: string; readonly reason: string }
+  | {
+      readonly type: "overflow"
+      readonly sessionId: string
+      readonly overflow: Errors.ContextOverflow
+      readonly learnedWindowTokens: number
+    }
+  | {
+      readonly type: "usage"
+      readonly sessionId: string
+      readonly inputTokens?: number
+      readonly outputTokens?: number
+      readonly cachedInputTokens?: number
+    }
+  | { readonly type: "native"; readonly sessionId: string; readonly entries: ReadonlyArray<Entry.Entry> }
+  | {
+      /** Native compaction does not work on this route (C19): it is off for the route, compaction is local. */
+      readonly type: "native-unavailable"
+      readonly sessionId: string
+      /** `provider:modelId`. */
+      readonly route: string
+      readonly reason: NativeFallback.Reason
+      /** The native threshold that was sent, in tokens. */
+      readonly thresholdTokens?: number
+    }
+
+/**
+ * Calls the handler with `event`; a handler that throws is ignored (handlers
+ * are observers and never break a request).
+ *
+ * @category utils
+ */
+export const emit = (onEvent: ((event: ContextEvent) => void) | undefined, event: ContextEvent): void => {
+  try {
+    onEvent?.(event)
+  } catch {
+    // Event handlers are observers; they never break a request.
+  }
+}

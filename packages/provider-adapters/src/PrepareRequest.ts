@@ -1,0 +1,229 @@
+/**
+ * One request of the controller, prepared (`ContextController.prepare`):
+ * sync the application's messages into the session, offload large tool
+ * results as they arrive, ask the engine whether to compact (as a manual
+ * compaction when native compaction just failed on the route, or on an idle
+ * return), commit what the rollout mode allows, and assemble what to send.
+ * A failed compaction leaves the previous valid view in force and the
+ * request still goes out (DESIGN.md invariants).
+ *
+ * @since 0.3.0
+ */
+import {
+  type ContextEngine,
+  type ContextView,
+  Entry,
+  type Message,
+  type ModelPolicy,
+  Telemetry,
+  Tokenizers
+} from "@context-engine/core"
+import { Offload } from "@context-engine/strategies"
+import { Effect } from "effect"
+import { type ModelRef, routeOf } from "./ControllerOptions.ts"
+import { assemble, ephemeralEntries, type Prepared, type Runtime } from "./ControllerRuntime.ts"
+import * as GuardedCompaction from "./GuardedCompaction.ts"
+import * as IdleReturn from "./IdleReturn.ts"
+import * as ProviderProfile from "./ProviderProfile.ts"
+import * as RolloutMode from "./RolloutMode.ts"
+import type * as Session from "./Session.ts"
+
+/**
+ * Appends one offload edit entry per newly arrived tool result over the
+ * threshold (counted with the policy's tokenizer unless the options give a
+ * counter).
+ */
+const offloadArrivals = async (
+  current: Session.Session,
+  arrived: ReadonlyArray<Entry.Entry>,
+  policy: ModelPolicy.ModelPolicy,
+  offload: Offload.Options
+): Promise<void> => {
+  if (!arrived.some((entry) => entry.kind === "message" && entry.message.role === "tool")) return
+  const countTokens = offload.countTokens ?? Tokenizers.forPolicy(policy).count
+  const edits = Offload.editsFor(arrived, { ...offload, countTokens })
+  if (edits.length === 0) return
+  const timestamp = new Date().toISOString()
+  const entries = Entry.chain(
+    current.entries().at(-1)?.id ?? null,
+    timestamp,
+    edits.map((edit) => ({ id: current.nextId(), body: { kind: "edit" as const, edit } }))
+  )
+  await current.append(entries)
+}
+
+/** Commits what the rollout mode allows of a compaction and reports it. */
+const commitCompaction = async (
+  runtime: Runtime,
+  current: Session.Session,
+  input: ContextEngine.EngineInput,
+  result: ContextEngine.CompactionResult,
+  reasons: ReadonlyArray<ContextEngine.CompactionReason>
+): Promise<void> => {
+  const { mode } = runtime
+  const last = current.entries().at(-1)
+  const { commit, shadow } = RolloutMode.split(mode, result, reasons, {
+    id: current.nextId(),
+    parentId: last?.id ?? null,
+    timestamp: new Date().toISOString()
+  })
+  let committed = commit
+  if (mode === "advisory" && result.checkpoint !== undefined) {
+    // The checkpoint is recorded as a shadow; what is applied is the deterministic reduction.
+    const deterministic = { ...input, deterministicOnly: true }
+    const reduced = await Effect.runPromise(Effect.result(runtime.engine.compact(deterministic)))
+    committed = reduced._tag === "Success" ? reduced.success.entriesToAppend : []
+  }
+  // The shadow entry continues after what was committed, so the branch (ActiveView.branch) keeps the edits.
+  const linked = shadow && committed.length > 0 ? { ...shadow, parentId: committed.at(-1)!.id } : shadow
+  await current.append(linked ? [...committed, linked] : committed)
+  runtime.emit({
+    type: "compaction",
+    sessionId: current.sessionId,
+    reasons,
+    tokensBefore: result.before.inputTokens,
+    tokensAfter: result.after.inputTokens,
+    stages: result.stages,
+    ...(result.checkpoint ? { checkpointId: result.checkpoint.id } : {}),
+    mode,
+    ...(shadow ? { shadowEntryId: shadow.id } : {})
+  })
+}
+
+interface Decided {
+  readonly outcome: GuardedCompaction.Outcome
+  /** The compaction is an idle return's (`IdleReturn`). */
+  readonly idle: boolean
+  readonly nowMs: number
+}
+
+/**
+ * Runs the engine's decision and compaction under the guard: as a manual
+ * compaction when native compaction failed on the route (C19); again as a
+ * manual compaction when nothing was needed but an idle return is due.
+ */
+const decide = async (
+  runtime: Runtime,
+  current: Session.Session,
+  model: ModelRef,
+  input: ContextEngine.EngineInput,
+  lastMs: number | undefined
+): Promise<Decided> => {
+  const { options } = runtime
+  const guard = (compactInput: ContextEngine.EngineInput) =>
+    GuardedCompaction.run({
+      engine: runtime.engine,
+      input: compactInput,
+      route: routeOf(model),
+      breaker: runtime.breaker,
+      timeoutMs: options.compactionTimeoutMs
+    })
+  // Native compaction failed on this route (C19): the compaction it was to do is done locally now.
+  const nativeDue = runtime.nativeDueSessions.delete(current)
+  const outcome = await guard(nativeDue ? { ...input, manual: true } : input)
+  // Idle return: the cache expired and the request is large — compact (as a manual compaction) before sending.
+  const nowMs = (options.now?.() ?? new Date()).getTime()
+  const idle =
+    outcome._tag === "NotNeeded" &&
+    outcome.decision !== undefined &&
+    options.idleReturn !== false &&
+    IdleReturn.isDue({
+      entries: current.entries(),
+      lastMs,
+      nowMs,
+      ttlMs: ProviderProfile.forProvider(model.provider).promptCache.ttlMs,
+      inputTokens: outcome.decision.measurement.inputTokens,
+      ...(options.idleReturn?.thresholdTokens !== undefined
+        ? { thresholdTokens: options.idleReturn.thresholdTokens }
+        : {})
+    })
+  return { outcome: idle ? await guard({ ...input, manual: true }) : outcome, idle, nowMs }
+}
+
+/** Commits a compaction (and the idle event after it) or reports why there is none; true when entries were appended. */
+const settle = async (
+  runtime: Runtime,
+  current: Session.Session,
+  model: ModelRef,
+  input: ContextEngine.EngineInput,
+  decided: Decided,
+  lastMs: number | undefined,
+  startMs: number
+): Promise<boolean> => {
+  const { outcome, idle, nowMs } = decided
+  if (outcome._tag === "Compacted") {
+    const { result, decision } = outcome
+    Telemetry.recordCompactionSpan(runtime.engine.name, input, result, { mode: runtime.mode, startMs })
+    await commitCompaction(runtime, current, input, result, decision.reasons)
+    // The idle event follows the compaction's entries (the path stays one chain).
+    if (idle)
+      await current.append([
+        IdleReturn.event({
+          id: current.nextId(),
+          parentId: current.entries().at(-1)?.id ?? null,
+          lastMs: lastMs!,
+          nowMs,
+          inputTokens: decision.measurement.inputTokens
+        })
+      ])
+    return true
+  }
+  if (outcome._tag === "Failed") {
+    // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.
+    runtime.emit({
+      type: "compaction-failed",
+      sessionId: current.sessionId,
+      error: outcome.error,
+      consecutiveFailures: outcome.route.consecutiveFailures,
+      circuitOpen: outcome.route.open
+    })
+  } else if (outcome._tag === "CircuitOpen") {
+    runtime.emit({
+      type: "compaction-skipped",
+      sessionId: current.sessionId,
+      reason: `automatic compaction is off for ${model.provider}:${model.modelId} after ${outcome.route.consecutiveFailures} consecutive failures (cap ${runtime.breaker.maxConsecutiveFailures}); a manual compaction or a new controller retries`
+    })
+  }
+  return false
+}
+
+/**
+ * Prepares one request of `current` (see the module notes). `ephemeralSystem`
+ * is measured but not stored or returned.
+ *
+ * @category constructors
+ */
+export const prepare = async (
+  runtime: Runtime,
+  current: Session.Session,
+  model: ModelRef,
+  messages: ReadonlyArray<Message.Message>,
+  tools: ReadonlyArray<ContextView.ToolDefinition>,
+  ephemeralSystem: ReadonlyArray<Message.Message>,
+  signal: AbortSignal | undefined
+): Promise<Prepared> => {
+  const { options } = runtime
+  const lastMs = runtime.lastRequestOf(current)(current.entries())
+  const arrived = await current.sync(messages)
+  const policy = await runtime.policyFor(model, current)
+  if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
+  const ephemeral = ephemeralEntries(ephemeralSystem)
+  const entriesFor = (): ReadonlyArray<Entry.Entry> =>
+    ephemeral.length === 0 ? [...current.entries()] : [...ephemeral, ...current.entries()]
+  const input: ContextEngine.EngineInput = {
+    entries: entriesFor(),
+    tools,
+    policy,
+    ...(signal !== undefined ? { signal } : {})
+  }
+  const startMs = Date.now()
+  const decided = await decide(runtime, current, model, input, lastMs)
+  const appended = await settle(runtime, current, model, input, decided, lastMs, startMs)
+  // Same input object when nothing was appended, so the engine reuses what it derived for shouldCompact.
+  const assembleInput = appended ? { ...input, entries: entriesFor() } : input
+  if (runtime.mode === "shadow") {
+    const prepared = await assemble(runtime, current, model, assembleInput, messages)
+    return { ...prepared, messages, rewritten: false }
+  }
+  return assemble(runtime, current, model, assembleInput, messages)
+}
