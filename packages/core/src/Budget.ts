@@ -12,6 +12,17 @@ import { BudgetExceeded, FixedOverheadExceedsBudget } from "./Errors.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
 
 /**
+ * Which token limit of the route bounds the input budget: the window
+ * (`contextWindowTokens − reserves − margin`), the provider's input cap
+ * (`maxInputTokens − margin`) or its server-side compaction point
+ * (`serverCompactionAtTokens − margin`). DESIGN.md: "the effective window of
+ * a route is the smallest of" these (and a byte cap, checked apart).
+ *
+ * @category models
+ */
+export type BindingLimit = "context-window" | "max-input-tokens" | "server-compaction"
+
+/**
  * A computed budget. All values in tokens.
  *
  * @category models
@@ -23,8 +34,14 @@ export interface Budget {
   readonly safetyMarginTokens: number
   /** System messages + tool schemas. */
   readonly fixedOverheadTokens: number
-  /** Largest request input: window − reserved output − tool-loop reserve − safety margin. */
+  /**
+   * Largest request input: the smallest of window − reserved output −
+   * tool-loop reserve − safety margin, `maxInputTokens` − safety margin and
+   * `serverCompactionAtTokens` − safety margin.
+   */
   readonly inputBudgetTokens: number
+  /** The limit that gave `inputBudgetTokens` (the first of equal ones in the order above). */
+  readonly bindingLimit: BindingLimit
   /** What is left for the conversation: input budget − fixed overhead. May be ≤ 0. */
   readonly availableTokens: number
 }
@@ -39,8 +56,18 @@ export const make = (
   overhead: { readonly systemTokens: number; readonly toolSchemaTokens: number }
 ): Budget => {
   const reservedOutputTokens = policy.reserveTokens
-  const inputBudgetTokens =
+  let inputBudgetTokens =
     policy.contextWindowTokens - reservedOutputTokens - policy.toolLoopReserveTokens - policy.safetyMarginTokens
+  let bindingLimit: BindingLimit = "context-window"
+  if (policy.maxInputTokens !== undefined && policy.maxInputTokens - policy.safetyMarginTokens < inputBudgetTokens) {
+    inputBudgetTokens = policy.maxInputTokens - policy.safetyMarginTokens
+    bindingLimit = "max-input-tokens"
+  }
+  const serverCompaction = policy.serverCompactionAtTokens
+  if (serverCompaction !== undefined && serverCompaction - policy.safetyMarginTokens < inputBudgetTokens) {
+    inputBudgetTokens = serverCompaction - policy.safetyMarginTokens
+    bindingLimit = "server-compaction"
+  }
   const fixedOverheadTokens = overhead.systemTokens + overhead.toolSchemaTokens
   return {
     contextWindowTokens: policy.contextWindowTokens,
@@ -49,6 +76,7 @@ export const make = (
     safetyMarginTokens: policy.safetyMarginTokens,
     fixedOverheadTokens,
     inputBudgetTokens,
+    bindingLimit,
     availableTokens: inputBudgetTokens - fixedOverheadTokens
   }
 }

@@ -62,11 +62,14 @@ export interface EngineInput {
 }
 
 /**
- * Why compaction is (or is not) needed.
+ * Why compaction is (or is not) needed. `threshold`: the input is over the
+ * budget (its `bindingLimit` names the token limit that bound);
+ * `request-bytes`: the serialized body is over the route's
+ * `maxRequestBodyBytes` (C20).
  *
  * @category models
  */
-export type CompactionReason = "threshold" | "overflow" | "manual" | "fixed-overhead-exceeded"
+export type CompactionReason = "threshold" | "request-bytes" | "overflow" | "manual" | "fixed-overhead-exceeded"
 
 /** @category models */
 export interface CompactionDecision {

@@ -70,7 +70,30 @@ export const ModelPolicy = Schema.Struct({
    * Absent means yes; `false` (Claude 4.6 and later, `RequestShape`) makes
    * `assembleContext` drop trailing assistant messages and report it.
    */
-  assistantPrefill: Schema.optionalKey(Schema.Boolean)
+  assistantPrefill: Schema.optionalKey(Schema.Boolean),
+  /**
+   * The provider's cap on input tokens when it is below window − output
+   * (GPT-5: 272,000 input tokens of a 400,000 window, OpenAI model page;
+   * senpi #1422 found a catalog window overstating a 922K input cap). The
+   * input budget is at most this less the safety margin (`Budget.make`).
+   */
+  maxInputTokens: Schema.optionalKey(Schema.Int),
+  /**
+   * Input size at which the provider (or the harness that owns the model)
+   * compacts server-side (OpenClaw #121230: Codex compacted at about 205K
+   * while OpenClaw planned from a 1.05M window). The engine's own compaction
+   * (and anything before it, such as a memory flush) must happen below it:
+   * the input budget is at most this less the safety margin.
+   */
+  serverCompactionAtTokens: Schema.optionalKey(Schema.Int),
+  /**
+   * Cap on the serialized request body in bytes (UTF-8 bytes of the JSON
+   * request; base64 images count by their bytes, not their tokens), e.g. a
+   * gateway's `client_max_body_size` (pi #9064: a gateway 413s every request;
+   * local-operator PR 596: 42 screenshots made a 34.2 MB body at 154K
+   * tokens). Checked separately from the token budget (`RequestBytes`).
+   */
+  maxRequestBodyBytes: Schema.optionalKey(Schema.Int)
 })
 /** @category models */
 export type ModelPolicy = typeof ModelPolicy.Type

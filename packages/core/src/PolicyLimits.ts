@@ -107,6 +107,14 @@ export const MAX_TOKENS = 100_000_000
 export const MAX_PROMPT_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000
 
 /**
+ * No request-body cap above 1 GiB is believed: the largest documented caps
+ * are tens of MB (Anthropic Messages 32 MB, OpenAI file inputs 50 MB).
+ *
+ * @category constants
+ */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024
+
+/**
  * `min(16,384, maxOutputTokens, window / 2)`: Pi's reserve, never more than the
  * model can write, and never more than half the window.
  *
@@ -166,6 +174,9 @@ const TOKEN_FIELDS = [
   "safetyMarginTokens"
 ] as const
 
+/** Optional route limits: at least 1 when present. */
+const ROUTE_TOKEN_FIELDS = ["maxInputTokens", "serverCompactionAtTokens"] as const
+
 const checkNumber = (
   field: string,
   value: unknown,
@@ -192,12 +203,27 @@ const checkNumber = (
  * @category validation
  */
 export const checkNumbers = (
-  fields: { readonly [K in (typeof TOKEN_FIELDS)[number] | "promptCacheTtlMs"]?: unknown }
+  fields: {
+    readonly [K in
+      | (typeof TOKEN_FIELDS)[number]
+      | (typeof ROUTE_TOKEN_FIELDS)[number]
+      | "maxRequestBodyBytes"
+      | "promptCacheTtlMs"]?: unknown
+  }
 ): Problem | undefined => {
   for (const field of TOKEN_FIELDS) {
     if (!(field in fields)) continue
     const minimum = field === "contextWindowTokens" || field === "maxOutputTokens" ? 1 : 0
     const problem = checkNumber(field, fields[field], minimum, MAX_TOKENS, "tokens")
+    if (problem) return problem
+  }
+  for (const field of ROUTE_TOKEN_FIELDS) {
+    if (!(field in fields) || fields[field] === undefined) continue
+    const problem = checkNumber(field, fields[field], 1, MAX_TOKENS, "tokens")
+    if (problem) return problem
+  }
+  if ("maxRequestBodyBytes" in fields && fields.maxRequestBodyBytes !== undefined) {
+    const problem = checkNumber("maxRequestBodyBytes", fields.maxRequestBodyBytes, 1, MAX_REQUEST_BODY_BYTES, "bytes")
     if (problem) return problem
   }
   if ("promptCacheTtlMs" in fields) {
@@ -244,12 +270,21 @@ export const check = (policy: ModelPolicy): Problem | undefined => {
       reason: `${policy.reserveTokens} + ${policy.toolLoopReserveTokens} + ${policy.safetyMarginTokens} leaves no input room in a ${window}-token window`
     }
   }
-  const inputRoom = window - reserved
+  for (const field of ROUTE_TOKEN_FIELDS) {
+    const value = policy[field]
+    if (value !== undefined && value <= policy.safetyMarginTokens)
+      return { field, value, reason: `leaves no input room after the ${policy.safetyMarginTokens}-token safety margin` }
+  }
+  const inputRoom = Math.min(
+    window - reserved,
+    (policy.maxInputTokens ?? Number.POSITIVE_INFINITY) - policy.safetyMarginTokens,
+    (policy.serverCompactionAtTokens ?? Number.POSITIVE_INFINITY) - policy.safetyMarginTokens
+  )
   if (policy.keepRecentTokens >= inputRoom) {
     return {
       field: "keepRecentTokens",
       value: policy.keepRecentTokens,
-      reason: `must be less than the ${inputRoom} input tokens the window leaves after ${reserved} reserved`
+      reason: `must be less than the ${inputRoom} input tokens the route leaves after ${reserved} reserved (window, input cap and server compaction point)`
     }
   }
   return undefined
@@ -275,7 +310,10 @@ export const GENERIC_FACTS: Omit<ModelFacts, "contextWindowTokens" | "maxOutputT
  * - `reserveTokens` = min(16,384 (Pi), maxOutputTokens, window / 2)
  * - `toolLoopReserveTokens` = min(12,800, 5% of the window)
  * - `safetyMarginTokens` = 2% of the window (exact tokenizer) or 5% (estimator)
- * - `keepRecentTokens` = min(20,000 (Pi), half of what remains for input)
+ * - `keepRecentTokens` = min(20,000 (Pi), half of what remains for input,
+ *   the input cap and server compaction point less the safety margin included)
+ * - `maxInputTokens`, `serverCompactionAtTokens`, `maxRequestBodyBytes`:
+ *   kept when given (route limits; no default)
  * - `assistantPrefill` = false for models that reject a trailing assistant
  *   message (`RequestShape.supportsAssistantPrefill`), else absent
  *
@@ -292,7 +330,13 @@ export const derive = (
   const safetyMarginTokens = fields.safetyMarginTokens ?? defaultSafetyMarginTokens(window, tokenizer)
   const keepRecentTokens =
     fields.keepRecentTokens ??
-    defaultKeepRecentTokens(window - reserveTokens - toolLoopReserveTokens - safetyMarginTokens)
+    defaultKeepRecentTokens(
+      Math.min(
+        window - reserveTokens - toolLoopReserveTokens - safetyMarginTokens,
+        (fields.maxInputTokens ?? Number.POSITIVE_INFINITY) - safetyMarginTokens,
+        (fields.serverCompactionAtTokens ?? Number.POSITIVE_INFINITY) - safetyMarginTokens
+      )
+    )
   return {
     model,
     contextWindowTokens: window,
@@ -305,6 +349,11 @@ export const derive = (
     tokenizer,
     promptCacheTtlMs: fields.promptCacheTtlMs ?? GENERIC_FACTS.promptCacheTtlMs,
     nativeCompaction: { ...GENERIC_FACTS.nativeCompaction, ...fields.nativeCompaction },
+    ...(fields.maxInputTokens !== undefined ? { maxInputTokens: fields.maxInputTokens } : {}),
+    ...(fields.serverCompactionAtTokens !== undefined
+      ? { serverCompactionAtTokens: fields.serverCompactionAtTokens }
+      : {}),
+    ...(fields.maxRequestBodyBytes !== undefined ? { maxRequestBodyBytes: fields.maxRequestBodyBytes } : {}),
     ...((fields.assistantPrefill ?? RequestShape.supportsAssistantPrefill(model)) ? {} : { assistantPrefill: false })
   }
 }

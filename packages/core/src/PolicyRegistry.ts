@@ -64,6 +64,9 @@ export const PolicyFields = Schema.Struct({
   safetyMarginTokens: optionalNumber,
   reasoning: Schema.optionalKey(Schema.Boolean),
   assistantPrefill: Schema.optionalKey(Schema.Boolean),
+  maxInputTokens: optionalNumber,
+  serverCompactionAtTokens: optionalNumber,
+  maxRequestBodyBytes: optionalNumber,
   tokenizer: Schema.optionalKey(TokenizerId),
   promptCacheTtlMs: optionalNumber,
   nativeCompaction: Schema.optionalKey(

@@ -93,6 +93,7 @@ const budget: Budget = {
   safetyMarginTokens: 2_000,
   fixedOverheadTokens: 0,
   inputBudgetTokens: 178_000,
+  bindingLimit: "context-window",
   availableTokens: 178_000
 }
 

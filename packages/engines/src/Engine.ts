@@ -36,6 +36,7 @@ import {
 } from "@context-engine/core"
 import { IncrementalNormalization, Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
+import * as ByteCap from "./ByteCap.ts"
 import type { Options } from "./EngineOptions.ts"
 import { assemble, recordOutcome, type State } from "./RequestPath.ts"
 
@@ -218,6 +219,7 @@ export const kernel = (
     if (input.manual === true) found.push("manual")
     if (state.overflow !== undefined) found.push("overflow")
     if (prepared.measurement.inputTokens > prepared.budget.inputBudgetTokens) found.push("threshold")
+    if (ByteCap.isOver(input.policy, prepared.view)) found.push("request-bytes")
     return found
   }
 
@@ -254,7 +256,22 @@ export const kernel = (
   // The latest checkpoint is not the strategies' to edit or drop (a rebuilt view always shows it): they run on
   // the view without it, against a target and budget lowered by its tokens; it is put back afterwards, and the
   // stage reports and measurements count it.
+  // The token ladder, then the byte cap (media references) on what it leaves.
   const run: Kernel["run"] = (input, prepared, strategies, targetTokens, protectLatestUserMessage = true) => {
+    const result = runLadder(input, prepared, strategies, targetTokens, protectLatestUserMessage)
+    const reduced = ByteCap.reduce(result.view, input.policy, prepared.measurer)
+    if (reduced === undefined) return result
+    const after = prepared.measurer.measure(reduced.view, { budget: prepared.budget })
+    return {
+      ...result,
+      view: reduced.view,
+      edits: [...result.edits, ...reduced.edits],
+      stages: [...result.stages, reduced.stage],
+      after,
+      fits: after.inputTokens <= targetTokens && !ByteCap.isOver(input.policy, reduced.view)
+    }
+  }
+  const runLadder: Kernel["run"] = (input, prepared, strategies, targetTokens, protectLatestUserMessage = true) => {
     const common = {
       strategies,
       measurer: prepared.measurer,

@@ -1,4 +1,5 @@
 export * as AgentEdits from "./AgentEdits.ts"
+export * as ByteCap from "./ByteCap.ts"
 export * as CompactionHooks from "./CompactionHooks.ts"
 export * as CutPoint from "./CutPoint.ts"
 export * as SummaryLadder from "./checkpoint/Summarize.ts"

@@ -16,6 +16,7 @@
  */
 import { type ContextEngine, type ContextView, Entry, type Message, type ModelPolicy } from "@context-engine/core"
 import type { ProviderNativeEngine } from "@context-engine/engines"
+import * as BodyLimitRetry from "./BodyLimitRetry.ts"
 import { type ControllerOptions, type ModelRef, routeOf } from "./ControllerOptions.ts"
 import * as ControllerPolicies from "./ControllerPolicies.ts"
 import type { Prepared } from "./ControllerRuntime.ts"
@@ -73,8 +74,9 @@ export interface ContextController {
   /**
    * On a classified overflow: compacts against the reported limit, records
    * the overflow, learns the window and returns the context for the single
-   * retry. Returns `undefined` when `error` is not an overflow (or recovery
-   * is off) — the caller rethrows it.
+   * retry. On a body-size refusal (HTTP 413, C20): learns the route's byte
+   * cap and reduces bytes instead (`BodyLimitRetry`). Returns `undefined`
+   * when `error` is neither (or recovery is off) — the caller rethrows it.
    */
   readonly recoverOverflow: (prepared: Prepared, error: unknown) => Promise<Prepared | undefined>
   /** Routes (`provider:modelId`) on which native compaction was found unavailable. */
@@ -122,7 +124,8 @@ export const make = (options: ControllerOptions): ContextController => {
   }
 
   const nativeRoutes = NativeFallback.makeRoutes()
-  const policyFor = ControllerPolicies.make(options.policy, session, nativeRoutes)
+  const learnedBodyBytes = new Map<string, number>()
+  const policyFor = ControllerPolicies.make(options.policy, session, nativeRoutes, learnedBodyBytes)
   const runtime = ControllerRuntime.make(options, policyFor)
 
   const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = [], signal) => {
@@ -186,7 +189,9 @@ export const make = (options: ControllerOptions): ContextController => {
     policyFor,
     prepare,
     recordSuccess,
-    recoverOverflow: (prepared, error) => OverflowRetry.recover(runtime, prepared, error),
+    recoverOverflow: async (prepared, error) =>
+      (await OverflowRetry.recover(runtime, prepared, error)) ??
+      BodyLimitRetry.recover(runtime, prepared, error, learnedBodyBytes),
     nativeRoutes,
     nativeUnavailable
   }

@@ -70,6 +70,16 @@ export type ContextEvent =
     }
   | { readonly type: "native"; readonly sessionId: string; readonly entries: ReadonlyArray<Entry.Entry> }
   | {
+      /** The request body was refused as too large (HTTP 413, C20): the route's byte cap is learned. */
+      readonly type: "body-too-large"
+      readonly sessionId: string
+      readonly route: string
+      /** Bytes of the refused body, by `RequestBytes.viewBytes`. */
+      readonly rejectedBytes: number
+      /** The cap later requests on the route keep under (`RequestBytes.learnedCap`). */
+      readonly learnedCapBytes: number
+    }
+  | {
       /** Native compaction does not work on this route (C19): it is off for the route, compaction is local. */
       readonly type: "native-unavailable"
       readonly sessionId: string

@@ -2,7 +2,8 @@
  * The policy a controller uses for a model (see `ControllerOptions.PolicyOption`):
  * resolved once per model from the option, the registry and the provider
  * profile; the window learned after an overflow applied on top; native
- * compaction turned off on a route where it was found unavailable (C19).
+ * compaction turned off on a route where it was found unavailable (C19);
+ * the byte cap learned from a 413 applied on its route (C20).
  *
  * Policies are cached per model, per learned window and per native-off
  * policy when the option is not a function (a function may answer
@@ -59,13 +60,14 @@ export const resolve = async (option: PolicyOption | undefined, model: ModelRef)
 export const make = (
   option: PolicyOption | undefined,
   sessionOf: (model: ModelRef) => Promise<Session.Session>,
-  nativeRoutes: NativeFallback.Routes
+  nativeRoutes: NativeFallback.Routes,
+  learnedBodyBytes: ReadonlyMap<string, number> = new Map()
 ): ((model: ModelRef, current?: Session.Session) => Promise<ModelPolicy.ModelPolicy>) => {
   const cacheable = typeof option !== "function"
   const basePolicies = new Map<string, ModelPolicy.ModelPolicy>()
   const learnedPolicies = new Map<string, ModelPolicy.ModelPolicy>()
   // A route where native compaction failed gets its policy without native features (one object per policy).
-  const localPolicies = new WeakMap<ModelPolicy.ModelPolicy, ModelPolicy.ModelPolicy>()
+  const localPolicies = new WeakMap<ModelPolicy.ModelPolicy, Map<string, ModelPolicy.ModelPolicy>>()
 
   const routePolicy = async (model: ModelRef, current?: Session.Session): Promise<ModelPolicy.ModelPolicy> => {
     const baseKey = `${model.provider}\u0000${model.modelId}`
@@ -87,11 +89,23 @@ export const make = (
 
   return async (model, current) => {
     const policy = await routePolicy(model, current)
-    if (nativeRoutes.reasonFor(routeOf(model)) === undefined) return policy
-    let local = localPolicies.get(policy)
+    const nativeOff = nativeRoutes.reasonFor(routeOf(model)) !== undefined
+    const bytes = learnedBodyBytes.get(routeOf(model))
+    if (!nativeOff && bytes === undefined) return policy
+    const key = `${nativeOff}:${bytes}`
+    let byKey = localPolicies.get(policy)
+    if (byKey === undefined) {
+      byKey = new Map()
+      localPolicies.set(policy, byKey)
+    }
+    let local = byKey.get(key)
     if (local === undefined) {
-      local = { ...policy, nativeCompaction: NATIVE_OFF }
-      localPolicies.set(policy, local)
+      local = {
+        ...policy,
+        ...(nativeOff ? { nativeCompaction: NATIVE_OFF } : {}),
+        ...(bytes !== undefined ? { maxRequestBodyBytes: Math.min(bytes, policy.maxRequestBodyBytes ?? bytes) } : {})
+      }
+      byKey.set(key, local)
     }
     return local
   }

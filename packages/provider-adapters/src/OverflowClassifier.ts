@@ -317,3 +317,39 @@ const details = (
  */
 export const isContextOverflow = (error: unknown, options?: ClassifyOptions): boolean =>
   classify(error, options) !== undefined
+
+/**
+ * What {@link classifyBodyTooLarge} found: the request body was over a byte
+ * limit (not a token overflow).
+ *
+ * @category models
+ */
+export interface BodyTooLarge {
+  readonly status: number | undefined
+  /** `status-413` or `text` (the provider said so without the status). */
+  readonly rule: "status-413" | "text"
+  readonly providerMessage: string
+}
+
+const bodyTooLargeText =
+  /request[_ ]too[_ ]large|request entity too large|payload too large|exceeds the maximum allowed number of bytes/i
+
+/**
+ * Classifies "the request body is too large" (bytes): HTTP 413 with any
+ * body — a gateway's HTML page (nginx `client_max_body_size`, shared case
+ * C20) or Anthropic's `request_too_large` ("Request exceeds the maximum
+ * allowed number of bytes", Anthropic errors doc) — or those words without
+ * a status. Never a context overflow ({@link classify} lists 413 as a
+ * negative, case C06); the remedy is fewer bytes (`RequestBytes`). Never
+ * throws.
+ *
+ * @category classification
+ */
+export const classifyBodyTooLarge = (error: unknown): BodyTooLarge | undefined => {
+  const { status, codes, texts } = facts(error)
+  const providerMessage = texts[0] ?? ""
+  if (status === 413) return { status, rule: "status-413", providerMessage }
+  if (status !== undefined && status < 400) return undefined
+  if ([...codes, ...texts].some((text) => bodyTooLargeText.test(text))) return { status, rule: "text", providerMessage }
+  return undefined
+}

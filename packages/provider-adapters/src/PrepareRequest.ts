@@ -53,7 +53,7 @@ const offloadArrivals = async (
 }
 
 /** Commits what the rollout mode allows of a compaction and reports it. */
-const commitCompaction = async (
+export const commitCompaction = async (
   runtime: Runtime,
   current: Session.Session,
   input: ContextEngine.EngineInput,
