@@ -9,6 +9,7 @@
  * summarization request respects the same limits (no base64 sent to the
  * summarizer).
  */
+import { createHash } from "node:crypto"
 import { APICallError, type LanguageModelV4CallOptions } from "@ai-sdk/provider"
 import { Budget, type ContextEngine, type Entry, type Message, type ModelPolicy } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
@@ -21,7 +22,6 @@ import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import * as LanguageModelSummarizer from "../src/LanguageModelSummarizer.ts"
 import * as OverflowClassifier from "../src/OverflowClassifier.ts"
-import { type BlobSpec, expandBlobs } from "./support/CaseBlobs.ts"
 import { toEntries } from "./support/CaseModel.ts"
 import { usage } from "./support/MockProvider.ts"
 
@@ -35,7 +35,7 @@ interface C20 {
     readonly gatewayEnforces?: ReadonlyArray<LimitName>
     readonly expectCompaction: boolean
   }>
-  readonly blobs: Record<string, BlobSpec>
+  readonly blobs: Record<string, Cases.Blob & { readonly sha256: string }>
   readonly providerErrors: {
     readonly gateway413: { readonly status: number; readonly headers: Record<string, string>; readonly body: string }
   }
@@ -43,7 +43,7 @@ interface C20 {
 }
 
 const c20 = loadCase<C20>("C20")
-const messages = expandBlobs(c20.messages, c20.blobs)
+const messages = Cases.expandBlobs(c20.messages, c20.blobs)
 const base = Cases.policySync(c20.policy, "c20-route")
 const BLOB = "iVBORw0KGgoAAAANSUhEUgAABaAAAAOECAIAAADYLwGF"
 
@@ -99,6 +99,8 @@ const appended = (entries: ReadonlyArray<Entry.Entry>, result: ContextEngine.Com
 
 describe("C20: the effective limit is the smallest limit of the route", () => {
   it("C20 blobs: the generated screenshots and log match the case's sha256 and make a body over 4 MiB", () => {
+    for (const [name, blob] of Object.entries(c20.blobs))
+      expect(createHash("sha256").update(Cases.blobText(blob)).digest("hex"), name).toBe(blob.sha256)
     expect(bodyBytes(messages)).toBeGreaterThan(c20.routeLimits.maxRequestBodyBytes)
   })
 
