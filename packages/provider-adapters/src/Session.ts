@@ -8,7 +8,7 @@
  * `streamText` and `ToolLoopAgent` append the response messages to the
  * prompt), as new objects each call. {@link Session.sync} finds the longest
  * prefix of the incoming messages that matches the transcript's active path
- * — by position and value ({@link sameMessage}: pointer compares of the
+ * — by position and value (`MessageMatch`: pointer compares of the
  * leaves the AI SDK carries over, never hashing or re-serializing unchanged
  * messages) — and appends only the rest. When the application rewrote its history (the messages diverge), the
  * transcript keeps every old entry and the session continues on a new branch
@@ -18,6 +18,7 @@
  */
 import { ActiveView, Entry, type Message, OverflowEvent } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
+import * as MessageMatch from "./MessageMatch.ts"
 
 /**
  * Where entries are persisted. Structurally a subset of core's
@@ -94,98 +95,6 @@ export const learnedFromEvent = (data: OverflowEvent.Data): number | undefined =
   return data.learnedWindowTokens
 }
 
-/** The bytes of a binary value (`Uint8Array` or `ArrayBuffer`), else undefined. */
-const bytesOf = (value: object): Uint8Array | undefined =>
-  value instanceof Uint8Array ? value : value instanceof ArrayBuffer ? new Uint8Array(value) : undefined
-
-const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
-  if (a.length !== b.length) return false
-  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false
-  return true
-}
-
-/**
- * Whether two values are equal as data: `===` first (strings by value,
- * anything else by identity), then arrays item by item, bytes by content,
- * URLs by `href`, and plain objects field by field ({@link sameFields}).
- * Identity short-cuts every shared subtree, so values rebuilt around the
- * same leaves cost a few pointer compares.
- */
-const sameValue = (a: unknown, b: unknown): boolean => {
-  if (a === b) return true
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
-    for (let index = 0; index < a.length; index++) if (!sameValue(a[index], b[index])) return false
-    return true
-  }
-  const bytes = bytesOf(a)
-  if (bytes !== undefined || bytesOf(b) !== undefined) {
-    const other = bytesOf(b)
-    return bytes !== undefined && other !== undefined && sameBytes(bytes, other)
-  }
-  if (a instanceof URL || b instanceof URL) return a instanceof URL && b instanceof URL && a.href === b.href
-  return sameFields(a as Record<string, unknown>, b as Record<string, unknown>, undefined)
-}
-
-/**
- * Same fields with equal values ({@link sameValue}); a field holding
- * `undefined` counts as absent (as in JSON), and `skip` is not compared.
- */
-const sameFields = (a: Record<string, unknown>, b: Record<string, unknown>, skip: string | undefined): boolean => {
-  let fields = 0
-  for (const key in b) {
-    const value = b[key]
-    if (value === undefined || key === skip) continue
-    if (!sameValue(a[key], value)) return false
-    fields++
-  }
-  for (const key in a) if (a[key] !== undefined && key !== skip) fields--
-  return fields === 0
-}
-
-/**
- * Whether `next` is the message `known` as a value: same role, and the same
- * content — the same string, or the same parts with every field equal
- * ({@link sameValue}) except `providerOptions` (apps move cache-control
- * breakpoints across earlier messages every step; that is not an edit of
- * the conversation). Exact: any change of text, tool input or output,
- * part type or field is seen, whatever its length or position, with no
- * hashing or serialization. The AI SDK rebuilds the message and part
- * objects every step around the same values, so an unchanged message costs
- * a few pointer compares per part.
- *
- * @category utils
- */
-export const sameMessage = (known: Message.Message, next: Message.Message): boolean => {
-  if (known === next) return true
-  if (known.role !== next.role) return false
-  const a = known.content as unknown
-  const b = next.content as unknown
-  if (a === b) return true
-  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
-  for (let index = 0; index < a.length; index++) {
-    const left = a[index] as Record<string, unknown>
-    const right = b[index] as Record<string, unknown>
-    if (left !== right && !sameFields(left, right, "providerOptions")) return false
-  }
-  return true
-}
-
-/**
- * How many leading `messages` are already the session's message entries,
- * position by position ({@link sameMessage}). Stops at the first difference.
- */
-const matchedPrefix = (
-  entries: ReadonlyArray<Entry.MessageEntry>,
-  messages: ReadonlyArray<Message.Message>
-): number => {
-  const limit = Math.min(entries.length, messages.length)
-  let matched = 0
-  while (matched < limit && sameMessage(entries[matched]!.message, messages[matched]!)) matched++
-  return matched
-}
-
 /**
  * Opens a session, loading its transcript from `store` when one is given.
  * With a store, the active path is the branch of the newest entry
@@ -196,8 +105,10 @@ const matchedPrefix = (
 export const make = async (sessionId: string, store?: SessionStore): Promise<Session> => {
   const all: Array<Entry.Entry> = store ? [...(await store.load(sessionId)).entries] : []
   let path = [...ActiveView.branch(all)]
-  // The message entries of the active path, kept in step with `path`.
+  // The message entries of the active path, kept in step with `path`, and their leaves for matching.
   let messageEntries: Array<Entry.MessageEntry> = path.filter(isMessageEntry)
+  const matcher = MessageMatch.make()
+  for (const entry of messageEntries) matcher.push(entry.message)
   let counter = all.length
   const ids = new Set(all.map((entry) => entry.id))
   const nextId = (): string => {
@@ -241,12 +152,15 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
       all.push(entry)
       ids.add(entry.id)
       path.push(entry)
-      if (entry.kind === "message") messageEntries.push(entry)
+      if (entry.kind === "message") {
+        messageEntries.push(entry)
+        matcher.push(entry.message)
+      }
     }
   }
 
   const sync = async (messages: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
-    const matched = matchedPrefix(messageEntries, messages)
+    const matched = matcher.matchedPrefix(messages, (index) => messageEntries[index]!.message)
     if (matched < messageEntries.length) {
       // Diverged: continue on a branch after the last matching message and the
       // non-message entries (edits, checkpoints) that directly follow it.
@@ -255,6 +169,7 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
       if (lastMatched !== undefined) while (end < path.length && path[end]!.kind !== "message") end++
       path = path.slice(0, end)
       messageEntries = messageEntries.slice(0, matched)
+      matcher.truncate(matched)
     }
     const appended: Array<Entry.MessageEntry> = []
     for (const message of messages.slice(matched)) {
