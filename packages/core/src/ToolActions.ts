@@ -150,6 +150,8 @@ export const todoItems = (input: unknown): Array<TodoItem> | undefined => {
   return undefined
 }
 
+const ERROR_WORD_RE = /\b(?:error|failed|failure|exception|cannot|not found)\b/i
+
 const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
   const map = new Map<string, Outcome>()
   for (const item of items) {
@@ -163,13 +165,12 @@ const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
       if (!failed) map.set(part.toolCallId, { _tag: "ok", text })
       else {
         const errors = IdentifierExtraction.fromToolResult(part).errors
-        const first =
-          errors[0] ??
-          text
-            .trim()
-            .split("\n")
-            .find((line) => line.trim().length > 0) ??
-          "error"
+        // No recognised error line: the first line that says error or failure, else the first line.
+        const lines = text
+          .trim()
+          .split("\n")
+          .filter((line) => line.trim().length > 0)
+        const first = errors[0] ?? lines.find((line) => ERROR_WORD_RE.test(line)) ?? lines[0] ?? "error"
         map.set(part.toolCallId, { _tag: "failed", error: first.trim() })
       }
     }

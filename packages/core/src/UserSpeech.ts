@@ -41,6 +41,8 @@ const COMMAND_RECORD_RE =
 const SHELL_RAN_RE = /^\s*Ran `[^`\n]+`\s*(?:\n|$)/
 /** A slash command typed at an agent's prompt (`/mode`, `/add a.py`), or its console echo ("/hi is running…"). */
 const SLASH_RE = /^\s*\/[\w:.-]+(?:\s[^\n]*)?$/
+/** Claude Code console output under a command or tool line ("  ⎿  Compacted. ctrl+r to see full summary"). */
+const CONSOLE_ECHO_RE = /^\s*⎿/
 const RUNNING_RE = /^\s*\/?[\w:.-]+ is running…?\s*$/
 /** Few-shot demonstrations shipped in the first user message of some agents (SWE-agent). */
 const DEMONSTRATION_RE =
@@ -48,13 +50,21 @@ const DEMONSTRATION_RE =
 /** Screens of text-action agents and tool observations echoed as user messages. */
 const OBSERVATION_RE =
   /^\s*(?:\[File: [^\]]+\]|Found \d+ match|No matches found|Your (?:command|proposed edit)|Script completed|File updated\.|\(Open file: )/
-/** Lines that read as machine output rather than prose. */
+/** Lines that read as machine output rather than prose (shell prompts — `➜`, `❯`, `~/dir`, `user@host:~$` — included). */
 const LOG_LINE_RE =
-  /^\s*(?:[\w./-]+:\d+(?::\d+)?[:\s]|at\s+\S+\s*\(|File "|Traceback|[A-Z][A-Za-z]+(?:Error|Exception)\b|E\s{2,}|\$\s|>\s|[│├└┌─|+]|\d+[:|]\s|[-=#*.]{4,}|\[[\w\s]+\]\s|warning:|error:|note:)/i
+  /^\s*(?:[➜❯λ]\s|~\/|[\w.-]+@[\w.-]+:\S*\s*[$#%]|[\w./-]+:\d+(?::\d+)?[:\s]|at\s+\S+\s*\(|File "|Traceback|[A-Z][A-Za-z]+(?:Error|Exception)\b|E\s{2,}|\$\s|>\s|[│├└┌─|+]|\d+[:|]\s|[-=#*.]{4,}|\[[\w\s]+\]\s|warning:|error:|note:)/i
+
+/** Lines of code (ending in `;`, `{`, `}` or `)` after a call, or an arrow function). */
+const CODE_LINE_RE = /(?:[;{}]|\w\([^()]*\)\)?;?)\s*$|=>/
 
 const prose = (line: string): boolean => {
   const words = line.match(/\b[a-z][a-z']{1,}\b/gi) ?? []
-  return words.length >= 4 && !LOG_LINE_RE.test(line) && words.join("").length >= line.replace(/\s/g, "").length * 0.6
+  return (
+    words.length >= 4 &&
+    !LOG_LINE_RE.test(line) &&
+    !CODE_LINE_RE.test(line) &&
+    words.join("").length >= line.replace(/\s/g, "").length * 0.6
+  )
 }
 
 /**
@@ -75,6 +85,12 @@ export const isPastedLog = (text: string): boolean => {
   return proseLines / lines.length < 1 / 3
 }
 
+/** A slash command alone, or followed only by the console's echo of its output (`⎿` lines). */
+const slashWithEcho = (text: string): boolean => {
+  const [first, ...rest] = text.split("\n").filter((line) => line.trim().length > 0)
+  return SLASH_RE.test(first!) && rest.every((line) => CONSOLE_ECHO_RE.test(line))
+}
+
 /**
  * Classifies the text of a user-role message.
  *
@@ -85,7 +101,7 @@ export const classify = (text: string): Kind => {
   if (trimmed.length === 0) return "empty"
   if (COMMAND_RECORD_RE.test(trimmed)) return "command-record"
   if (SHELL_RAN_RE.test(trimmed)) return "shell-output"
-  if (RUNNING_RE.test(trimmed) || (SLASH_RE.test(trimmed) && !trimmed.includes("\n"))) return "slash-command"
+  if (RUNNING_RE.test(trimmed) || slashWithEcho(trimmed)) return "slash-command"
   if (DEMONSTRATION_RE.test(trimmed.slice(0, 300))) return "demonstration"
   if (OBSERVATION_RE.test(trimmed)) return "observation"
   if (isPastedLog(trimmed)) return "pasted-log"
@@ -165,6 +181,10 @@ export const shellCommand = (message: Message): string | undefined => {
 /** Questions that ask for work rather than information. */
 const REQUEST_RE = /\b(?:can|could|would|will) (?:we|you)\b|\bplease\b|\blet'?s\b|\bhow about\b/i
 
+/** A sentence that tells the agent to do something ("… fix it.", "Now add …"): an imperative at a sentence start. */
+const IMPERATIVE_RE =
+  /(?:^|[.!?\n]\s*)(?:now\s+|then\s+|so\s+|just\s+)?(?:add|fix|make|create|write|implement|remove|delete|rename|move|update|change|use|run|commit|revert|refactor|read|check|find|show|explain|try|keep|put|go|start|continue|finish|build|test)\b/i
+
 /** Short replies that continue the work rather than set a task. */
 const ACK_RE =
   /^\s*(?:ok(?:ay)?|yes|yep|yeah|sure|go(?: ahead)?|continue|proceed|do it|please do|sounds good|great|nice|cool|thanks?(?: you)?|lgtm|y|\d{1,2}|wow|good)[\s.!,]*$/i
@@ -172,8 +192,10 @@ const ACK_RE =
 /**
  * Whether speech sets or changes a task, rather than acknowledging
  * ("ok", "continue", "1"), reacting or asking for information: at least 5
- * words, not an acknowledgement, and not a short question unless it is a
- * request ("can we …?", "could you …?", "please …").
+ * words, not an acknowledgement, not a short question unless it is a
+ * request ("can we …?", "could you …?", "please …"), and not a message that
+ * opens with a question and asks for nothing (no request, no imperative
+ * sentence) at any length.
  *
  * @category guards
  */
@@ -181,6 +203,9 @@ export const isTaskSetting = (text: string): boolean => {
   if (ACK_RE.test(text)) return false
   const trimmed = text.trim()
   if (trimmed.endsWith("?") && trimmed.length < 200 && !REQUEST_RE.test(trimmed)) return false
+  // A question first and no request anywhere ("why does X clear Y? i would assume …, no?") asks for an answer
+  // or steers; it does not set a task, however long.
+  if (/^[^.!?\n]*\?/.test(trimmed) && !REQUEST_RE.test(trimmed) && !IMPERATIVE_RE.test(trimmed)) return false
   const words = text.match(/[\p{L}\p{N}_./-]+/gu) ?? []
   return words.length >= 5
 }

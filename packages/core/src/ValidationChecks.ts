@@ -202,6 +202,13 @@ const notDegenerate = ({ checkpoint }: Facts): Outcome => {
 const latestAskKept = ({ input, summary }: Facts): Outcome => {
   const ask = latestUserAsk(input.covered)
   if (ask === undefined) return outcome("latest-user-ask", true, "no user message in the covered range")
+  // The pinned latest message follows the checkpoint verbatim: the summary need not repeat it (issue #11 req 3).
+  if (carriedByKept(ask.text, input.kept))
+    return outcome(
+      "latest-user-ask",
+      true,
+      `${ask.unresolved ? "unresolved" : "answered"} latest ask kept verbatim after the checkpoint`
+    )
   const overlap = askOverlap(ask.text.slice(0, 600), summary)
   const ok = overlap >= MIN_ASK_WORD_OVERLAP
   return outcome(
@@ -212,11 +219,22 @@ const latestAskKept = ({ input, summary }: Facts): Outcome => {
   )
 }
 
-/** Critical identifiers only; also gives the retention ratio the report carries. */
+/** Whether a user message kept verbatim after the checkpoint says `text` (the pinned latest ask). */
+const carriedByKept = (text: string, kept: ReadonlyArray<Message> | undefined): boolean => {
+  const wanted = text.trim()
+  return wanted.length > 0 && (kept ?? []).some((message) => UserSpeech.spokenText(message).trim() === wanted)
+}
+
+/**
+ * Critical identifiers only; also gives the retention ratio the report
+ * carries. An identifier the kept messages carry verbatim is kept: the
+ * request holds it, and the summary need not repeat it (issue #11 req 3).
+ */
 const identifierRetention = ({ input, summary }: Facts): Outcome & { readonly ratio: number } => {
   const wanted = CriticalIdentifiers.of(input.covered)
   const total = IdentifierExtraction.size(wanted)
-  const lost = CriticalIdentifiers.missingFrom(wanted, summary)
+  const keptText = (input.kept ?? []).map(UserSpeech.spokenText).join("\n")
+  const lost = CriticalIdentifiers.missingFrom(wanted, keptText ? `${summary}\n${keptText}` : summary)
   const lostCount = IdentifierExtraction.size(lost)
   const ratio = total === 0 ? 1 : (total - lostCount) / total
   const minRetention = input.minIdentifierRetention ?? DEFAULT_MIN_IDENTIFIER_RETENTION

@@ -56,6 +56,40 @@ describe("UserSpeech", () => {
   })
 })
 
+describe("UserSpeech: what sets a task, what is data", () => {
+  it("a slash command followed only by the console's echo of its output is a slash command", () => {
+    expect(UserSpeech.classify("/compact \n  ⎿  Compacted. ctrl+r to see full summary")).toBe("slash-command")
+    expect(UserSpeech.classify("/status \n  ⎿  (no content)")).toBe("slash-command")
+    expect(UserSpeech.classify("/compact\nand then fix the parser in src/a.ts please")).toBe("speech")
+  })
+
+  it("a pasted terminal session (prompt line, stack trace) has no words of the user", () => {
+    const pasted = [
+      "~/work/app (main)",
+      "➜  app git:(main) npx tsx src/cli.ts -c",
+      "node:fs:443",
+      "    return binding.readFileUtf8(path, stringToFlags(options.flag));",
+      "Error: ENOENT: no such file or directory, open '/work/app/src/package.json'",
+      "    at readFileSync (node:fs:443:20)",
+      "    at <anonymous> (/work/app/src/utils/config.ts:76:24)",
+      "Node.js v23.4.0"
+    ].join("\n")
+    expect(UserSpeech.classify(pasted)).toBe("pasted-log")
+    expect(UserSpeech.spokenText({ role: "user", content: pasted })).toBe("")
+  })
+
+  it("a long message that opens with a question and asks for nothing steers; it does not set a task", () => {
+    const steering =
+      "quick question: why does reset clear the cache? i would assume a caller sets it up once and the store keeps it around for the whole session, no?"
+    expect(UserSpeech.isTaskSetting(steering)).toBe(false)
+    expect(
+      UserSpeech.isTaskSetting("why does reset clear the cache? keep it across resets and add a test for that.")
+    ).toBe(true)
+    expect(UserSpeech.isTaskSetting("btw, can we keep the old module around for reference while we port?")).toBe(true)
+    expect(UserSpeech.isTaskSetting("Move the parser into src/parse.ts and update the imports")).toBe(true)
+  })
+})
+
 describe("CheckpointRenderer", () => {
   it("lists absolute and relative files together (no common directory) and terminates", () => {
     const text = CheckpointRenderer.renderContent({

@@ -11,7 +11,7 @@
  */
 import { type Checkpoint, IdentifierExtraction, UserSpeech } from "@context-engine/core"
 import { Effect, Layer } from "effect"
-import { extract } from "./checkpoint/Extract.ts"
+import { extract, KEPT_NOTE } from "./checkpoint/Extract.ts"
 import { DEFAULT_CHECKPOINT_TOKENS, fitToBudget } from "./checkpoint/Fit.ts"
 import { contentFromMarkdown, previousContent } from "./checkpoint/Markdown.ts"
 import { mergeContent } from "./checkpoint/Update.ts"
@@ -65,9 +65,12 @@ const withGoal = (content: Checkpoint.CheckpointContent, request: SummarizeReque
   if (content.goal.trim().length > 0) return content
   const items = [...request.covered, ...(request.turnPrefix ?? [])]
   const said = [...items].reverse().find((item) => UserSpeech.isSpeech(item.message))
-  const goal = said
-    ? `${UserSpeech.spokenText(said.message).replace(/\s+/g, " ").trim().slice(0, 400)} (${said.entryId}; the latest user message — no task-setting request in this range)`
-    : "Continue the work recorded below (no user request in the summarized range)."
+  const kept = said !== undefined && (request.kept ?? []).some((item) => item.entryId === said.entryId)
+  const goal = kept
+    ? `The user's latest message (${said.entryId}), ${KEPT_NOTE} — no task-setting request in this range.`
+    : said
+      ? `${UserSpeech.spokenText(said.message).replace(/\s+/g, " ").trim().slice(0, 400)} (${said.entryId}; the latest user message — no task-setting request in this range)`
+      : "Continue the work recorded below (no user request in the summarized range)."
   return { ...content, goal }
 }
 
@@ -91,7 +94,11 @@ export interface Options {
  * @category constructors
  */
 export const summarizeSync = (request: SummarizeRequest, options: Options = {}): Checkpoint.CheckpointContent => {
-  const fresh = extract(request.covered, request.turnPrefix ?? [])
+  const fresh = extract(
+    request.covered,
+    request.turnPrefix ?? [],
+    new Set((request.kept ?? []).map((item) => item.entryId))
+  )
   const before = previousContent(request.previous)
   const merged = withGoal(before ? mergeContent(before, fresh) : fresh, request)
   // The budget covers the whole checkpoint message: the header, the meta line and tokenizer differences take

@@ -53,6 +53,13 @@ export interface SummarizeRequest {
   readonly covered: ReadonlyArray<CoveredItem>
   /** A split turn's prefix (its user message and the work before the cut), summarized separately and merged. */
   readonly turnPrefix?: ReadonlyArray<CoveredItem> | undefined
+  /**
+   * The messages kept verbatim after the checkpoint, in order: the pinned
+   * latest user message (an entry of the covered range) first, then the kept
+   * tail. The summary does not repeat what they carry (issue #11
+   * requirement 3); it may point at them by entry id.
+   */
+  readonly kept?: ReadonlyArray<CoveredItem> | undefined
   /** Largest summary wanted, in tokens of {@link SummarizeRequest.countTokens}. */
   readonly maxTokens: number
   /** Counts tokens of a text in the target model's tokenizer. */

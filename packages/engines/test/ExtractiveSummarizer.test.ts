@@ -83,7 +83,7 @@ describe("ExtractiveSummarizer", () => {
     expect(again).toEqual(content)
   })
 
-  it("an iterative update: newer goal wins, the old one is said to be superseded, files accumulate", () => {
+  it("an iterative update: newer goal wins and carries the earlier goal as the overall goal while open, files accumulate", () => {
     const later = withIds(
       [
         user("Then rename parse to parseSource everywhere in the package"),
@@ -98,8 +98,21 @@ describe("ExtractiveSummarizer", () => {
       maxTokens: 4000,
       countTokens: count
     })
-    expect(next.goal).toContain("rename parse to parseSource")
-    expect(next.dropped?.join("\n")).toContain("superseded")
+    expect(next.goal.split("\n")[0]).toContain("rename parse to parseSource")
+    expect(next.goal.split("\n")[1]).toBe(
+      `Overall goal (from earlier checkpoints; still open): ${content.goal.replace(/\s*\n[\s\S]*$/, "")}`
+    )
+    // One more update: the overall goal stays the first one, not the goal of the update in between.
+    const third = ExtractiveSummarizer.summarizeSync({
+      previous: checkpointOf(next),
+      covered: withIds([user("Finally bump the package version and write the changelog entry")], "g"),
+      maxTokens: 4000,
+      countTokens: count
+    })
+    expect(third.goal.split("\n")).toEqual([
+      expect.stringContaining("bump the package version"),
+      next.goal.split("\n")[1]
+    ])
     expect(next.filesModified).toEqual(["src/parser.ts", "src/source.ts"])
     expect(next.progress.done.some((item) => item.includes("edited `src/parser.ts`"))).toBe(true)
     expect(next.pendingUserAsks.join("\n")).toContain("rename parse to parseSource")
@@ -162,7 +175,10 @@ describe("ExtractiveSummarizer", () => {
     expect(count(CheckpointRenderer.renderContent(summary))).toBeLessThanOrEqual(
       ExtractiveSummarizer.DEFAULT_CHECKPOINT_TOKENS
     )
-    expect(summary.constraints.join("\n")).toContain("release 198")
+    // The newest request is the goal, quoted there; its rule is not quoted again among the constraints.
+    expect(summary.goal).toContain("release 198")
+    expect(summary.constraints.join("\n")).not.toContain("release 198")
+    expect(summary.constraints.join("\n")).toContain("release 196")
     expect(summary.constraints.join("\n")).not.toContain("release 0 ")
     expect(summary.dropped?.join("\n")).toMatch(/left out to fit 1800 tokens: \d+ constraints/)
   })

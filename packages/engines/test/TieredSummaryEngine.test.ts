@@ -216,7 +216,9 @@ describe("TieredSummaryEngine", () => {
     expect(plan.cutPoint?.splitTurn).toBe(true)
     const result = await engine.compact(input)
     expect(result.checkpoint?.validation?.ok).toBe(true)
-    expect(result.checkpoint?.content?.pendingUserAsks.join(" ")).toContain("Refactor everything in src/")
+    // the pinned ask is not repeated in the checkpoint (issue #11 req 3): the goal points at it
+    expect(CheckpointRenderer.render(result.checkpoint!)).not.toContain("Refactor everything in src/")
+    expect(result.checkpoint?.content?.goal).toContain("(m1), kept verbatim after this checkpoint")
     // the user message is kept verbatim, after the checkpoint
     const roles = result.view.items.map((item) => (item.source === "checkpoint" ? "checkpoint" : item.message.role))
     expect(roles.slice(0, 3)).toEqual(["system", "checkpoint", "user"])

@@ -122,9 +122,11 @@ export const revalidate = (
     .flatMap((entry) => (entry.kind === "message" && entry.message.role !== "system" ? [entry.message] : []))
   const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
   const checkpointTokens = measurer.messageTokens(item.message, "checkpoint")
+  const at = result.view.items.findIndex((viewItem) => viewItem.source === "checkpoint")
   return CheckpointValidation.validate({
     checkpoint,
     covered,
+    kept: at < 0 ? [] : result.view.items.slice(at + 1).map((viewItem) => viewItem.message),
     checkpointTokens,
     replacedTokens: result.before.inputTokens - result.after.inputTokens + checkpointTokens,
     requestTokens: result.after.inputTokens,

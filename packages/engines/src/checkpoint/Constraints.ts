@@ -11,6 +11,7 @@
  *
  * @since 0.2.0
  */
+import { clip, sentences } from "./Text.ts"
 
 /** Longest quoted constraint (the rule sentences of one user message), in characters. */
 const CONSTRAINT_CHARS = 240
@@ -30,17 +31,6 @@ const STRONG_RE =
 const WEAK_RE = /\b(?:should(?:n'?t)?|want|keep|use|first)\b|^why\b/gi
 /** The note that marks a repeated message. */
 const REPEATED_RE = /said (\d+) times\)$/
-
-const sentences = (text: string): Array<string> =>
-  text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((sentence) => sentence.replace(/^(?:[-*>]\s+|\d+[.)]\s+)+/, "").trim())
-    .filter((sentence) => sentence.length > 0)
-
-const clip = (text: string, max: number): string => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
-}
 
 /** Whitespace- and case-insensitive key of what the user said, to recognise a repeat. */
 const keyOf = (text: string): string => text.toLowerCase().replace(/\s+/g, " ").trim()
@@ -72,24 +62,30 @@ const repeats = (speech: ReadonlyArray<{ readonly text: string }>): Array<number
  * One quoted item per user message that states a rule, a preference or a
  * correction (its rule sentences, in the user's words, with the entry id),
  * and one per message the user repeated (said again within a few messages:
- * the newest entry id, "said N times"). Oldest first.
+ * the newest entry id, "said N times"). Oldest first. A sentence the
+ * handoff already carries verbatim elsewhere (`carried`: the quoted goal,
+ * the message kept after the checkpoint) is not quoted again.
  *
  * @category constructors
  */
 export const fromSpeech = (
-  speech: ReadonlyArray<{ readonly entryId: string; readonly text: string }>
+  speech: ReadonlyArray<{ readonly entryId: string; readonly text: string }>,
+  carried: ReadonlyArray<string> = []
 ): Array<string> => {
   const said = repeats(speech)
+  const carriedKeys = carried.map(keyOf)
+  const isCarried = (sentence: string) => carriedKeys.some((text) => text.includes(keyOf(sentence)))
   const out = new Map<string, string>()
   speech.forEach((item, index) => {
     const times = said[index]!
     const correction = CORRECTION_RE.test(item.text)
     const kept =
-      times > 1 && item.text.length <= 600
+      times > 1 && item.text.length <= 600 && !isCarried(item.text)
         ? [item.text]
         : sentences(item.text.slice(0, 4000)).filter(
             (sentence) =>
               sentence.length <= 300 &&
+              !isCarried(sentence) &&
               (!sentence.endsWith("?") || REQUEST_QUESTION_RE.test(sentence)) &&
               (correction || CONSTRAINT_RE.test(sentence))
           )

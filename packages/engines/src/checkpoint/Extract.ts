@@ -210,40 +210,65 @@ export const criticalIdentifiers = (speech: ReadonlyArray<string>, failed: Reado
   }
 }
 
+/** How the handoff points at a message it does not repeat. */
+export const KEPT_NOTE = "kept verbatim after this checkpoint"
+
+/**
+ * The goal line: the latest task-setting request quoted with its entry id —
+ * or, when that request is the message kept verbatim after the checkpoint,
+ * a pointer to it and the request before it.
+ */
+const goalText = (goal: Said | undefined, kept: boolean, before: Said | undefined): string => {
+  if (goal === undefined) return ""
+  if (!kept) return `${clip(goal.text, ASK_CHARS)} (${goal.entryId})`
+  const pointer = `The user's latest message (${goal.entryId}), ${KEPT_NOTE}.`
+  return before ? `${pointer}\nBefore it (${before.entryId}): "${clip(before.text, ASK_CHARS)}"` : pointer
+}
+
 /**
  * Extracts the handoff of a covered range and a split turn's prefix (no
- * previous checkpoint, no size cap).
+ * previous checkpoint, no size cap). `keptEntryIds`: messages of the range
+ * kept verbatim after the checkpoint (the pinned latest user message); the
+ * handoff points at them instead of repeating them (issue #11 requirement 3).
  *
  * @category constructors
  */
 export const extract = (
   covered: ReadonlyArray<CoveredItem>,
-  turnPrefix: ReadonlyArray<CoveredItem> = []
+  turnPrefix: ReadonlyArray<CoveredItem> = [],
+  keptEntryIds: ReadonlySet<string> = new Set()
 ): Checkpoint.CheckpointContent => {
   const all = [...covered, ...turnPrefix]
   const speech = userSpeech(all)
+  const isKept = (said: Said | undefined) => said !== undefined && keptEntryIds.has(said.entryId)
   const requests = speech.filter((said) => UserSpeech.isTaskSetting(said.text))
   const actions = ToolActions.actionsOf(all)
   const artifacts = Ledger.fromRange(all, actions)
   const { failed, unknown } = failuresOf(actions)
   const todos = latestTodos(actions) ?? []
   const latest = CheckpointValidation.latestUserAsk(all.map((item) => item.message))
+  // The user's latest message kept verbatim after the checkpoint is not repeated in it (requirement 3).
+  const latestKept = latest !== undefined && keptEntryIds.has(all[latest.index]!.entryId)
   const prefixAsk =
     turnPrefix.length > 0 ? CheckpointValidation.latestUserAsk(turnPrefix.map((item) => item.message)) : undefined
-  const pendingUserAsks = prefixAsk
-    ? [`${clip(prefixAsk.text, ASK_CHARS)} (in progress; the turn continues verbatim after this checkpoint)`]
-    : latest?.unresolved
-      ? [clip(latest.text, ASK_CHARS)]
-      : []
+  const pendingUserAsks =
+    prefixAsk && !latestKept
+      ? [`${clip(prefixAsk.text, ASK_CHARS)} (in progress; the turn continues verbatim after this checkpoint)`]
+      : latest?.unresolved && !latestKept
+        ? [clip(latest.text, ASK_CHARS)]
+        : []
   const open = todos.filter((todo) => todo.status !== "completed")
   const report = lastAssistant(all)
   const goal = requests[requests.length - 1]
+  const latestId = latest ? all[latest.index]!.entryId : ""
   const nextSteps = [
     ...open.map((todo) => `${todo.status === "in_progress" ? "[in progress] " : ""}${clip(todo.text, ITEM_CHARS)}`),
     ...(open.length === 0 ? plansOf(report) : []),
     ...(pendingUserAsks.length > 0 && open.length === 0
       ? [`Answer the pending ask: ${clip(pendingUserAsks[0]!, ITEM_CHARS)}`]
-      : [])
+      : latestKept && (latest?.unresolved || prefixAsk) && open.length === 0
+        ? [`Answer the user's latest message (${latestId}, ${KEPT_NOTE}).`]
+        : [])
   ]
   const positions = new Map(all.map((item, index) => [item.entryId, index]))
   const position = (entryId: string) => positions.get(entryId) ?? all.length
@@ -257,8 +282,11 @@ export const extract = (
   ]
   const content: Checkpoint.CheckpointContent = {
     ...Checkpoint.emptyContent(),
-    goal: goal ? `${clip(goal.text, ASK_CHARS)} (${goal.entryId})` : "",
-    constraints: Constraints.fromSpeech(speech),
+    goal: goalText(goal, isKept(goal), requests.at(-2)),
+    constraints: Constraints.fromSpeech(speech, [
+      ...(goal && !isKept(goal) ? [clip(goal.text, ASK_CHARS)] : []),
+      ...speech.filter(isKept).map((said) => said.text)
+    ]),
     progress: {
       done,
       inProgress: inProgressOf(todos, goal, done.length + unknown.length),
@@ -273,16 +301,16 @@ export const extract = (
         : []),
       ...requests
         .slice(1)
-        .filter((said) => said !== goal)
+        .filter((said) => said !== goal && !isKept(said))
         .map((said) => `User (${said.entryId}): "${clip(said.text, ITEM_CHARS)}"`),
-      ...(latest && !latest.unresolved && !prefixAsk && latest.text !== goal?.text
+      ...(latest && !latest.unresolved && !prefixAsk && !latestKept && latest.text !== goal?.text
         ? [`${LATEST_ANSWERED}: "${clip(latest.text, ASK_CHARS)}"`]
         : []),
       ...(report ? [`Last assistant report (${report.entryId}): ${clip(report.text, ASK_CHARS)}`] : [])
     ],
     pendingUserAsks,
     identifiers: criticalIdentifiers(
-      speech.map((said) => said.text),
+      speech.filter((said) => !isKept(said)).map((said) => said.text),
       failed
     ),
     filesRead: artifacts.filter((a) => a.kind === "file" && a.status === "read").map((a) => a.value),

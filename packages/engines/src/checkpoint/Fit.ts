@@ -2,7 +2,7 @@
  * Fills a checkpoint budget by priority (issue #11 requirement 3): what the
  * next model needs first — the current goal, the pending ask, the next
  * steps, the user's constraints and corrections (the most binding first), failed approaches and
- * unknown outcomes, work in progress, what is done, decisions, earlier
+ * unknown outcomes, work in progress, the newest decisions, what is done, older decisions, earlier
  * requests — each list newest first, until the rendered checkpoint reaches
  * `maxTokens`. The artifact ledger is kept whole (the renderer shows its
  * newest items per group and counts the rest), so it stays cumulative.
@@ -29,7 +29,7 @@ type Content = Checkpoint.CheckpointContent
 export const DEFAULT_CHECKPOINT_TOKENS = 2_000
 
 /** Per-section caps (items), newest kept. */
-const CAP = { constraints: 14, failed: 6, done: 24, decisions: 6, context: 12 } as const
+const CAP = { constraints: 14, failed: 6, done: 24, decisions: 6, decisionsFirst: 3, context: 12 } as const
 
 interface Slot {
   readonly section: string
@@ -56,6 +56,11 @@ const bindingFirst = (items: ReadonlyArray<string>): Array<Slot> =>
     .map(({ section, index, text }) => ({ section, index, text }))
 
 const slotsOf = (content: Content): Array<Slot> => {
+  const decisions = newestFirst(
+    "decisions",
+    content.decisions.map((d) => `${d.decision} ${d.rationale}`),
+    CAP.decisions
+  )
   return [
     ...newestFirst("pendingUserAsks", content.pendingUserAsks, 2),
     ...content.nextSteps.slice(0, 8).map((text, index) => ({ section: "nextSteps", index, text })),
@@ -68,12 +73,11 @@ const slotsOf = (content: Content): Array<Slot> => {
     ...newestFirst("blocked", content.progress.blocked),
     ...newestFirst("failedApproaches", content.failedApproaches ?? [], CAP.failed),
     ...newestFirst("inProgress", content.progress.inProgress),
+    // The newest decisions with their reasons before a long Done list: they are what keeps the next model
+    // from undoing the work; the rest of them after it.
+    ...decisions.slice(0, CAP.decisionsFirst),
     ...newestFirst("done", content.progress.done, CAP.done),
-    ...newestFirst(
-      "decisions",
-      content.decisions.map((d) => `${d.decision} ${d.rationale}`),
-      CAP.decisions
-    ),
+    ...decisions.slice(CAP.decisionsFirst),
     ...newestFirst("criticalContext", content.criticalContext, CAP.context)
   ]
 }

@@ -2,7 +2,9 @@
  * Iterative updates (issue #11 requirement 4; Pi's
  * `UPDATE_SUMMARIZATION_PROMPT`): the previous checkpoint's handoff merged
  * with the newly covered range's. Newer wins — the goal, the pending ask and
- * the next steps of the newer range replace the older ones when it has them;
+ * the next steps of the newer range replace the older ones when it has them,
+ * and the goal keeps the session's overall goal (the earlier checkpoints'
+ * goal) while it is open (issue #11 requirement 1);
  * finished work never regresses to pending (an item done in either is
  * removed from in-progress and next steps); earlier constraints, decisions,
  * failed approaches and the artifact ledger survive; what the update drops
@@ -11,6 +13,7 @@
  * @since 0.2.0
  */
 import { type Checkpoint, IdentifierExtraction } from "@context-engine/core"
+import { SESSION_START } from "./Extract.ts"
 import * as Ledger from "./Ledger.ts"
 
 type Content = Checkpoint.CheckpointContent
@@ -31,6 +34,43 @@ const sameItem = (a: string, b: string): boolean => {
 const notDone = (items: ReadonlyArray<string>, done: ReadonlyArray<string>): Array<string> =>
   items.filter((item) => !done.some((finished) => sameItem(item, finished)))
 
+/** Label of the goal line that carries the session's overall goal through later checkpoints. */
+export const OVERALL_GOAL = "Overall goal (from earlier checkpoints; still open)"
+
+/** Longest overall goal carried, in characters. */
+const OVERALL_CHARS = 400
+
+/** The overall goal a goal text carries: its {@link OVERALL_GOAL} line, else the whole text. */
+const overallOf = (goal: string): string => {
+  const line = goal.split("\n").find((candidate) => candidate.startsWith(`${OVERALL_GOAL}: `))
+  return (line ? line.slice(OVERALL_GOAL.length + 2) : goal).trim()
+}
+
+/**
+ * The goal after an update: the newer range's current goal (its latest
+ * task-setting request) with the overall goal the earlier checkpoints carried,
+ * while it is still open — unless a done item finished it, or the newer goal
+ * is the same request.
+ */
+const goalOf = (
+  earlier: string,
+  later: string,
+  done: ReadonlyArray<string>
+): { readonly goal: string; readonly dropped: ReadonlyArray<string> } => {
+  if (later.trim().length === 0) return { goal: earlier, dropped: [] }
+  if (earlier.trim().length === 0) return { goal: later, dropped: [] }
+  const overall = overallOf(earlier)
+  const current = later
+    .split("\n")
+    .filter((line) => !line.startsWith(`${OVERALL_GOAL}: `))
+    .join("\n")
+  const clipped = overall.length <= OVERALL_CHARS ? overall : `${overall.slice(0, OVERALL_CHARS - 1)}…`
+  if (sameItem(overall, current)) return { goal: current, dropped: [] }
+  if (done.some((item) => sameItem(overall, item)))
+    return { goal: current, dropped: [`earlier goal, finished: ${clipped.slice(0, 200)}`] }
+  return { goal: `${current}\n${OVERALL_GOAL}: ${clipped}`, dropped: [] }
+}
+
 /**
  * Merges `earlier` (the previous checkpoint) with `later` (the newer range,
  * or a split turn's prefix): see the module doc.
@@ -45,13 +85,10 @@ export const mergeContent = (earlier: Content, later: Content): Content => {
   const decisions = [...earlier.decisions]
   for (const decision of later.decisions)
     if (!decisions.some((known) => known.decision === decision.decision)) decisions.push(decision)
-  const replacedGoal =
-    later.goal.trim().length > 0 && earlier.goal.trim().length > 0 && later.goal !== earlier.goal
-      ? [`earlier goal, superseded by a newer request: ${earlier.goal.slice(0, 200)}`]
-      : []
   const artifacts = Ledger.merge(Ledger.fromContent(earlier), Ledger.fromContent(later))
+  const goal = goalOf(earlier.goal, later.goal, done)
   return {
-    goal: later.goal.trim().length > 0 ? later.goal : earlier.goal,
+    goal: goal.goal,
     constraints: union(earlier.constraints, later.constraints),
     progress: {
       done,
@@ -60,9 +97,12 @@ export const mergeContent = (earlier: Content, later: Content): Content => {
     },
     decisions,
     nextSteps: nextSteps.length > 0 ? nextSteps : [...later.nextSteps],
+    // The newer range's first request is not the session's start: the earlier checkpoint already says that.
     criticalContext: union(
-      replacedGoal.length > 0 ? [`Earlier goal: ${earlier.goal.slice(0, 300)}`] : [],
-      union(earlier.criticalContext, later.criticalContext)
+      earlier.criticalContext,
+      later.criticalContext.map((line) =>
+        line.startsWith(SESSION_START) ? `User${line.slice(SESSION_START.length)}` : line
+      )
     ),
     pendingUserAsks: later.pendingUserAsks.length > 0 ? [...later.pendingUserAsks] : [],
     identifiers: IdentifierExtraction.merge(earlier.identifiers, later.identifiers),
@@ -70,6 +110,6 @@ export const mergeContent = (earlier: Content, later: Content): Content => {
     filesModified: artifacts.filter((a) => a.kind === "file" && a.status !== "read").map((a) => a.value),
     failedApproaches: union(earlier.failedApproaches ?? [], later.failedApproaches ?? []),
     artifacts,
-    dropped: [...replacedGoal]
+    dropped: [...goal.dropped]
   }
 }
