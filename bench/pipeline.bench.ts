@@ -176,7 +176,8 @@ export default async function (): Promise<void> {
     }
     const input = { entries, policy }
 
-    // Cold: a fresh measurer counts all 2.3 MB once (what the first request of a session pays).
+    // Cold: a fresh measurer (what the first request of a session pays): the engine estimates the old part and
+    // counts exactly the recent suffix and the result (EstimateFirst); the result is re-measured exactly below.
     const coldMeasurer = Measurer.make(exact)
     const cold = SlidingWindowEngine.makeAsync({ measurer: () => coldMeasurer })
     let coldOutcome: [Awaited<ReturnType<typeof cold.compact>>, number]
@@ -335,7 +336,7 @@ export default async function (): Promise<void> {
         problems: pairingProblems(ContextView.toMessages(result.view))
       },
       {
-        name: "context-engine SlidingWindowEngine.compact (cold: includes first full count)",
+        name: "context-engine SlidingWindowEngine.compact (cold: fresh measurer, estimate-first, result counted exactly)",
         ms: coldMs,
         messages: coldResult.view.items.length,
         tokens: measureExactly(ContextView.toMessages(coldResult.view)),

@@ -10,6 +10,12 @@ import type { Budget } from "./Budget.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { ContextView, ItemSource, ToolDefinition } from "./ContextView.ts"
 import { type Category, type CategoryCounts, categories, type Measurement, zeroCounts } from "./Measurement.ts"
+import {
+  anthropicToolUseSystemPromptTokens,
+  defaultMediaFamily,
+  type Options,
+  toolFramingTokens
+} from "./MeasurerOptions.ts"
 import type { MediaFamily } from "./MediaTokens.ts"
 import type { Message } from "./Message.ts"
 import * as MessageTokens from "./MessageTokens.ts"
@@ -17,9 +23,10 @@ import type { ModelPolicy } from "./ModelPolicy.ts"
 import * as ReasoningTokens from "./ReasoningTokens.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 import * as Tokenizers from "./Tokenizers.ts"
-import { type Anchor, apportion } from "./UsageScale.ts"
+import { type Anchor, apportion, locate as locateAnchor } from "./UsageScale.ts"
 import * as ViewPrefix from "./ViewPrefix.ts"
 
+export { anthropicToolUseSystemPromptTokens, type Options, toolFramingTokens } from "./MeasurerOptions.ts"
 export { type Anchor, anchorFor, prefixFingerprint } from "./UsageScale.ts"
 
 /**
@@ -62,60 +69,6 @@ export interface Measurer {
 export type { CategoryCounts }
 
 /**
- * Options of {@link make}. All token counts are in tokens.
- *
- * @category models
- */
-export interface Options {
-  /**
-   * Whose image formula to use. Default: from the tokenizer name —
-   * `o200k_base` / `cl100k_base` → `openai`, `estimate:anthropic` →
-   * `anthropic`, `estimate:gemini` → `gemini`, otherwise `generic` (the
-   * largest of the three).
-   */
-  readonly mediaFamily?: MediaFamily
-  /** Per-message framing; default {@link MessageTokens.messageFramingTokens} (3, OpenAI cookbook). */
-  readonly messageFramingTokens?: number
-  /** Reply priming per request; default {@link MessageTokens.replyPrimingTokens} (3, OpenAI cookbook). */
-  readonly replyPrimingTokens?: number
-  /**
-   * Tokens the provider adds to the system prompt when tools are present.
-   * Default: 346 for `anthropic` (Anthropic "Tool use → Pricing": tool use
-   * system prompt of 346 tokens for Claude 4.x / 3.7 with `tool_choice`
-   * auto or none), 0 otherwise.
-   */
-  readonly toolUseSystemPromptTokens?: number
-  /**
-   * How prior-turn reasoning counts; default `ReasoningTokens.ruleFor(mediaFamily)`
-   * (Anthropic and OpenAI: only the current tool loop's reasoning counts;
-   * see `ReasoningTokens` for the sources). `measure` applies it by position;
-   * `countMessage` / `messageTokens` count a message as if in the current loop.
-   */
-  readonly reasoningRule?: ReasoningTokens.Rule
-  /** Cache per-message counts (default true). The cache never changes a result. */
-  readonly cache?: boolean
-  /** Content-hash cache capacity in entries (default 100,000); oldest entries are evicted first. */
-  readonly maxCacheEntries?: number
-}
-
-/**
- * Per-tool framing: 7 tokens (`func_init` for gpt-4o in OpenAI's cookbook
- * "How to count tokens with tiktoken", function-calling section), plus 12 per
- * request with tools (`func_end`). The tool's text is the JSON of
- * `{ name, description, parameters }`.
- *
- * @category constants
- */
-export const toolFramingTokens = { perTool: 7, perRequest: 12 } as const
-
-/**
- * Anthropic's tool-use system prompt, in tokens (see {@link Options}).
- *
- * @category constants
- */
-export const anthropicToolUseSystemPromptTokens = 346
-
-/**
  * A measurer with a count cache.
  *
  * @category models
@@ -125,13 +78,16 @@ export interface CachedMeasurer extends Measurer {
   readonly cacheSize: () => number
   /** Empties the caches (counts stay the same; they are only recomputed). */
   readonly clearCache: () => void
-}
-
-const defaultMediaFamily = (tokenizer: Tokenizer): MediaFamily => {
-  if (tokenizer.name === "o200k_base" || tokenizer.name === "cl100k_base") return "openai"
-  if (tokenizer.name === "estimate:anthropic") return "anthropic"
-  if (tokenizer.name === "estimate:gemini") return "gemini"
-  return "generic"
+  /**
+   * A measurer sharing this one's caches that counts the messages `estimated`
+   * selects with `estimator` (e.g. `Estimator.charsPerFour`) unless their
+   * exact count is already cached; every other message exactly. Its
+   * `measure` reports `method: "estimate"` (with a note) when an estimate
+   * went into the count. For a cold compaction that needs exact counts only
+   * near the cut (the engine kernel's estimate-first path); estimates are
+   * never stored in the exact caches.
+   */
+  readonly withEstimates?: (estimator: Tokenizer, estimated: (message: Message) => boolean) => CachedMeasurer
 }
 
 /**
@@ -202,13 +158,16 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     byContent.set(key, value)
   }
 
+  const isPriorCount = (message: Message, position: ReasoningTokens.Position): boolean =>
+    position === "prior" && reasoningRule === "current-tool-loop" && ReasoningTokens.hasReasoning(message)
+
   /** `prior`: the message sits before the current tool loop (its reasoning may be stripped, see `ReasoningTokens`). */
   const countItem = (
     message: Message,
     source: ItemSource = "transcript",
     position: ReasoningTokens.Position = "current"
   ): MessageTokens.MessageCount => {
-    const prior = position === "prior" && reasoningRule === "current-tool-loop" && ReasoningTokens.hasReasoning(message)
+    const prior = isPriorCount(message, position)
     const counting = prior ? priorOptions : countOptions
     if (!useCache) return MessageTokens.count(message, source, counting)
     const slot = prior ? `${source}|prior` : source
@@ -268,78 +227,120 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     return tokens
   }
 
-  const measure: Measurer["measure"] = (view, measureOptions = {}) => {
-    const { budget, anchor } = measureOptions
-    let anchorIndex = anchor === undefined ? -1 : view.items.findIndex((item) => item.entryId === anchor.lastEntryId)
-    let anchorStale = false
-    if (
-      anchorIndex >= 0 &&
-      anchor?.prefixFingerprint !== undefined &&
-      ViewPrefix.fingerprintThrough(view.items, anchorIndex) !== anchor.prefixFingerprint
-    ) {
-      anchorIndex = -1
-      anchorStale = true
-    }
-    const loopStart =
-      reasoningRule === "current-tool-loop" ? ReasoningTokens.currentLoopStart(view.items, (item) => item.message) : 0
-    const sums = (useCache ? memo : ViewPrefix.makeSums(1, ViewPrefix.shallowStamps))(
-      view.items,
-      (index) => index < loopStart,
-      (item, prior) => countItem(item.message, item.source, prior ? "prior" : "current")
-    )
-    const end = view.items.length
-    const prefixVector = sums.categories(anchorIndex + 1)
-    const totalVector = sums.categories(end)
-    const prefix = zeroCounts()
-    const suffix = zeroCounts()
-    categories.forEach((category, index) => {
-      prefix[category] = prefixVector[index]!
-      suffix[category] = totalVector[index]! - prefixVector[index]!
-    })
-    const unknownImages = sums.unknownImages(end)
-    const estimatedFiles = sums.estimatedFiles(end)
-    prefix.toolSchemas += toolSchemaTokens(view.tools)
-    prefix.framing += replyPriming
-    const inputCategories = categories.filter((category) => category !== "reservedOutput")
-    const byCategory = zeroCounts()
-    if (anchorIndex >= 0) {
-      const scaled = apportion(
-        inputCategories.map((category) => prefix[category]),
-        Math.max(0, Math.round(anchor!.inputTokens))
+  type Sums = ReturnType<typeof ViewPrefix.makeSums<ViewPrefix.Shape>>
+  const measureWith =
+    (count: typeof countItem, sumsOf: () => Sums, estimated?: () => number): Measurer["measure"] =>
+    (view, measureOptions = {}) => {
+      const { budget, anchor } = measureOptions
+      const located = locateAnchor(view, anchor)
+      const anchorIndex = located.index
+      const loopStart =
+        reasoningRule === "current-tool-loop" ? ReasoningTokens.currentLoopStart(view.items, (item) => item.message) : 0
+      const sums = sumsOf()(
+        view.items,
+        (index) => index < loopStart,
+        (item, prior) => count(item.message, item.source, prior ? "prior" : "current")
       )
-      inputCategories.forEach((category, index) => {
-        byCategory[category] = scaled[index]! + suffix[category]
+      const end = view.items.length
+      const prefixVector = sums.categories(anchorIndex + 1)
+      const totalVector = sums.categories(end)
+      const prefix = zeroCounts()
+      const suffix = zeroCounts()
+      categories.forEach((category, index) => {
+        prefix[category] = prefixVector[index]!
+        suffix[category] = totalVector[index]! - prefixVector[index]!
       })
-    } else {
-      for (const category of inputCategories) byCategory[category] = prefix[category] + suffix[category]
+      const unknownImages = sums.unknownImages(end)
+      const estimatedFiles = sums.estimatedFiles(end)
+      prefix.toolSchemas += toolSchemaTokens(view.tools)
+      prefix.framing += replyPriming
+      const inputCategories = categories.filter((category) => category !== "reservedOutput")
+      const byCategory = zeroCounts()
+      if (anchorIndex >= 0) {
+        const scaled = apportion(
+          inputCategories.map((category) => prefix[category]),
+          Math.max(0, Math.round(anchor!.inputTokens))
+        )
+        inputCategories.forEach((category, index) => {
+          byCategory[category] = scaled[index]! + suffix[category]
+        })
+      } else {
+        for (const category of inputCategories) byCategory[category] = prefix[category] + suffix[category]
+      }
+      byCategory.reservedOutput = budget?.reservedOutputTokens ?? 0
+      let inputTokens = 0
+      for (const category of inputCategories) inputTokens += byCategory[category]
+      const budgetTokens = budget?.inputBudgetTokens ?? Number.POSITIVE_INFINITY
+      const notes: Array<string> = []
+      if (unknownImages > 0) {
+        notes.push(
+          `${unknownImages} image(s) without readable pixel dimensions counted at the conservative default of ${MessageTokens.unknownImageTokens} tokens each`
+        )
+      }
+      if (estimatedFiles > 0) notes.push(`${estimatedFiles} file(s) estimated (PDF pages or unknown binary content)`)
+      const estimatedMessages = estimated?.() ?? 0
+      if (estimatedMessages > 0) notes.push(`${estimatedMessages} message(s) estimated (not counted exactly)`)
+      if (located.note !== undefined) notes.push(located.note)
+      return {
+        byCategory,
+        inputTokens,
+        totalTokens: inputTokens + byCategory.reservedOutput,
+        budgetTokens,
+        headroomTokens: budgetTokens - inputTokens,
+        method: anchorIndex >= 0 ? "anchored" : estimatedMessages > 0 ? "estimate" : tokenizer.method,
+        tokenizer: tokenizer.name,
+        ...(notes.length > 0 ? { notes } : {})
+      }
     }
-    byCategory.reservedOutput = budget?.reservedOutputTokens ?? 0
-    let inputTokens = 0
-    for (const category of inputCategories) inputTokens += byCategory[category]
-    const budgetTokens = budget?.inputBudgetTokens ?? Number.POSITIVE_INFINITY
-    const notes: Array<string> = []
-    if (unknownImages > 0) {
-      notes.push(
-        `${unknownImages} image(s) without readable pixel dimensions counted at the conservative default of ${MessageTokens.unknownImageTokens} tokens each`
-      )
+
+  const measure = measureWith(countItem, () => (useCache ? memo : ViewPrefix.makeSums(1, ViewPrefix.shallowStamps)))
+
+  /** The exact count of `message` when the identity cache holds it (still the same shape). */
+  const cachedCount = (
+    message: Message,
+    source: ItemSource,
+    prior: boolean
+  ): MessageTokens.MessageCount | undefined => {
+    const hit = byIdentity.get(message)?.get(prior ? `${source}|prior` : source)
+    return hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message) ? hit.count : undefined
+  }
+
+  const withEstimates = (estimator: Tokenizer, estimated: (message: Message) => boolean): CachedMeasurer => {
+    const estimateOptions = { ...countOptions, tokenizer: estimator }
+    const estimatePriorOptions = { ...priorOptions, tokenizer: estimator }
+    let estimates = new WeakMap<Message, Map<string, MessageTokens.MessageCount>>()
+    let used = 0 // messages estimated since the current `measure` began
+    const count = (
+      message: Message,
+      source: ItemSource = "transcript",
+      position: ReasoningTokens.Position = "current"
+    ): MessageTokens.MessageCount => {
+      const prior = isPriorCount(message, position)
+      if (!estimated(message) || cachedCount(message, source, prior) !== undefined)
+        return countItem(message, source, position)
+      used++
+      const perSource = estimates.get(message) ?? new Map<string, MessageTokens.MessageCount>()
+      estimates.set(message, perSource)
+      const slot = prior ? `${source}|prior` : source
+      const result =
+        perSource.get(slot) ?? MessageTokens.count(message, source, prior ? estimatePriorOptions : estimateOptions)
+      perSource.set(slot, result)
+      return result
     }
-    if (estimatedFiles > 0) notes.push(`${estimatedFiles} file(s) estimated (PDF pages or unknown binary content)`)
-    if (anchorStale) {
-      notes.push(
-        `items at or before anchor entry ${anchor!.lastEntryId} changed since the provider reported usage (e.g. a compaction); anchor ignored`
-      )
-    } else if (anchor !== undefined && anchorIndex < 0) {
-      notes.push(`anchor entry ${anchor.lastEntryId} is not in the view; anchor ignored`)
+    const sumsOf = () => {
+      used = 0
+      return ViewPrefix.makeSums(1, ViewPrefix.shallowStamps)
     }
     return {
-      byCategory,
-      inputTokens,
-      totalTokens: inputTokens + byCategory.reservedOutput,
-      budgetTokens,
-      headroomTokens: budgetTokens - inputTokens,
-      method: anchorIndex >= 0 ? "anchored" : tokenizer.method,
-      tokenizer: tokenizer.name,
-      ...(notes.length > 0 ? { notes } : {})
+      tokenizer,
+      countMessage: (message, source, position) => ({ ...count(message, source, position).byCategory }),
+      messageTokens: (message, source, position) => count(message, source, position).totalTokens,
+      toolSchemaTokens,
+      measure: measureWith(count, sumsOf, () => used),
+      cacheSize: () => byContent.size,
+      clearCache: () => {
+        estimates = new WeakMap()
+      }
     }
   }
 
@@ -354,7 +355,8 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       byIdentity = new WeakMap()
       toolsByIdentity = new WeakMap()
       byContent.clear()
-    }
+    },
+    withEstimates
   }
 }
 

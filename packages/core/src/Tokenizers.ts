@@ -86,23 +86,52 @@ const gptEncoding = (encoding: Encoding): GptEncoding => {
 const ordinary = { disallowedSpecial: new Set<string>() }
 
 /**
+ * Counts of large texts kept per tokenizer instance: a text of at least
+ * `minChars` characters is often counted twice in a row (a strategy
+ * truncating a tool output, then the measurer counting the message that
+ * holds it), and counting is linear in its length. At most `maxChars`
+ * characters of keys are held; the oldest go first. Own choice.
+ *
+ * @category constants
+ */
+export const largeTextCache = { minChars: 8192, maxChars: 2_000_000 } as const
+
+/**
  * A `gpt-tokenizer` backed exact tokenizer. The encoder is loaded on the
- * first `count`; instances share it.
+ * first `count`; instances share it. Counts of large texts are kept
+ * ({@link largeTextCache}).
  *
  * @category constructors
  */
 export const gptTokenizer = (encoding: Encoding): ExactTokenizer => {
   let api: GptEncoding | undefined
+  const large = new Map<string, number>()
+  let largeChars = 0
+  const countNow = (text: string): number => {
+    api ??= gptEncoding(encoding)
+    const encoder = api
+    return TextChunks.sumOverChunks(text, (chunk) => encoder.countTokens(chunk, ordinary))
+  }
   return {
     name: encoding,
     method: "exact",
     encoding,
     backend: "gpt-tokenizer",
     count: (text) => {
-      if (text.length === 0) return 0
-      api ??= gptEncoding(encoding)
-      const encoder = api
-      return TextChunks.sumOverChunks(text, (chunk) => encoder.countTokens(chunk, ordinary))
+      if (text.length < largeTextCache.minChars) return text.length === 0 ? 0 : countNow(text)
+      const known = large.get(text)
+      if (known !== undefined) return known
+      const tokens = countNow(text)
+      if (text.length <= largeTextCache.maxChars) {
+        for (const key of large.keys()) {
+          if (largeChars + text.length <= largeTextCache.maxChars) break
+          large.delete(key)
+          largeChars -= key.length
+        }
+        large.set(text, tokens)
+        largeChars += text.length
+      }
+      return tokens
     },
     free: () => {}
   }

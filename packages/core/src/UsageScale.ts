@@ -101,6 +101,32 @@ export const anchorFor = (
 }
 
 /**
+ * Where `anchor` sits in `view`: the index of its `lastEntryId` (-1 when
+ * absent or when the items up to it changed since the provider reported
+ * usage, i.e. its `prefixFingerprint` no longer matches), with the note a
+ * measurement reports when the anchor is ignored.
+ *
+ * @category constructors
+ */
+export const locate = (
+  view: ContextView,
+  anchor: Anchor | undefined
+): { readonly index: number; readonly note?: string } => {
+  if (anchor === undefined) return { index: -1 }
+  const index = view.items.findIndex((item) => item.entryId === anchor.lastEntryId)
+  if (index < 0) return { index, note: `anchor entry ${anchor.lastEntryId} is not in the view; anchor ignored` }
+  if (
+    anchor.prefixFingerprint !== undefined &&
+    ViewPrefix.fingerprintThrough(view.items, index) !== anchor.prefixFingerprint
+  )
+    return {
+      index: -1,
+      note: `items at or before anchor entry ${anchor.lastEntryId} changed since the provider reported usage (e.g. a compaction); anchor ignored`
+    }
+  return { index }
+}
+
+/**
  * A usage-to-local-count ratio and where it was observed.
  *
  * @category models

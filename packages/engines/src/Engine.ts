@@ -21,7 +21,7 @@
  *
  * @since 0.2.0
  */
-import type { Entry as EntryType, Measurement, ModelPolicy, Strategy, ViewEdit } from "@context-engine/core"
+import type { Entry as EntryType, Measurement, Message, ModelPolicy, Strategy, ViewEdit } from "@context-engine/core"
 import {
   type ActiveView,
   Budget,
@@ -38,6 +38,8 @@ import { IncrementalNormalization, Pipeline, Tiers } from "@context-engine/strat
 import { Effect } from "effect"
 import * as ByteCap from "./ByteCap.ts"
 import type { Options } from "./EngineOptions.ts"
+import * as EstimateFirst from "./EstimateFirst.ts"
+import type { Kernel, Prepared } from "./Kernel.ts"
 import { assemble, recordOutcome, type State } from "./RequestPath.ts"
 
 /**
@@ -59,65 +61,7 @@ export const DEFAULT_LOW_WATER_SHARE = 0.5
 
 export type { Options } from "./EngineOptions.ts"
 
-/** An input made ready: its view, the measurer, overhead, budget and measurement. @category models */
-export interface Prepared {
-  readonly active: ActiveView.ActiveView
-  readonly view: ContextView.ContextView
-  readonly measurer: Measurer.Measurer
-  readonly overhead: { readonly systemTokens: number; readonly toolSchemaTokens: number }
-  readonly budget: Budget.Budget
-  readonly measurement: Measurement.Measurement
-  /** The checkpoint's view item and its tokens, when the view has one. */
-  readonly checkpoint: { readonly item: ContextView.ViewItem; readonly tokens: number } | undefined
-}
-
-/** The targets of one compaction, in input tokens. @category models */
-export interface Targets {
-  readonly reasons: ReadonlyArray<ContextEngine.CompactionReason>
-  /** Manual or overflow: compact even when the request fits. */
-  readonly force: boolean
-  /** The request must fit this: the input budget, lowered by a caller's plan, an overflow or `/compact`. */
-  readonly targetTokens: number
-  /** Where a compaction that is not manual or an overflow aims (hysteresis); `targetTokens` otherwise. */
-  readonly lowWaterTokens: number
-}
-
-/** The kernel an engine configuration is built on. @category models */
-export interface Kernel {
-  readonly measurerFor: (policy: ModelPolicy.ModelPolicy) => Measurer.Measurer
-  readonly prepare: (input: ContextEngine.EngineInput) => Prepared
-  readonly reasons: (input: ContextEngine.EngineInput, prepared: Prepared) => Array<ContextEngine.CompactionReason>
-  readonly targets: (
-    input: ContextEngine.EngineInput,
-    prepared: Prepared,
-    plan?: ContextEngine.CompactionPlan
-  ) => Targets
-  /** The stages before the lossy tier: built-in (or their replacement), then the custom strategies. */
-  readonly ladder: (input: ContextEngine.EngineInput, prepared: Prepared) => Array<Strategy.Strategy>
-  /** Runs strategies on the prepared view with the checkpoint out of their reach. */
-  readonly run: (
-    input: ContextEngine.EngineInput,
-    prepared: Prepared,
-    strategies: ReadonlyArray<Strategy.Strategy>,
-    targetTokens: number,
-    protectLatestUserMessage?: boolean
-  ) => Pipeline.Result
-  /**
-   * The prepared view normalized (pairing repaired, empty messages dropped) as the pipeline's normalize stage
-   * does, with its measurement; incremental across steps of one session (`IncrementalNormalization`).
-   */
-  readonly normalize: (prepared: Prepared) => IncrementalNormalization.Normalized
-  readonly editEntries: (
-    input: ContextEngine.EngineInput,
-    edits: ReadonlyArray<ViewEdit.ViewEdit>,
-    timestamp: string,
-    after?: ReadonlyArray<EntryType.Entry>
-  ) => Array<EntryType.EditEntry>
-  /** The clock ({@link Options.now}), as an ISO timestamp. */
-  readonly timestamp: (input: ContextEngine.EngineInput) => string
-  /** A compaction succeeded: a pending overflow is handled. */
-  readonly compacted: () => void
-}
+export type { Kernel, Prepared, Targets } from "./Kernel.ts"
 
 /** Deterministic id of the `index`-th edit entry appended after `lastEntryId`. @category constructors */
 export const editEntryId = (lastEntryId: string, index: number): string => `${lastEntryId}/edit/${index}`
@@ -170,16 +114,15 @@ export const kernel = (
         prepared: Prepared
       }
     | undefined
+  const isPrepared = (input: ContextEngine.EngineInput): boolean =>
+    last !== undefined &&
+    last.anchor === state.anchor &&
+    last.usage === state.usage &&
+    last.input.entries === input.entries &&
+    last.input.tools === input.tools &&
+    last.input.policy === input.policy
   const prepare = (input: ContextEngine.EngineInput): Prepared => {
-    if (
-      last !== undefined &&
-      last.anchor === state.anchor &&
-      last.usage === state.usage &&
-      last.input.entries === input.entries &&
-      last.input.tools === input.tools &&
-      last.input.policy === input.policy
-    )
-      return last.prepared
+    if (last !== undefined && isPrepared(input)) return last.prepared
     const prepared = freshPrepare(input)
     last = { input, anchor: state.anchor, usage: state.usage, prepared }
     return prepared
@@ -195,22 +138,36 @@ export const kernel = (
     return views.reconstruct(input.entries, { tools: input.tools ?? [], ...viewOptions(input, measurer) })
   }
 
-  const freshPrepare = (input: ContextEngine.EngineInput): Prepared => {
+  /** `counting`: the measurer of the view's messages (default: the exact one); overhead is always exact. */
+  const freshPrepare = (input: ContextEngine.EngineInput, counting?: Measurer.Measurer): Prepared => {
     // On the provider's scale once it reported usage (UsageScale): trigger, stages and `after` agree.
     const local = measurerFor(input.policy)
-    const measurer = state.usage ? UsageScale.scaled(local, state.usage) : local
+    const exact = state.usage ? UsageScale.scaled(local, state.usage) : local
+    const measurer = counting ?? exact
     const tools = input.tools ?? []
-    const active = reconstruct(input, measurer)
+    const active = reconstruct(input, exact)
     let systemTokens = 0
-    for (const item of active.prefix) systemTokens += measurer.messageTokens(item.message, item.source)
-    const overhead = { systemTokens, toolSchemaTokens: measurer.toolSchemaTokens(tools) }
+    for (const item of active.prefix) systemTokens += exact.messageTokens(item.message, item.source)
+    const overhead = { systemTokens, toolSchemaTokens: exact.toolSchemaTokens(tools) }
     const budget = Budget.make(input.policy, overhead)
     const view = active.view
     const measurement = measurer.measure(view, { budget, ...(state.anchor ? { anchor: state.anchor } : {}) })
     const item =
       active.checkpoint === undefined ? undefined : view.items.find((candidate) => candidate.source === "checkpoint")
-    const checkpoint = item ? { item, tokens: measurer.messageTokens(item.message, item.source) } : undefined
-    return { active, view, measurer, overhead, budget, measurement, checkpoint }
+    const checkpoint = item ? { item, tokens: exact.messageTokens(item.message, item.source) } : undefined
+    return { active, view, measurer, overhead, budget, measurement, checkpoint, ...(counting ? { exact } : {}) }
+  }
+
+  const prepareToCompact = (input: ContextEngine.EngineInput): Prepared => {
+    const local = measurerFor(input.policy) as Partial<Measurer.CachedMeasurer> & Measurer.Measurer
+    if (isPrepared(input) || state.usage || state.anchor || local.tokenizer.method !== "exact" || !local.withEstimates)
+      return prepare(input)
+    let exact: Set<Message.Message> | undefined
+    const counting = local.withEstimates(EstimateFirst.estimator, (message) => !exact?.has(message))
+    const rough = freshPrepare(input, counting)
+    exact = EstimateFirst.exactSuffix(rough.view, counting, targets(input, rough).lowWaterTokens)
+    if (exact === undefined) return prepare(input)
+    return { ...rough, measurement: counting.measure(rough.view, { budget: rough.budget }) }
   }
 
   const reasons = (input: ContextEngine.EngineInput, prepared: Prepared): Array<ContextEngine.CompactionReason> => {
@@ -258,10 +215,12 @@ export const kernel = (
   // stage reports and measurements count it.
   // The token ladder, then the byte cap (media references) on what it leaves.
   const run: Kernel["run"] = (input, prepared, strategies, targetTokens, protectLatestUserMessage = true) => {
-    const result = runLadder(input, prepared, strategies, targetTokens, protectLatestUserMessage)
-    const reduced = ByteCap.reduce(result.view, input.policy, prepared.measurer)
+    const result = runCounted(input, prepared, strategies, targetTokens, protectLatestUserMessage)
+    // An estimate-first preparation's result is measured exactly: so is what the byte cap leaves.
+    const measurer = prepared.exact ?? prepared.measurer
+    const reduced = ByteCap.reduce(result.view, input.policy, measurer)
     if (reduced === undefined) return result
-    const after = prepared.measurer.measure(reduced.view, { budget: prepared.budget })
+    const after = measurer.measure(reduced.view, { budget: prepared.budget })
     return {
       ...result,
       view: reduced.view,
@@ -270,6 +229,22 @@ export const kernel = (
       after,
       fits: after.inputTokens <= targetTokens && !ByteCap.isOver(input.policy, reduced.view)
     }
+  }
+  // The ladder; after an estimate-first preparation, its result measured exactly (and the ladder run again,
+  // exactly, when that is over the target — EstimateFirst.finish).
+  const runCounted: Kernel["run"] = (input, prepared, strategies, targetTokens, protectLatestUserMessage = true) => {
+    const first = runLadder(input, prepared, strategies, targetTokens, protectLatestUserMessage)
+    const { exact, ...exactly } = prepared
+    if (exact === undefined) return first
+    return EstimateFirst.finish(first, exact, { budget: prepared.budget }, targetTokens, (view, measurement) =>
+      runLadder(
+        input,
+        { ...exactly, view, measurer: exact, measurement },
+        strategies,
+        targetTokens,
+        protectLatestUserMessage
+      )
+    )
   }
   const runLadder: Kernel["run"] = (input, prepared, strategies, targetTokens, protectLatestUserMessage = true) => {
     const common = {
@@ -332,6 +307,7 @@ export const kernel = (
   return {
     measurerFor,
     prepare,
+    prepareToCompact,
     normalize,
     reasons,
     targets,

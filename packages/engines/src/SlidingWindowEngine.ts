@@ -141,7 +141,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
 
   const compact: ContextEngine.ContextEngine["compact"] = (input, givenPlan) =>
     Effect.gen(function* () {
-      const prepared = core.prepare(input)
+      const prepared = core.prepareToCompact(input)
       yield* Budget.checkFixedOverhead(prepared.budget, prepared.overhead)
       const strategies = strategiesOf(input, prepared)
       const result = core.run(input, prepared, strategies, targetOf(input, prepared, givenPlan), !clampLatestUser)

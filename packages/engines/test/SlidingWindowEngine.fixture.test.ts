@@ -61,4 +61,27 @@ describe.each([
     expect(Effect.runSync(engine.shouldCompact(next)).compact).toBe(false)
     expect(ContextView.toMessages(SlidingWindowEngine.viewOf(next))).toEqual(ContextView.toMessages(result.view))
   }, 180_000)
+
+  it("cold (a fresh measurer, no shouldCompact first): estimate-first, yet the result is counted exactly and fits", () => {
+    const engine = SlidingWindowEngine.make({ measurer: () => Measurer.make(tokenizer) })
+    const result = Effect.runSync(engine.compact(input))
+    // The view was not counted before: the old part was estimated, and the measurement says so.
+    expect(result.before.method).toBe("estimate")
+    expect(result.before.notes?.some((note) => /message\(s\) estimated/.test(note))).toBe(true)
+    // The result is an exact count: a fresh measurer agrees, and it fits the budget.
+    expect(result.after.method).toBe("exact")
+    expect(Measurer.make(tokenizer).measure(result.view).inputTokens).toBe(result.after.inputTokens)
+    expect(result.fits).toBe(true)
+    expect(result.after.inputTokens).toBeLessThanOrEqual(result.after.budgetTokens)
+    const before = SlidingWindowEngine.viewOf(input)
+    expect(Invariants.check(before, result.view)).toEqual([])
+    expect(ToolPairing.analyze(result.view.items).problems).toEqual([])
+    expect(Effect.runSync(engine.validate(input, result)).ok).toBe(true)
+    // Estimates near the cut do not make it drop much more than the warm (all exact) engine does.
+    const warm = SlidingWindowEngine.make({ measurer: () => shared })
+    Effect.runSync(warm.shouldCompact(input))
+    const exactResult = Effect.runSync(warm.compact(input))
+    expect(exactResult.before.method).toBe("exact")
+    expect(result.after.inputTokens).toBeGreaterThanOrEqual(0.9 * exactResult.after.inputTokens)
+  }, 180_000)
 })

@@ -71,7 +71,9 @@ export const make = (options: Options = {}): Strategy.Strategy => {
         for (let index = span.start; index < span.end; index++) {
           const item = view.items[index]!
           if (item.message.role === "system") continue
-          freed += measurer.messageTokens(item.message, item.source)
+          // A dropped turn is before the current tool loop: it counts as the measurement counted it (prior-turn
+          // reasoning by its provider rule, ReasoningTokens), or the window stops short of its target.
+          freed += measurer.messageTokens(item.message, item.source, "prior")
           edits.push({
             op: "drop",
             entryId: item.entryId,
