@@ -181,8 +181,11 @@ export default async function (): Promise<void> {
     const coldMeasurer = Measurer.make(exact)
     const cold = SlidingWindowEngine.makeAsync({ measurer: () => coldMeasurer })
     let coldOutcome: [Awaited<ReturnType<typeof cold.compact>>, number]
+    let coldCpuMs = 0
     try {
+      const cpuBefore = cpuMs()
       coldOutcome = await time(() => cold.compact(input))
+      coldCpuMs = cpuMs() - cpuBefore
     } catch (error) {
       // e.g. BudgetExceeded: the turn in progress alone does not fit this window; reported, not hidden.
       console.log(`\n--- ${k(window.contextWindow)} window: our engine cannot fit it: ${String(error)}`)
@@ -395,6 +398,7 @@ export default async function (): Promise<void> {
       "ours warm ms (min)": Number(Math.min(...warmRuns).toFixed(1)),
       "ours warm CPU ms": Number(median(warmCpu).toFixed(1)),
       "ours cold ms": Number(coldMs.toFixed(1)),
+      "ours cold CPU ms": Number(coldCpuMs.toFixed(1)),
       "ours tokens": afterExact,
       budget,
       "pruneMessages tokens": rows[2]!.tokens,
