@@ -6,7 +6,9 @@
  * sends the whole history as a fresh V4 prompt (new message and part objects
  * around the same values every call, as the AI SDK's per-step conversion
  * builds them; built outside the timed call) plus the messages since the
- * previous step (the assistant reply and its tool results). Prints per-step median / p99 at ~1K and
+ * previous step (the assistant reply and its tool results). The model reports
+ * usage every step (as providers do), so measurement is anchored and
+ * usage-scaled like a real run's. Prints per-step median / p99 at ~1K and
  * ~8K messages beside the cost of tokenizing only the new message, and the
  * 8K / 1K ratio (target ≤ 1.5×; median target < 1 ms at 1K).
  * `node bench/run.ts step`. Prints; never asserts times.
@@ -65,20 +67,30 @@ const replay = async (
   messages: ReadonlyArray<Message>,
   end: number
 ): Promise<{ readonly steps: Array<number>; readonly newMessagesMs: Array<number> }> => {
+  // The model reports usage, as providers do: the request's input tokens (here, the middleware's own measurement of
+  // what it sent), so each step's measurement is anchored on the previous response like a real run's.
+  let sentTokens = 0
   const model = new MockLanguageModelV4({
     doGenerate: async () => ({
       content: [{ type: "text", text: "ok" }],
       finishReason: { unified: "stop", raw: "stop" },
       usage: {
-        inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-        outputTokens: { total: undefined, text: undefined, reasoning: undefined }
+        inputTokens: { total: sentTokens, noCache: sentTokens, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: 1, text: 1, reasoning: 0 }
       },
       warnings: []
     })
   })
   const policy = { ...PolicyRegistry.lookupSync("claude-opus-4-5"), contextWindowTokens: 100_000_000 }
   const engine = TieredSummaryEngine.make()
-  const wrapped = wrapLanguageModel({ model, middleware: contextEngineMiddleware({ engine, policy }) })
+  const middleware = contextEngineMiddleware({
+    engine,
+    policy,
+    onEvent: (event) => {
+      if (event.type === "request") sentTokens = event.inputTokens
+    }
+  })
+  const wrapped = wrapLanguageModel({ model, middleware })
   // Every call gets a fresh prompt, as the AI SDK's per-step conversion builds one: new message and part objects
   // around the same values (`convertToLanguageModelPrompt` copies each message and part). Built before the timer:
   // the conversion is the AI SDK's cost, not the middleware's.

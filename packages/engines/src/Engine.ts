@@ -129,12 +129,18 @@ export const kernel = (
   }
 
   // The view derivation is incremental across steps of one session (a step that appends messages extends the
-  // previous view); its memory options depend on the measurer, so a new measurer starts a new one.
+  // previous view); its memory options depend on the measurer's tokenizer, so a new local measurer starts a new
+  // one. The usage-scaled measurer (UsageScale.scaled) is a new object whenever the provider reports usage, with
+  // the same tokenizer: it must not restart the derivation, or every step of a real run is derived cold.
   let views:
     | { readonly measurer: Measurer.Measurer; readonly reconstruct: IncrementalActiveView.Incremental }
     | undefined
-  const reconstruct = (input: ContextEngine.EngineInput, measurer: Measurer.Measurer): ActiveView.ActiveView => {
-    if (views?.measurer !== measurer) views = { measurer, reconstruct: IncrementalActiveView.make() }
+  const reconstruct = (
+    input: ContextEngine.EngineInput,
+    local: Measurer.Measurer,
+    measurer: Measurer.Measurer
+  ): ActiveView.ActiveView => {
+    if (views?.measurer !== local) views = { measurer: local, reconstruct: IncrementalActiveView.make() }
     return views.reconstruct(input.entries, { tools: input.tools ?? [], ...viewOptions(input, measurer) })
   }
 
@@ -145,7 +151,7 @@ export const kernel = (
     const exact = state.usage ? UsageScale.scaled(local, state.usage) : local
     const measurer = counting ?? exact
     const tools = input.tools ?? []
-    const active = reconstruct(input, exact)
+    const active = reconstruct(input, local, exact)
     let systemTokens = 0
     for (const item of active.prefix) systemTokens += exact.messageTokens(item.message, item.source)
     const overhead = { systemTokens, toolSchemaTokens: exact.toolSchemaTokens(tools) }

@@ -129,8 +129,8 @@ const empty = (measurer: Measurer.Measurer, raw: ReadonlyArray<Item>): Frozen =>
 })
 
 /** Whether `items` starts with the frozen prefix (same messages, entry ids and sources) and goes beyond it. */
-const extendsPrefix = (frozen: Frozen, items: ReadonlyArray<Item>, measurer: Measurer.Measurer): boolean => {
-  if (frozen.measurer !== measurer || items.length <= frozen.length) return false
+const extendsPrefix = (frozen: Frozen, items: ReadonlyArray<Item>): boolean => {
+  if (items.length <= frozen.length) return false
   if (frozen.raw === items) return true
   for (let index = 0; index < frozen.length; index++) if (!sameItem(frozen.raw[index]!, items[index]!)) return false
   return true
@@ -262,6 +262,22 @@ const advance = (
 }
 
 /**
+ * The frozen prefix counted by `measurer`. What is frozen (which items
+ * normalization changed) does not depend on the measurer; only the prior
+ * delta is a count, so another measurer — the engine's usage-scaled one is a
+ * new object whenever the provider reports usage — recounts just the changed
+ * items (O(changed items), not O(view)). The old state is dropped by the caller.
+ */
+const measuredBy = (frozen: Frozen, measurer: Measurer.Measurer): Frozen => {
+  if (frozen.measurer === measurer) return frozen
+  const priorDelta = Measurement.zeroCounts()
+  const counting = MeasureCache.wrap(measurer)
+  countSpots(counting, priorDelta, frozen.changedOut, 1, 0, Number.POSITIVE_INFINITY)
+  countSpots(counting, priorDelta, frozen.changedRaw, -1, 0, Number.POSITIVE_INFINITY)
+  return { ...frozen, measurer, priorDelta }
+}
+
+/**
  * Count change from the raw view to the normalized one: only the items that
  * differ are counted. An unchanged item is before the latest user message in
  * both views or in neither, since that message is the same item in both
@@ -359,7 +375,7 @@ export const make = (): Incremental => {
     before: Measurement.Measurement
   ): Normalized => {
     const items = view.items
-    let base = frozen !== undefined && extendsPrefix(frozen, items, measurer) ? frozen : undefined
+    let base = frozen !== undefined && extendsPrefix(frozen, items) ? measuredBy(frozen, measurer) : undefined
     let suffix = normalizeChunk(base === undefined ? items : items.slice(base.length), view.tools)
     if (base !== undefined && !compatible(base, items, suffix)) {
       base = undefined

@@ -1,11 +1,12 @@
 import type { ContextView, Message } from "@context-engine/core"
-import { Measurer, Tokenizers } from "@context-engine/core"
+import { Measurer, Tokenizers, UsageScale } from "@context-engine/core"
 import { StrategyInput } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { IncrementalNormalization, Pipeline } from "../src/index.ts"
 
 const measurer = Measurer.make(Tokenizers.get("o200k_base"))
+const plainMeasurer = measurer
 const policy = StrategyInput.policy(1_000_000)
 
 // Ids from a small pool, so calls reuse ids, results arrive late, twice, or for no call at all.
@@ -54,7 +55,7 @@ const viewOf = (messages: ReadonlyArray<Message.Message>, ids: ReadonlyArray<str
   tools: []
 })
 
-const cold = (view: ContextView.ContextView) => {
+const cold = (view: ContextView.ContextView, measurer: Measurer.Measurer = plainMeasurer) => {
   const budget = StrategyInput.budget(policy, measurer, view)
   const before = measurer.measure(view, { budget })
   const result = Pipeline.run({
@@ -161,6 +162,55 @@ describe("IncrementalNormalization", () => {
       expect(plain(actual.view)).toEqual(plain(expected.view))
       // Only the last step's assistant call and its result are normalized anew.
       expect(normalize.frozenLength()).toBeGreaterThanOrEqual(length - 2)
+    }
+  })
+
+  it("keeps the frozen prefix when each step brings a new measurer (the engine's usage-scaled one), counting with it", () => {
+    // An orphan result early on (a repaired item in the frozen prefix, so its count changes with the scale), then
+    // answered tool calls; every message's content is read through a counter.
+    let reads = 0
+    const counted = (message: Message.Message): Message.Message => {
+      const { content, ...rest } = message
+      return Object.defineProperty({ ...rest }, "content", {
+        enumerable: true,
+        get: () => {
+          reads++
+          return content
+        }
+      }) as Message.Message
+    }
+    const messages: Array<Message.Message> = [
+      { role: "user", content: "start" },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "gone", toolName: "read", output: { type: "text", value: "y" } }]
+      }
+    ]
+    for (let index = 0; index < 200; index++) {
+      const id = `call-${index}`
+      messages.push(
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: "read", input: {} }] },
+        {
+          role: "tool",
+          content: [{ type: "tool-result", toolCallId: id, toolName: "read", output: { type: "text", value: "x" } }]
+        }
+      )
+    }
+    const all = messages.map(counted)
+    const ids = all.map((_, index) => `e${index}`)
+    const normalize = IncrementalNormalization.make()
+    for (let length = 300, step = 0; length <= all.length; length += 2, step++) {
+      // A new scaled measurer object every step, as the engine builds one whenever usage arrives.
+      const scaled = UsageScale.scaled(measurer, { ratio: 1.05 + step / 100, lastEntryId: "e0" })
+      const view = viewOf(all.slice(0, length), ids)
+      const expected = cold(view, scaled)
+      reads = 0
+      const actual = normalize(view, scaled, expected.before)
+      expect(plain(actual.view)).toEqual(plain(expected.view))
+      expect(actual.after).toEqual(expected.after)
+      // After the first step the frozen prefix is not normalized again: fewer content reads than messages (a cold
+      // normalization reads every message's content many times over, ~10,000 reads here).
+      if (step > 0) expect(reads).toBeLessThan(length)
     }
   })
 })
