@@ -66,7 +66,11 @@ const STEPS = 60
 const replay = async (
   messages: ReadonlyArray<Message>,
   end: number
-): Promise<{ readonly steps: Array<number>; readonly newMessagesMs: Array<number> }> => {
+): Promise<{
+  readonly steps: Array<number>
+  readonly cpuSteps: Array<number>
+  readonly newMessagesMs: Array<number>
+}> => {
   // The model reports usage, as providers do: the request's input tokens (here, the middleware's own measurement of
   // what it sent), so each step's measurement is anchored on the previous response like a real run's.
   let sentTokens = 0
@@ -111,19 +115,23 @@ const replay = async (
   await call(promptOf(stepEnds[0]!))
   const tokenizer = Tokenizers.get("o200k_base")
   const steps: Array<number> = []
+  const cpuSteps: Array<number> = []
   const newMessagesMs: Array<number> = []
   for (let index = 1; index < stepEnds.length; index++) {
     const count = stepEnds[index]!
     const prompt = promptOf(count)
+    const cpu = process.cpuUsage()
     const start = performance.now()
     await call(prompt)
     steps.push(performance.now() - start)
+    const used = process.cpuUsage(cpu)
+    cpuSteps.push((used.user + used.system) / 1000)
     const text = JSON.stringify(messages.slice(stepEnds[index - 1]!, count).map((message) => message.content))
     const tokenStart = performance.now()
     tokenizer.count(text)
     newMessagesMs.push(performance.now() - tokenStart)
   }
-  return { steps, newMessagesMs }
+  return { steps, cpuSteps, newMessagesMs }
 }
 
 export default async function (): Promise<void> {
@@ -134,20 +142,24 @@ export default async function (): Promise<void> {
   const sizes = [1_000, 8_000].map((size) => Math.min(size, all.length))
   const rows: Array<Record<string, string | number>> = []
   const medians: Array<number> = []
+  const cpuMedians: Array<number> = []
   for (const size of sizes) {
-    const { steps, newMessagesMs } = await replay(all, size)
+    const { steps, cpuSteps, newMessagesMs } = await replay(all, size)
     const stepMedian = median(steps)
     medians.push(stepMedian)
+    cpuMedians.push(median(cpuSteps))
     rows.push({
       messages: size,
       "step median": fmt(stepMedian),
       "step p99": fmt(p99(steps)),
+      // CPU time of the process during the step (GC threads included): less swayed by other load on a shared machine.
+      "step median (CPU)": fmt(median(cpuSteps)),
       "tokenize new messages (median)": fmt(median(newMessagesMs)),
       "step / tokenize new": `${(stepMedian / Math.max(median(newMessagesMs), 1e-6)).toFixed(1)}×`
     })
   }
   console.table(rows)
   console.log(
-    `flatness: step median at ${sizes[1]} / ${sizes[0]} messages = ${(medians[1]! / medians[0]!).toFixed(2)}× (target ≤ 1.5×; median target < 1 ms at ~1K)`
+    `flatness: step median at ${sizes[1]} / ${sizes[0]} messages = ${(medians[1]! / medians[0]!).toFixed(2)}× (target ≤ 1.5×; median target < 1 ms at ~1K); CPU time: ${(cpuMedians[1]! / cpuMedians[0]!).toFixed(2)}×`
   )
 }
