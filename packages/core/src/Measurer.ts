@@ -81,7 +81,8 @@ export interface CachedMeasurer extends Measurer {
   /**
    * A measurer sharing this one's caches that counts the messages `estimated`
    * selects with `estimator` (e.g. `Estimator.charsPerFour`) unless their
-   * exact count is already cached; every other message exactly. Its
+   * exact count is already cached (a text the tokenizer already counted,
+   * `Tokenizer.knownCount`, is exact too); every other message exactly. Its
    * `measure` reports `method: "estimate"` (with a note) when an estimate
    * went into the count. For a cold compaction that needs exact counts only
    * near the cut (the engine kernel's estimate-first path); estimates are
@@ -295,19 +296,19 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   const measure = measureWith(countItem, () => (useCache ? memo : ViewPrefix.makeSums(1, ViewPrefix.shallowStamps)))
 
-  /** The exact count of `message` when the identity cache holds it (still the same shape). */
-  const cachedCount = (
-    message: Message,
-    source: ItemSource,
-    prior: boolean
-  ): MessageTokens.MessageCount | undefined => {
+  /** Whether the identity cache holds the exact count of `message` (still the same shape). */
+  const isCounted = (message: Message, source: ItemSource, prior: boolean): boolean => {
     const hit = byIdentity.get(message)?.get(prior ? `${source}|prior` : source)
-    return hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message) ? hit.count : undefined
+    return hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message)
   }
 
   const withEstimates = (estimator: Tokenizer, estimated: (message: Message) => boolean): CachedMeasurer => {
-    const estimateOptions = { ...countOptions, tokenizer: estimator }
-    const estimatePriorOptions = { ...priorOptions, tokenizer: estimator }
+    // A text whose exact count the tokenizer already holds (e.g. a part a strategy just truncated) is exact.
+    const known = tokenizer.knownCount
+    const estimating: Tokenizer =
+      known === undefined ? estimator : { ...estimator, count: (text) => known(text) ?? estimator.count(text) }
+    const estimateOptions = { ...countOptions, tokenizer: estimating }
+    const estimatePriorOptions = { ...priorOptions, tokenizer: estimating }
     let estimates = new WeakMap<Message, Map<string, MessageTokens.MessageCount>>()
     let used = 0 // messages estimated since the current `measure` began
     const count = (
@@ -316,8 +317,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       position: ReasoningTokens.Position = "current"
     ): MessageTokens.MessageCount => {
       const prior = isPriorCount(message, position)
-      if (!estimated(message) || cachedCount(message, source, prior) !== undefined)
-        return countItem(message, source, position)
+      if (!estimated(message) || isCounted(message, source, prior)) return countItem(message, source, position)
       used++
       const perSource = estimates.get(message) ?? new Map<string, MessageTokens.MessageCount>()
       estimates.set(message, perSource)

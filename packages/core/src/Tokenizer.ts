@@ -19,6 +19,8 @@ export interface Tokenizer {
   readonly method: "exact" | "estimate"
   /** Number of tokens in `text`. Pure; never throws. */
   readonly count: (text: string) => number
+  /** The count of `text` when this tokenizer already knows it (a cache hit), without counting; optional. */
+  readonly knownCount?: (text: string) => number | undefined
 }
 
 /**

@@ -133,6 +133,7 @@ export const gptTokenizer = (encoding: Encoding): ExactTokenizer => {
       }
       return tokens
     },
+    knownCount: (text) => (text.length < largeTextCache.minChars ? undefined : large.get(text)),
     free: () => {}
   }
 }

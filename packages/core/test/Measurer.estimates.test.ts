@@ -48,6 +48,21 @@ describe("Measurer.withEstimates", () => {
   })
 })
 
+describe("Measurer.withEstimates and the tokenizer's known counts", () => {
+  it("counts a large text exactly when the tokenizer already counted it (e.g. a part a strategy truncated)", () => {
+    const tokenizer = Tokenizers.gptTokenizer("o200k_base")
+    const text = "./.git/objects/2d/d9964aa40a9cfda93fa00ce59812881150180a\n".repeat(200)
+    const message: Message = { role: "user", content: text }
+    const exactTokens = Measurer.make(Tokenizers.gptTokenizer("o200k_base")).messageTokens(message)
+    // Not known yet: estimated (1 token by the test estimator).
+    expect(Measurer.make(tokenizer).withEstimates!(one, () => true).messageTokens(message)).toBe(
+      1 + MessageTokens.messageFramingTokens
+    )
+    tokenizer.count(text)
+    expect(Measurer.make(tokenizer).withEstimates!(one, () => true).messageTokens(message)).toBe(exactTokens)
+  })
+})
+
 describe("Tokenizers large-text cache", () => {
   it("returns the same count for a large text counted twice, and for a text above the cache's size", () => {
     const tokenizer = Tokenizers.gptTokenizer("o200k_base")
