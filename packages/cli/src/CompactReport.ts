@@ -40,6 +40,8 @@ export interface CompactReport {
   /** E.g. the generic fallback used for an unknown model the transcript records. */
   readonly warnings: ReadonlyArray<string>
   readonly summarizer: string
+  /** `--instructions` (`/compact <instructions>`) given to the summarizer, or null. */
+  readonly instructions: string | null
   readonly decision: { readonly compact: boolean; readonly reasons: ReadonlyArray<string> }
   readonly tokens: {
     readonly before: Measurement.CategoryCounts & { readonly input: number }
@@ -227,7 +229,10 @@ export const build = (input: {
     summarizer:
       options.engine === "sliding-window"
         ? "none (sliding window drops whole turns)"
-        : (options.summarizer ?? "extractive"),
+        : typeof options.summarizer === "object"
+          ? options.summarizer.name
+          : (options.summarizer ?? "extractive"),
+    instructions: options.instructions?.trim() || null,
     decision: { compact: decision.compact, reasons: decision.reasons },
     tokens: { before: withInput(result.before), after: withInput(result.after) },
     stages: result.stages,

@@ -40,19 +40,50 @@ describe("C21: shell-mode output is not the user's words", () => {
   })
 })
 
+interface C17Reply {
+  readonly id: string
+  readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string | Repeat }>
+  readonly object: Record<string, unknown> | null
+}
+interface Repeat {
+  readonly repeat: string
+  readonly times: number
+}
+
+const isRepeat = (value: unknown): value is Repeat =>
+  typeof value === "object" && value !== null && "repeat" in value && "times" in value
+
+/** The case's compact form `{ repeat, times }`: in a text, the text repeated; in a list field, that many items. */
+const textOf = (text: string | Repeat | undefined): string =>
+  text === undefined ? "" : isRepeat(text) ? text.repeat.repeat(text.times) : text
+const contentOf = (object: Record<string, unknown>): Checkpoint.CheckpointContent =>
+  ({
+    ...Checkpoint.emptyContent(),
+    ...Object.fromEntries(
+      Object.entries(object).map(([key, value]) => [
+        key,
+        isRepeat(value) ? Array.from({ length: value.times }, () => value.repeat) : value
+      ])
+    )
+  }) as Checkpoint.CheckpointContent
+
 describe("C17: degenerate summaries are refused, at any length", () => {
-  it.each([
-    ["empty", ""],
-    ["whitespace", "   \n  "],
-    [
-      "repeated line",
-      "## Summary\n- The user wants a fix.\n- The user wants a fix.\n- The user wants a fix.\n- The user wants a fix."
-    ],
-    ["stub", "Summary unavailable due to size limits."],
-    ["tool call", '{"name": "read_file", "arguments": {"path": "src/a.ts"}}']
-  ])("%s text", (_, text) => {
-    expect(DegenerateSummary.ofText(text)).toBeDefined()
+  const replies = loadCase<{ summarizerReplies: Array<C17Reply> }>("C17").summarizerReplies
+
+  it("the case lists every degenerate kind", () => {
+    expect(replies.map((reply) => reply.id)).toEqual(["empty", "whitespace", "repeated-line", "tool-call", "stub"])
   })
+
+  it.each(replies.map((reply): [string, C17Reply] => [reply.id, reply]))(
+    "C17 %s: the reply's text (and its structured form) is refused",
+    (id, reply) => {
+      const text = reply.content.map((part) => (part.type === "text" ? textOf(part.text) : "")).join("")
+      // A tool call instead of a summary is refused where the answer is read (provider-adapters' C17 test).
+      if (id === "tool-call") expect(reply.content.some((part) => part.type === "tool-call")).toBe(true)
+      else expect(DegenerateSummary.ofText(text), text.slice(0, 80)).toBeDefined()
+      if (reply.object) expect(DegenerateSummary.ofContent(contentOf(reply.object))).toBeDefined()
+    }
+  )
 
   it("structured forms: empty goal, stub goal, 500 identical next steps", () => {
     const base = Checkpoint.emptyContent()
@@ -68,6 +99,7 @@ describe("C17: degenerate summaries are refused, at any length", () => {
   })
 
   it("a real handoff is not degenerate", () => {
+    expect(DegenerateSummary.ofContent(Checkpoint.emptyContent())).toBe("empty")
     expect(
       DegenerateSummary.ofText("## Goal\nFix the flaky retry test\n## Done\n- switched to fake timers")
     ).toBeUndefined()

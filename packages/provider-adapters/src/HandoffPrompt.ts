@@ -77,7 +77,17 @@ export const UPDATE_RULES = `<previous-checkpoint> is the handoff written for th
  *
  * @category constants
  */
-export const TURN_PREFIX_RULES = `<turn-prefix> is the start of the current turn, which was too large to keep whole: the rest of the turn continues verbatim after the checkpoint. Its user request is the pending ask (verbatim); record the work done in it so the kept rest makes sense.`
+export const TURN_PREFIX_RULES = `<turn-prefix> is the start of the current turn, which was too large to keep whole: the rest of the turn continues verbatim after the checkpoint. Its user request is the pending ask (verbatim, unless it is labelled as kept verbatim after the checkpoint: then refer to it); record the work done in it so the kept rest makes sense.`
+
+/** Label suffix of a user message the next model sees verbatim after the checkpoint. */
+export const KEPT_LABEL = "kept verbatim after the checkpoint"
+
+/**
+ * Rules for messages kept verbatim after the checkpoint (issue #11 requirement 3).
+ *
+ * @category constants
+ */
+export const KEPT_RULES = `A message labelled "${KEPT_LABEL}" is shown to the next model word for word right after your checkpoint. Do not quote or restate it anywhere in the checkpoint: refer to it (for example "the user's latest message, kept below") in goal, pendingUserAsks and nextSteps, and summarize only what comes before it.`
 
 /**
  * Rules for `/compact <instructions>`.
@@ -114,13 +124,15 @@ const USER_LABELS: Record<UserSpeech.Kind, string | undefined> = {
 /**
  * Serializes messages as labelled, indented text (thinking omitted, tool
  * results truncated to `toolResultMaxChars` characters, user-role data
- * labelled by its `UserSpeech` kind).
+ * labelled by its `UserSpeech` kind; a user message in `kept` — the pinned
+ * latest message, shown verbatim after the checkpoint — labelled as such).
  *
  * @category serialization
  */
 export const serialize = (
   messages: ReadonlyArray<Message.Message>,
-  toolResultMaxChars: number = TOOL_RESULT_MAX_CHARS
+  toolResultMaxChars: number = TOOL_RESULT_MAX_CHARS,
+  kept: ReadonlySet<Message.Message> = new Set()
 ): string => {
   const parts: Array<string> = []
   for (const message of messages) {
@@ -128,7 +140,7 @@ export const serialize = (
     if (message.role === "user") {
       const text = UserSpeech.userText(message)
       const label = USER_LABELS[UserSpeech.classify(text)]
-      if (label) parts.push(entry(label, text.trim()))
+      if (label) parts.push(entry(kept.has(message) ? `${label} — ${KEPT_LABEL}` : label, text.trim()))
       continue
     }
     if (typeof message.content === "string") {
@@ -237,6 +249,8 @@ export interface PromptInput {
   readonly turnPrefix?: string | undefined
   readonly instructions?: string | undefined
   readonly repair?: string | undefined
+  /** Whether a message of the transcript or turn prefix is labelled {@link KEPT_LABEL}. */
+  readonly hasKept?: boolean | undefined
   /** The checkpoint's size limit in tokens. */
   readonly maxTokens: number
 }
@@ -257,6 +271,7 @@ export const prompt = (input: PromptInput): string =>
       ? [`<summarizer-instructions>\n${neutralise(input.instructions)}\n</summarizer-instructions>`]
       : []),
     TRANSCRIPT_RULES,
+    ...(input.hasKept ? [KEPT_RULES] : []),
     ...(input.turnPrefix ? [TURN_PREFIX_RULES] : []),
     ...(input.previous ? [UPDATE_RULES] : []),
     ...(input.instructions ? [INSTRUCTION_RULES] : []),

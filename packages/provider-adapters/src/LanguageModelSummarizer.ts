@@ -243,21 +243,29 @@ export const prompts = (
         request.repair.attempt
       )
     : undefined
+  // The pinned latest user message lies in the covered range but is kept verbatim after the checkpoint.
+  const keptIds = new Set((request.kept ?? []).map((item) => item.entryId))
+  const keptOf = (items: ReadonlyArray<Summarizer.CoveredItem>) =>
+    new Set(items.filter((item) => keptIds.has(item.entryId)).map((item) => item.message))
   return all.map((chunk, index) => (previous: string) => {
     const last = index === all.length - 1
+    const kept = keptOf(last ? [...chunk, ...prefix] : chunk)
     return HandoffPrompt.prompt({
       transcript: serialize(
         chunk.map((item) => item.message),
-        maxChars
+        maxChars,
+        kept
       ),
       previous,
       turnPrefix:
         last && prefix.length > 0
           ? serialize(
               prefix.map((item) => item.message),
-              maxChars
+              maxChars,
+              kept
             )
           : undefined,
+      hasKept: kept.size > 0,
       instructions: request.instructions,
       repair,
       maxTokens: request.maxTokens

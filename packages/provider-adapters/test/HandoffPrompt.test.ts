@@ -6,8 +6,10 @@
  * and the split turn's prefix passed, a repair that names what is missing.
  */
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider"
-import { Checkpoint, type Message } from "@context-engine/core"
+import { Checkpoint, CheckpointRenderer, type Entry, type Message } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
+import { Cases } from "@context-engine/core/testing"
+import { TieredSummaryEngine } from "@context-engine/engines"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
@@ -211,5 +213,105 @@ describe("HandoffPrompt: the summarizer prompt is a handoff", () => {
       '- the latest user ask is not represented; quote it (pending if not done): "Fix the two tests"'
     ])
     expect(block(text, "rejected-checkpoint")).toContain('"goal": "Fix the flaky retry test"')
+  })
+
+  it("passes the split turn's prefix in its own block, after the transcript, with its rules", async () => {
+    const { model, calls } = recording(answer)
+    const prefix = withIds([
+      { role: "user", content: "Port the loader to src/store/loader.ts" },
+      { role: "assistant", content: "Reading the old loader first." }
+    ]).map((item) => ({ ...item, entryId: `p${item.entryId}` }))
+    await summarize(model, { covered: withIds([{ role: "user", content: "Set up the store" }]), turnPrefix: prefix })
+    const prompt = calls[0]!.prompt
+    expect(block(prompt, "turn-prefix")).toBe(
+      "[User]:\n  Port the loader to src/store/loader.ts\n\n[Assistant]:\n  Reading the old loader first."
+    )
+    expect(block(prompt, "transcript")).toBe("[User]:\n  Set up the store")
+    expect(prompt).toContain(HandoffPrompt.TURN_PREFIX_RULES)
+  })
+
+  it("req 3: the pinned latest message is labelled as kept verbatim, with the rule not to repeat it", async () => {
+    const { model, calls } = recording(answer)
+    const covered = withIds([
+      { role: "user", content: "Set up the store" },
+      { role: "assistant", content: "Done." },
+      { role: "user", content: "Now port the loader" }
+    ])
+    await summarize(model, { covered, kept: [covered[2]!] })
+    const prompt = calls[0]!.prompt
+    expect(labels(block(prompt, "transcript")!)).toEqual([
+      "[User]:",
+      "[Assistant]:",
+      `[User — ${HandoffPrompt.KEPT_LABEL}]:`
+    ])
+    expect(prompt).toContain(HandoffPrompt.KEPT_RULES)
+    expect(HandoffPrompt.KEPT_RULES).toMatch(/Do not quote or restate it/)
+    const { model: plain, calls: plainCalls } = recording(answer)
+    await summarize(plain, { covered })
+    expect(plainCalls[0]!.prompt).not.toContain(HandoffPrompt.KEPT_LABEL)
+  })
+})
+
+describe("the committed checkpoint is the model's answer: no identifier dump appended after it answers", () => {
+  it("through the tiered engine, the checkpoint's identifiers and text are the model's plus the system's ledger only", async () => {
+    const messages: Array<Message.Message> = [{ role: "system", content: "You are a coding agent." }]
+    for (let turn = 0; turn < 6; turn++) {
+      messages.push({ role: "user", content: `Check the webhook log part ${turn} in logs/webhook-${turn}.txt` })
+      messages.push({
+        role: "assistant",
+        content: [
+          { type: "tool-call", toolCallId: `c${turn}`, toolName: "read", input: { path: `logs/webhook-${turn}.txt` } }
+        ]
+      })
+      messages.push({
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: `c${turn}`,
+            toolName: "read",
+            output: {
+              type: "text",
+              value: `request req_${turn}a9f8e7d6c5b4 hash deadbeef${turn}cafe1234 port 54${turn}21 ${"x ".repeat(600)}`
+            }
+          }
+        ]
+      })
+      messages.push({ role: "assistant", content: `Part ${turn} shows one retry.` })
+    }
+    const modelAnswer: Checkpoint.CheckpointContent = {
+      ...Checkpoint.emptyContent(),
+      goal: "Check the webhook log parts in logs/webhook-0.txt … logs/webhook-5.txt",
+      progress: { done: ["read the webhook logs 0-3: one retry each"], inProgress: [], blocked: [] },
+      nextSteps: ["read logs/webhook-4.txt and logs/webhook-5.txt"],
+      identifiers: { ...Checkpoint.emptyContent().identifiers, paths: ["logs/webhook-0.txt"] }
+    }
+    const { model, calls } = recording(modelAnswer)
+    const engine = TieredSummaryEngine.makeAsync({
+      summarizer: LanguageModelSummarizer.make({ model }),
+      fallbackSummarizer: null,
+      memory: { extractor: null }
+    })
+    const entries: Array<Entry.Entry> = messages.map((message, index) => ({
+      id: `m${index}`,
+      parentId: index === 0 ? null : `m${index - 1}`,
+      timestamp: new Date(0).toISOString(),
+      schemaVersion: 1,
+      kind: "message",
+      message
+    }))
+    const policy = Cases.policySync({ contextWindow: 4_000, maxOutputTokens: 500, keepRecentTokens: 600 })
+    const result = await engine.compact({ entries, policy, manual: true })
+    expect(calls).toHaveLength(1)
+    const checkpoint = result.checkpoint!
+    expect(checkpoint.summarizer.kind).toBe("language-model")
+    expect(checkpoint.validation?.ok).toBe(true)
+    const { artifacts, ...sections } = checkpoint.content!
+    const { artifacts: _none, ...answered } = modelAnswer
+    // Every section is the model's answer as given: nothing extracted was merged into it afterwards.
+    expect(sections).toEqual({ ...answered, dropped: sections.dropped })
+    expect(artifacts?.every((artifact) => artifact.kind === "file" && artifact.status === "read")).toBe(true)
+    const text = CheckpointRenderer.render(checkpoint)
+    for (const extracted of ["req_0a9f8e7d6c5b4", "deadbeef0cafe1234", "54021"]) expect(text).not.toContain(extracted)
   })
 })

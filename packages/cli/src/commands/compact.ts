@@ -1,7 +1,7 @@
 /**
  * `context-engine compact <file> [--model ID] [--engine tiered|sliding-window]
- * [--summarizer extractive|MODEL] [--format F] [--strict] [--force] [--out FILE]
- * [--json]`: the main job. Imports a transcript (format detected by content
+ * [--summarizer extractive|MODEL] [--format F] [--strict] [--force]
+ * [--instructions TEXT] [--out FILE] [--json]`: the main job. Imports a transcript (format detected by content
  * unless `--format`; lenient unless `--strict`, with skipped lines listed
  * like `inspect` does), runs one
  * compaction with the chosen engine and prints tokens before / after per
@@ -16,6 +16,12 @@
  * (`anthropic:<id>`, `openai:<id>` or an AI Gateway id `provider/model`)
  * needs its API key; without one the command fails at once with a typed
  * `SummarizerFailed` naming the variable to set (exit code 2).
+ *
+ * `--instructions TEXT` is `/compact <instructions>`: a manual compaction
+ * (implies `--force`) whose instructions go to the summarizer as guidance
+ * (`EngineInput.compactInstructions`) — never a goal, a pending ask or a next
+ * step (shared case C18). The offline summarizer has no use for them; a
+ * model summarizer gets them in their own prompt block.
  *
  * Policy flags (`--model`, `--context-window`, `--reserve`, `--keep-recent`,
  * `--policy`, `--catalog`, `--allow-unknown-model`) as `PolicyOptions.ts`
@@ -48,8 +54,10 @@ export type CompactReport = CompactReports.CompactReport
  */
 export interface CompactOptions extends PolicyOptions.PolicyOptions {
   readonly engine?: "tiered" | "sliding-window" | undefined
-  /** `extractive` (default) or a model spec. */
-  readonly summarizer?: string | undefined
+  /** `extractive` (default), a model spec, or (programmatic use) a summarizer. */
+  readonly summarizer?: string | Summarizer.Summarizer | undefined
+  /** `/compact <instructions>`: guidance for the summarizer; implies a manual compaction. */
+  readonly instructions?: string | undefined
   /** Summarize even when the cheap stages make the request fit (like Pi's `/compact`). */
   readonly force?: boolean | undefined
   readonly out?: string | undefined
@@ -62,19 +70,21 @@ export interface CompactOptions extends PolicyOptions.PolicyOptions {
   readonly checkpointLines?: number | undefined
 }
 
-const summarizerFor = (spec: string | undefined) =>
-  spec === undefined || spec === "extractive"
-    ? Effect.succeed(undefined)
-    : Effect.map(ModelSpec.resolve(spec), (model) =>
-        LanguageModelSummarizer.make({
-          model,
-          name: spec,
-          // the summarizer's own window decides when a range is summarized in stages
-          contextWindowTokens: Effect.runSync(
-            PolicyRegistry.lookupOrFallback(spec.replace(/^(?:anthropic|openai):/, "").replace(/^[\w-]+\//, ""))
-          ).contextWindowTokens
-        })
-      )
+const summarizerFor = (spec: string | Summarizer.Summarizer | undefined) =>
+  typeof spec === "object"
+    ? Effect.succeed(spec)
+    : spec === undefined || spec === "extractive"
+      ? Effect.succeed(undefined)
+      : Effect.map(ModelSpec.resolve(spec), (model) =>
+          LanguageModelSummarizer.make({
+            model,
+            name: spec,
+            // the summarizer's own window decides when a range is summarized in stages
+            contextWindowTokens: Effect.runSync(
+              PolicyRegistry.lookupOrFallback(spec.replace(/^(?:anthropic|openai):/, "").replace(/^[\w-]+\//, ""))
+            ).contextWindowTokens
+          })
+        )
 
 /**
  * Runs `compact` and returns the text to print and the exit code; writes
@@ -111,7 +121,13 @@ export const run = async (
       options.engine === "sliding-window"
         ? SlidingWindowEngine.makeAsync()
         : TieredSummaryEngine.makeAsync(summarizer ? { summarizer } : {})
-    const input: ContextEngine.EngineInput = { entries, policy, ...(options.force ? { manual: true } : {}) }
+    const instructions = options.instructions?.trim() || undefined
+    const input: ContextEngine.EngineInput = {
+      entries,
+      policy,
+      ...(options.force || instructions ? { manual: true } : {}),
+      ...(instructions ? { compactInstructions: instructions } : {})
+    }
     const decision = await engine.shouldCompact(input)
     const plan = await engine.plan(input)
     const result = await engine.compact(input, plan)
@@ -170,6 +186,10 @@ export const register = (program: Command): void => {
     )
     .option("--strict", "fail on the first malformed line instead of skipping it")
     .option("--force", "summarize even if the cheap stages make the request fit (like /compact)")
+    .option(
+      "--instructions <text>",
+      "instructions for the summary, like /compact <instructions> (implies --force; never a task or an ask)"
+    )
     .option("-o, --out <file>", "write the compacted view (messages, checkpoint, entries to append, report) as JSON")
     .option("--json", "print the report as JSON")
     .option(

@@ -32,6 +32,8 @@ export const ITEM_CHARS = 220
 export const SESSION_START = "The session started with this request"
 /** Label of the critical-context line quoting the latest user message when it was answered (kept with priority). */
 export const LATEST_ANSWERED = "Latest user message (answered)"
+/** Prefix of a Done item that is the agent's own completion report (not a tool's evidence). */
+export const REPORTED = "reported:"
 /** An assistant's report of finished work ("Fixed …", "I've added …"). */
 const REPORT_RE =
   /^(?:i(?:'ve| have)? )?(?:fixed|added|created|updated|removed|implemented|committed|refactored|renamed|moved|wrote|changed|replaced|deleted|converted|extracted|split|merged|pushed|installed|reverted|done)\s+\S+(?:\s+\S+){2}/i
@@ -65,6 +67,49 @@ interface DoneItem {
   readonly text: string
 }
 
+/** Keys of a JSON tool result that identify what happened (ids, status, refs, targets). */
+const RESULT_KEY_RE = /(?:id|status|state|ref|url|environment|version|sha|hash)$/i
+
+/**
+ * A tool result in one short line: for a JSON object, its identifying
+ * scalar fields (`deploymentId dep_…, status succeeded`); otherwise its
+ * first line, clipped.
+ */
+const resultLine = (text: string): string => {
+  const trimmed = text.trim()
+  if (trimmed.startsWith("{"))
+    try {
+      const fields = Object.entries(JSON.parse(trimmed) as Record<string, unknown>).filter(
+        ([key, value]) => RESULT_KEY_RE.test(key) && (typeof value === "string" || typeof value === "number")
+      )
+      if (fields.length > 0) return clip(fields.map(([key, value]) => `${key} ${value}`).join(", "), 140)
+    } catch {
+      // not JSON: the first line below
+    }
+  return clip(trimmed.split("\n")[0] ?? "", 110)
+}
+
+/** Prefixed ids (`dep_01J9…`, `evt_1Qx…`, `cus_…`): the convention most APIs use for what they created. */
+const PREFIXED_ID_RE = /\b[a-z]{2,12}_[A-Za-z0-9]{6,}\b/g
+/** Longest short Done item without an outcome arrow, in characters. */
+const SHORT_DONE_CHARS = 70
+
+/**
+ * A Done item in its short form, for a tight budget: the action with only
+ * the identifiers of its outcome (hashes, prefixed ids) — `deploy → dep_01J9…`
+ * — so every finished side effect can stay listed instead of the oldest being
+ * left out.
+ *
+ * @category getters
+ */
+export const shortDone = (item: string): string => {
+  const arrow = item.indexOf(" → ")
+  if (arrow < 0) return clip(item, SHORT_DONE_CHARS)
+  const result = item.slice(arrow + 3)
+  const ids = dedupe([...IdentifierExtraction.fromText(result).hashes, ...(result.match(PREFIXED_ID_RE) ?? [])])
+  return `${clip(item.slice(0, arrow), SHORT_DONE_CHARS)}${ids.length > 0 ? ` → ${ids.slice(0, 3).join(", ")}` : ""}`
+}
+
 const doneOf = (
   actions: ReadonlyArray<ToolActions.Action>,
   artifacts: ReadonlyArray<Checkpoint.Artifact>,
@@ -90,10 +135,9 @@ const doneOf = (
         .slice(-1)[0]
       done.push({ at, text: `ran ${code(action.command)}${result ? ` → ${clip(result, 100)}` : ""}` })
     } else if (action.command === undefined) {
-      const result = action.outcome.text.trim().split("\n")[0] ?? ""
       done.push({
         at,
-        text: `${action.toolName}${action.path ? ` ${code(action.path)}` : ""} → ${clip(result, 140)}`
+        text: `${action.toolName}${action.path ? ` ${code(action.path)}` : ""} → ${resultLine(action.outcome.text)}`
       })
     }
   }
@@ -159,7 +203,7 @@ const reportsOf = (items: ReadonlyArray<CoveredItem>, position: (entryId: string
       (line) => REPORT_RE.test(line) && !NOT_REPORT_RE.test(line)
     )
     return sentence
-      ? [{ at: position(item.entryId), text: `reported: ${clip(sentence, ITEM_CHARS)} (${item.entryId})` }]
+      ? [{ at: position(item.entryId), text: `${REPORTED} ${clip(sentence, ITEM_CHARS)} (${item.entryId})` }]
       : []
   })
 

@@ -14,7 +14,7 @@
 import type { Checkpoint } from "@context-engine/core"
 import { CheckpointRenderer } from "@context-engine/core"
 import * as Constraints from "./Constraints.ts"
-import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
+import { LATEST_ANSWERED, REPORTED, SESSION_START, shortDone } from "./Extract.ts"
 
 type Content = Checkpoint.CheckpointContent
 
@@ -55,6 +55,16 @@ const bindingFirst = (items: ReadonlyArray<string>): Array<Slot> =>
     .slice(0, CAP.constraints)
     .map(({ section, index, text }) => ({ section, index, text }))
 
+/**
+ * Done items the tools evidence (edits, commands, results) before the
+ * agent's own completion reports, which mostly restate them; newest first
+ * within each.
+ */
+const evidencedFirst = (slots: ReadonlyArray<Slot>): Array<Slot> => [
+  ...slots.filter((slot) => !slot.text.startsWith(REPORTED)),
+  ...slots.filter((slot) => slot.text.startsWith(REPORTED))
+]
+
 const slotsOf = (content: Content): Array<Slot> => {
   const decisions = newestFirst(
     "decisions",
@@ -76,7 +86,7 @@ const slotsOf = (content: Content): Array<Slot> => {
     // The newest decisions with their reasons before a long Done list: they are what keeps the next model
     // from undoing the work; the rest of them after it.
     ...decisions.slice(0, CAP.decisionsFirst),
-    ...newestFirst("done", content.progress.done, CAP.done),
+    ...evidencedFirst(newestFirst("done", content.progress.done, CAP.done)),
     ...decisions.slice(CAP.decisionsFirst),
     ...newestFirst("criticalContext", content.criticalContext, CAP.context)
   ]
@@ -126,13 +136,34 @@ const droppedNote = (content: Content, kept: ReadonlySet<string>, maxTokens: num
 
 /**
  * Keeps the content's items by priority until its rendering fits
- * `maxTokens` (in tokens of `countTokens`). The goal is always kept (clipped
+ * `maxTokens` (in tokens of `countTokens`). When Done items would be left
+ * out, it tries their short form (`Extract.shortDone`) and keeps whichever
+ * fill lists more finished work. The goal is always kept (clipped
  * by the extractor); when even the goal and the first next step do not fit,
  * the result is that minimum (validation then decides).
  *
  * @category combinators
  */
 export const fitToBudget = (content: Content, maxTokens: number, countTokens: (text: string) => number): Content => {
+  const fitted = fitOnce(content, maxTokens, countTokens)
+  if (fitted.progress.done.length === content.progress.done.length) return fitted
+  // Done items were left out: in their short form (the action and its outcome's ids), without the file
+  // edits the artifact ledger already lists, more of them may stay.
+  const inLedger = new Set(
+    (content.artifacts ?? []).flatMap((artifact) =>
+      artifact.kind === "file" && artifact.status !== "read" ? [artifact.value] : []
+    )
+  )
+  const done = content.progress.done.filter((item) => !inLedger.has(FILE_EDIT_RE.exec(item)?.[1] ?? "")).map(shortDone)
+  const short = fitOnce({ ...content, progress: { ...content.progress, done } }, maxTokens, countTokens)
+  const listedInLedger = content.progress.done.length - done.length
+  return short.progress.done.length + listedInLedger > fitted.progress.done.length ? short : fitted
+}
+
+/** A Done item for a file edit (`created \`path\``, `edited \`path\` (3 edits)`), its path captured. */
+const FILE_EDIT_RE = /^(?:created|edited) `([^`]+)`/
+
+const fitOnce = (content: Content, maxTokens: number, countTokens: (text: string) => number): Content => {
   const slots = slotsOf(content)
   const kept = new Set<string>()
   // Kept whatever the budget: the latest ask (pending or answered), the newest progress item, the first next step.
