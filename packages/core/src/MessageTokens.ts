@@ -10,6 +10,7 @@ import type { Category } from "./Measurement.ts"
 import * as MediaTokens from "./MediaTokens.ts"
 import type { ContentPart, Message, ToolResultContentItem, ToolResultOutput } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
+import * as OpaqueParts from "./OpaqueParts.ts"
 import * as ReasoningTokens from "./ReasoningTokens.ts"
 import type { Tokenizer } from "./Tokenizer.ts"
 
@@ -157,6 +158,7 @@ const resultItem = (acc: Accumulator, options: Options, item: ToolResultContentI
       add(acc, "media", file(acc, options, undefined, "mediaType" in item ? item.mediaType : undefined, undefined))
       return
     case "custom":
+      add(acc, textCategory, OpaqueParts.customTokens(item, count))
       return
   }
 }
@@ -228,6 +230,8 @@ const part = (acc: Accumulator, options: Options, p: ContentPart, text: Category
       add(acc, "media", file(acc, options, p.data, p.mediaType, p.providerOptions))
       return
     case "custom":
+      // Opaque provider items: a fixed documented rule, never their payload's length (OpaqueParts).
+      add(acc, OpaqueParts.isCompactionItem(p) ? "checkpoint" : text, OpaqueParts.customTokens(p, count))
       return
   }
 }
