@@ -156,10 +156,20 @@ export const render = (report: CompactReport, checkpoint: Checkpoint.Checkpoint 
     )
   } else out.push("Cut point: none (nothing summarized)")
   for (const failure of report.failures) out.push(`Recovered from ${failure.tag}: ${failure.message}`)
+  out.push(...repairLines(report))
   if (report.checkpoint && checkpoint) out.push(...checkpointLines(report, checkpoint, lines))
   else out.push("Checkpoint: none written")
   return out.join("\n")
 }
+
+/** The request's repairs (listed even when no compaction was needed), one line each. */
+const repairLines = (report: CompactReport): Array<string> =>
+  report.repairs.length === 0
+    ? ["Repairs: none (the request was valid for the provider as recorded)"]
+    : [
+        `Repairs: ${report.repairs.length} (the request is valid for the provider; the transcript keeps the originals)`,
+        ...report.repairs.map((repair) => `  ${repair.op} ${repair.entryId} (${repair.stage}): ${repair.reason}`)
+      ]
 
 /**
  * What `--out` wrote, and what to do with each part; without `--out`, how

@@ -19,6 +19,7 @@ import {
 import type { ImportResult } from "@context-engine/transcripts"
 import type { CompactOptions } from "./commands/compact.ts"
 import type * as PolicyOptions from "./PolicyOptions.ts"
+import type * as RequestRepairs from "./RequestRepairs.ts"
 
 /**
  * The machine-readable report (`--json`, and `report` in `--out`).
@@ -43,6 +44,8 @@ export interface CompactReport {
   /** `--instructions` (`/compact <instructions>`) given to the summarizer, or null. */
   readonly instructions: string | null
   readonly decision: { readonly compact: boolean; readonly reasons: ReadonlyArray<string> }
+  /** What the request needed repaired to be valid for the provider, listed even when no compaction was needed. */
+  readonly repairs: ReadonlyArray<RequestRepairs.Repair>
   readonly tokens: {
     readonly before: Measurement.CategoryCounts & { readonly input: number }
     readonly after: Measurement.CategoryCounts & { readonly input: number }
@@ -208,6 +211,7 @@ export const build = (input: {
   readonly engine: string
   readonly decision: ContextEngine.CompactionDecision
   readonly result: ContextEngine.CompactionResult
+  readonly repairs: ReadonlyArray<RequestRepairs.Repair>
 }): CompactReport => {
   const { file, options, imported, resolved, decision, result } = input
   const entries = imported.transcript.entries
@@ -234,6 +238,7 @@ export const build = (input: {
           : (options.summarizer ?? "extractive"),
     instructions: options.instructions?.trim() || null,
     decision: { compact: decision.compact, reasons: decision.reasons },
+    repairs: input.repairs,
     tokens: { before: withInput(result.before), after: withInput(result.after) },
     stages: result.stages,
     cutPoint: checkpoint

@@ -43,6 +43,7 @@ import * as ExitCodes from "../ExitCodes.ts"
 import { recordedModel } from "../InspectReport.ts"
 import * as PolicyOptions from "../PolicyOptions.ts"
 import * as Progress from "../Progress.ts"
+import * as RequestRepairs from "../RequestRepairs.ts"
 
 /** The machine-readable report (`--json`, and `report` in `--out`). @category models */
 export type CompactReport = CompactReports.CompactReport
@@ -131,9 +132,19 @@ export const run = async (
     const decision = await engine.shouldCompact(input)
     const plan = await engine.plan(input)
     const result = await engine.compact(input, plan)
+    const repairs = await RequestRepairs.list(engine, input, result.entriesToAppend)
     progress.stop()
     const checkpoint = result.checkpoint
-    const report = CompactReports.build({ file, options, imported, resolved, engine: engine.name, decision, result })
+    const report = CompactReports.build({
+      file,
+      options,
+      imported,
+      resolved,
+      engine: engine.name,
+      decision,
+      result,
+      repairs
+    })
     if (options.out) {
       const messages = result.view.items.map((item) => item.message)
       writeFileSync(

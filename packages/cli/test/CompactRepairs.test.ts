@@ -1,0 +1,70 @@
+/**
+ * #12 req 4: `compact` lists what it repaired to make the request valid for
+ * the provider — duplicate tool-call ids, a call without a result, an
+ * empty message, a reasoning-only assistant message, a trailing assistant
+ * message on a model without prefill — even when no compaction is needed.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import * as Compact from "../src/commands/compact.ts"
+import * as Progress from "../src/Progress.ts"
+
+const quiet = Progress.make({ enabled: false })
+const dir = mkdtempSync(join(tmpdir(), "compact-repairs-"))
+
+const call = (id: string, path: string) => ({
+  role: "assistant",
+  content: [{ type: "tool-call", toolCallId: id, toolName: "read_file", input: { path } }]
+})
+const result = (id: string, text: string) => ({
+  role: "tool",
+  content: [{ type: "tool-result", toolCallId: id, toolName: "read_file", output: { type: "text", value: text } }]
+})
+
+describe("context-engine compact lists its repairs", { timeout: 120_000 }, () => {
+  it("duplicate tool-call ids, a call without a result, empty and reasoning-only messages: listed although no compaction is needed", async () => {
+    const file = join(dir, "repairs.json")
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { role: "system", content: "You are a coding agent." },
+        { role: "user", content: "Read a.ts and b.ts." },
+        call("call_1", "a.ts"),
+        result("call_1", "export const a = 1"),
+        call("call_1", "b.ts"),
+        result("call_1", "export const b = 2"),
+        { role: "assistant", content: [{ type: "reasoning", text: "thinking about it" }] },
+        { role: "assistant", content: [{ type: "text", text: "" }] },
+        call("call_2", "c.ts"),
+        { role: "user", content: "Now summarize both files." }
+      ])
+    )
+    const { exitCode, report, output } = await Compact.run(file, { format: "model-messages", model: "gpt-4o" }, quiet)
+    expect(exitCode).toBe(0)
+    expect(report!.decision.compact).toBe(false)
+    const reasons = report!.repairs.map((repair) => `${repair.op} ${repair.reason}`).join("\n")
+    expect(reasons).toMatch(/replace renamed a reused tool-call id/)
+    expect(reasons).toMatch(/empty message/)
+    expect(reasons).toMatch(/only reasoning/)
+    expect(reasons).toMatch(/insert synthesized interrupted result/)
+    expect(output).toContain(`Repairs: ${report!.repairs.length}`)
+  })
+
+  it("a valid transcript reports no repairs", async () => {
+    const file = join(dir, "valid.json")
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { role: "user", content: "Read a.ts." },
+        call("call_1", "a.ts"),
+        result("call_1", "export const a = 1"),
+        { role: "user", content: "Thanks." }
+      ])
+    )
+    const { report, output } = await Compact.run(file, { format: "model-messages", model: "gpt-4o" }, quiet)
+    expect(report!.repairs).toEqual([])
+    expect(output).toContain("Repairs: none")
+  })
+})
