@@ -38,6 +38,9 @@ import {
 
 type SessionIndex = TranscriptIndex.SessionIndex
 
+const describe = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
+
 type Typed = InvalidInput | CheckpointConflict | TranscriptCorrupt | TranscriptStoreFailed
 
 /** Maps a rejection to the typed errors `expected` of an operation, anything else to TranscriptStoreFailed. */
@@ -140,18 +143,51 @@ export const make = (backend: Backend): Service => {
     return problem === undefined ? Effect.void : Effect.fail(problem)
   }
 
-  const encode = (entries: ReadonlyArray<Entry>) =>
-    Effect.try({
-      try: () => entries.map((entry) => encodeEntry(entry)),
+  // Each entry's problem is named by its index in the caller's array: `[3].parentId`.
+  const encode = (entries: ReadonlyArray<Entry>) => {
+    let index = 0
+    return Effect.try({
+      try: () =>
+        entries.map((entry, at) => {
+          index = at
+          return encodeEntry(entry)
+        }),
       catch: (error) =>
         error instanceof InvalidInput
-          ? error
+          ? new InvalidInput({
+              what: "entries",
+              path: `[${index}]${error.path ? `.${error.path}` : ""}`,
+              detail: error.detail
+            })
           : new InvalidInput({
-              what: "entry",
-              path: "",
+              what: "entries",
+              path: `[${index}]`,
               detail: error instanceof Error ? error.message : String(error)
             })
     })
+  }
+
+  /** The argument is an array of objects (a typed error naming the bad index, never a raw TypeError). */
+  const checkEntries = (entries: unknown): Effect.Effect<void, InvalidInput> => {
+    if (!Array.isArray(entries))
+      return Effect.fail(
+        new InvalidInput({
+          what: "entries",
+          path: "",
+          detail: `expected an array of entries, got ${describe(entries)}`
+        })
+      )
+    const bad = entries.findIndex((entry) => typeof entry !== "object" || entry === null || Array.isArray(entry))
+    return bad === -1
+      ? Effect.void
+      : Effect.fail(
+          new InvalidInput({
+            what: "entries",
+            path: `[${bad}]`,
+            detail: `expected an entry object, got ${describe(entries[bad])}`
+          })
+        )
+  }
 
   /**
    * Checks `entries` against the index and writes the fresh ones: as one
@@ -180,10 +216,7 @@ export const make = (backend: Backend): Service => {
   const append: Service["append"] = (sessionId, entries) =>
     Effect.gen(function* () {
       yield* checkSession(sessionId)
-      if (!Array.isArray(entries))
-        return yield* Effect.fail(
-          new InvalidInput({ what: "entries", path: "", detail: `Expected an array of entries, got ${typeof entries}` })
-        )
+      yield* checkEntries(entries)
       const checkpointAt = entries.findIndex((entry) => entry.kind === "checkpoint")
       if (checkpointAt !== -1) {
         return yield* Effect.fail(
@@ -203,6 +236,7 @@ export const make = (backend: Backend): Service => {
   const commitCompaction: Service["commitCompaction"] = (sessionId, entries) =>
     Effect.gen(function* () {
       yield* checkSession(sessionId)
+      yield* checkEntries(entries)
       const checkpoints = entries.filter((entry) => entry.kind === "checkpoint").length
       if (checkpoints > 1) {
         return yield* Effect.fail(
@@ -219,6 +253,7 @@ export const make = (backend: Backend): Service => {
   const installCheckpoint: Service["installCheckpoint"] = (sessionId, entry) =>
     Effect.gen(function* () {
       yield* checkSession(sessionId)
+      yield* checkEntries([entry])
       if ((entry as Entry).kind !== "checkpoint") {
         return yield* Effect.fail(
           new InvalidInput({ what: "checkpoint entry", path: "kind", detail: 'expected "checkpoint"' })
