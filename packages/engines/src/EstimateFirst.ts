@@ -97,16 +97,6 @@ export const finish = (
   rerun: (view: ContextView.ContextView, measurement: ReturnType<Measurer.Measurer["measure"]>) => Pipeline.Result
 ): Pipeline.Result => {
   const after = exact.measure(first.view, measureOptions)
-  console.log(
-    "pass1 estimated",
-    first.after.inputTokens,
-    "exact",
-    after.inputTokens,
-    "target",
-    targetTokens,
-    JSON.stringify(first.after.byCategory),
-    JSON.stringify(after.byCategory)
-  )
   if (after.inputTokens <= targetTokens) return { ...first, after, fits: true }
   const second = rerun(first.view, after)
   const failures = [...(first.failures ?? []), ...(second.failures ?? [])]
