@@ -8,7 +8,7 @@
  * engines): default 40 here; `FUZZ_RUNS=10000 pnpm fuzz` for the heavy run.
  */
 import { execFileSync, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
@@ -18,6 +18,7 @@ import { SlidingWindowEngine, TieredSummaryEngine } from "@context-engine/engine
 import { Effect, Exit } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import * as ExitCodes from "../src/ExitCodes.ts"
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40)
 const ITEM_TIME_BOUND_MS = 120_000
@@ -151,11 +152,21 @@ describe("hostile store arguments: typed errors", () => {
 })
 
 /** Items that must fail (exit 1, `ExitCodes.FAILED`) with a message naming the problem. */
-const EXPECTED_FAILURES: Record<string, RegExp> = {
-  directory: /is a directory/,
-  fifo: /not a regular file \(a FIFO\)/,
-  "character device": /not a regular file \(a character device\)/,
-  "forced wrong --format": /does not read as claude-code/
+/**
+ * The documented outcome of every hostile file (`ExitCodes`: 0 success, 1
+ * the transcript cannot be read or imported): the exit code, and for a
+ * failure the one-line message that names the problem.
+ */
+const EXPECTED: Record<string, { readonly exitCode: number; readonly message?: RegExp }> = {
+  empty: { exitCode: ExitCodes.FAILED, message: /is corrupt: file is empty \(0 bytes\)/ },
+  directory: { exitCode: ExitCodes.FAILED, message: /is a directory/ },
+  fifo: { exitCode: ExitCodes.FAILED, message: /not a regular file \(a FIFO\)/ },
+  "character device": { exitCode: ExitCodes.FAILED, message: /not a regular file \(a character device\)/ },
+  "binary garbage": { exitCode: ExitCodes.FAILED, message: /is corrupt: binary file/ },
+  "deeply nested JSON line": { exitCode: ExitCodes.FAILED, message: /Could not detect the transcript format/ },
+  "a 4 MiB single line of base64 in a pi message": { exitCode: ExitCodes.OK },
+  "lone surrogates and NULs": { exitCode: ExitCodes.FAILED, message: /is corrupt: binary file: NUL byte/ },
+  "forced wrong --format": { exitCode: ExitCodes.FAILED, message: /does not read as claude-code/ }
 }
 
 /** Hostile files for the CLI. */
@@ -220,7 +231,18 @@ const runCli = (
     })
   })
 
-describe("hostile files through the CLI: one-line error, exit code 0 or 1, never a stack trace or a hang", () => {
+describe("hostile files through the CLI: the documented exit code, a one-line error, never a stack trace or a hang", () => {
+  it("every hostile file has a documented outcome, and every exit code is documented in --help and the README", () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual(
+      Object.keys(hostileFiles(mkdtempSync(join(tmpdir(), "hostile-names-")))).sort()
+    )
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
+    for (const code of [ExitCodes.OK, ExitCodes.FAILED, ExitCodes.SUMMARIZER_UNAVAILABLE, ExitCodes.USAGE]) {
+      expect(ExitCodes.HELP).toMatch(new RegExp(`^  ${code}  `, "m"))
+      expect(readme).toContain(`\`${code}\``)
+    }
+  })
+
   const dir = mkdtempSync(join(tmpdir(), "hostile-"))
   const files = hostileFiles(dir)
   for (const [name, { path, args = [] }] of Object.entries(files)) {
@@ -229,14 +251,14 @@ describe("hostile files through the CLI: one-line error, exit code 0 or 1, never
       async () => {
         const { status, stderr, timedOut } = await runCli(["inspect", path, ...args])
         expect(timedOut).toBe(false)
-        expect([0, 1]).toContain(status)
         expect(stderr).not.toMatch(/\n\s+at /)
         expect(stderr).not.toMatch(/Maximum call stack|RangeError|TypeError/)
-        if (status === 1) expect(stderr.trim().split("\n")).toHaveLength(1)
-        const expected = EXPECTED_FAILURES[name]
-        if (expected !== undefined) {
-          expect(status).toBe(1)
-          expect(stderr).toMatch(expected)
+        const expected = EXPECTED[name]!
+        expect(status).toBe(expected.exitCode)
+        if (expected.message !== undefined) {
+          expect(stderr.trim().split("\n")).toHaveLength(1)
+          expect(stderr).toMatch(/^context-engine inspect: /)
+          expect(stderr).toMatch(expected.message)
         }
       },
       ITEM_TIME_BOUND_MS
