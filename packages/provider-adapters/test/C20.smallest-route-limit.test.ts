@@ -11,7 +11,14 @@
  */
 import { createHash } from "node:crypto"
 import { APICallError, type LanguageModelV4CallOptions } from "@ai-sdk/provider"
-import { Budget, type ContextEngine, type Entry, type Message, type ModelPolicy } from "@context-engine/core"
+import {
+  Budget,
+  type ContextEngine,
+  type Entry,
+  type Message,
+  type ModelPolicy,
+  Tokenizers
+} from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
 import { Cases } from "@context-engine/core/testing"
 import { ByteCap, TieredSummaryEngine } from "@context-engine/engines"
@@ -141,7 +148,10 @@ describe("C20: the effective limit is the smallest limit of the route", () => {
         const body = JSON.stringify(prompt.prompt)
         expect(body).not.toContain(BLOB)
         expect(Buffer.byteLength(body)).toBeLessThan(c20.routeLimits.maxRequestBodyBytes)
+        // Its prompt (counted as JSON text, an upper bound) is under the input cap too.
+        expect(Tokenizers.forPolicy(policy).count(body)).toBeLessThan(c20.routeLimits.maxInputTokens)
       }
+      expect(prompts.length).toBeGreaterThan(0)
       // Under the byte cap, bytes are reduced (screenshots replaced by references), not only tokens.
       if (scenario.limits.includes("maxRequestBodyBytes")) {
         expect(result.stages.find((stage) => stage.stage === ByteCap.STAGE)?.status).toBe("applied")
