@@ -169,7 +169,8 @@ export const handoffOf = (
       lastEntryId: fromTranscript.at(-1)?.entryId ?? null,
       changedMessages: changed.length,
       changedBy: [...new Set(changed.flatMap((item) => item.editedBy))],
-      leftOutMessages: notSent.filter((item) => item.index >= tailStart).length
+      // in a split turn the tail starts with the turn's user message, before the cut: the messages between are the checkpoint's
+      leftOutMessages: notSent.filter((item) => item.index >= Math.max(tailStart, firstKeptIndex)).length
     },
     transcriptMessages: notSent.length + fromTranscript.length,
     notSentMessages: notSent.length,

@@ -37,6 +37,7 @@ import { LanguageModelSummarizer, ModelSpec } from "@context-engine/provider-ada
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
+import * as Arguments from "../Arguments.ts"
 import * as CompactRender from "../CompactRender.ts"
 import * as CompactReports from "../CompactReport.ts"
 import * as ExitCodes from "../ExitCodes.ts"
@@ -201,12 +202,16 @@ export const register = (program: Command): void => {
       "--instructions <text>",
       "instructions for the summary, like /compact <instructions> (implies --force; never a task or an ask)"
     )
-    .option("-o, --out <file>", "write the compacted view (messages, checkpoint, entries to append, report) as JSON")
+    .option(
+      "-o, --out <file>",
+      "write the compacted view (messages, checkpoint, entries to append, report) as JSON",
+      Arguments.outputFile
+    )
     .option("--json", "print the report as JSON")
     .option(
       "--checkpoint-lines <n>",
       "items per checkpoint list to print (0 = the whole checkpoint)",
-      (value) => Number.parseInt(value, 10),
+      Arguments.wholeNumber,
       5
     )
     .action(async (file: string, options: CompactOptions) => {

@@ -12,6 +12,7 @@
  */
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
+import * as Arguments from "../Arguments.ts"
 import * as ExitCodes from "../ExitCodes.ts"
 import * as InspectReport from "../InspectReport.ts"
 import * as PolicyOptions from "../PolicyOptions.ts"
@@ -161,7 +162,7 @@ export const registerReplayOptions = (command: Command, modeDescription: string)
     .option(
       "--damage-window <steps>",
       `steps after a compaction in which re-reads and repeats count (default ${Replay.DEFAULT_DAMAGE_WINDOW_STEPS})`,
-      (value) => Number.parseInt(value, 10)
+      Arguments.wholeNumber
     )
     .addOption(
       new Option("-f, --format <format>", "transcript format")

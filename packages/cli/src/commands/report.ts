@@ -13,6 +13,7 @@
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import type { Command } from "commander"
+import * as Arguments from "../Arguments.ts"
 import * as ExitCodes from "../ExitCodes.ts"
 import * as Progress from "../Progress.ts"
 import * as ReportHtml from "../ReportHtml.ts"
@@ -51,7 +52,7 @@ export const register = (program: Command): void => {
     .command("report")
     .description("Replay a transcript and write one self-contained HTML report (chart, compactions, largest entries)")
     .argument("<file>", "transcript file (any format `inspect` reads)")
-    .option("-o, --out <file>", "HTML file to write", "report.html")
+    .option("-o, --out <file>", "HTML file to write", Arguments.outputFile, "report.html")
   ReplayCommand.registerReplayOptions(command, "rollout mode: shadow shows compactions without applying them")
   command.option("--json", "also print the report's JSON").action(async (file: string, options: ReportOptions) => {
     const { output, exitCode } = await run(file, options)

@@ -1,0 +1,44 @@
+/**
+ * Commander argument parsers for the flags that are neither policy numbers
+ * (those are `PolicyOptions.ts`) nor choices: whole-number counts
+ * (`--checkpoint-lines`, `--damage-window`) and output files (`--out`).
+ * A bad value throws commander's `InvalidArgumentError`, so the command
+ * fails before any work with the usage exit code (3) and a message naming
+ * the flag and what was wrong with the value.
+ *
+ * @since 0.2.0
+ */
+import { existsSync, statSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+import { InvalidArgumentError } from "commander"
+
+/**
+ * A count flag's value: a whole number ≥ 0 written in decimal digits
+ * (`0`, `5`, `10`); `-1`, `1.5` and `abc` are rejected rather than read as
+ * NaN, a negative count or a truncated number.
+ *
+ * @category parsers
+ */
+export const wholeNumber = (value: string): number => {
+  const count = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN
+  if (!Number.isSafeInteger(count))
+    throw new InvalidArgumentError(`expected a whole number ≥ 0, got ${JSON.stringify(value)}`)
+  return count
+}
+
+/**
+ * An output file's path, checked before the command does its work: it must
+ * not be a directory, and its directory must exist (nothing is created).
+ * The path is returned as given.
+ *
+ * @category parsers
+ */
+export const outputFile = (value: string): string => {
+  const path = resolve(value)
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw new InvalidArgumentError(`${value} is a directory; give a file path inside it`)
+  const directory = dirname(path)
+  if (!existsSync(directory) || !statSync(directory).isDirectory())
+    throw new InvalidArgumentError(`directory ${directory} does not exist; create it first`)
+  return value
+}

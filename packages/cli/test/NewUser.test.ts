@@ -1,0 +1,64 @@
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { repoRoot, transcript } from "@context-engine/core/test-support"
+import { describe, expect, it } from "vitest"
+import * as Compact from "../src/commands/compact.ts"
+import * as ExitCodes from "../src/ExitCodes.ts"
+import * as Progress from "../src/Progress.ts"
+
+/**
+ * What a first-time user ran into (QA session 3): a split-turn handoff that
+ * counted the summarized messages twice, numeric flags that took `-1` or
+ * `abc` silently, and `--out` paths that failed with a bare EISDIR/ENOENT
+ * after all the work was done.
+ */
+const quiet = Progress.make({ enabled: false })
+const bin = join(repoRoot, "packages/cli/src/bin.ts")
+// SOURCES.md: 28 history messages, 1 system; the first user message holds the issue.
+const marshmallow = transcript("swe-agent/marshmallow-1867__function_calling_replace_from_source.traj")
+// in a scratch directory: were a bad flag accepted, `report` would write report.html into the working directory
+const scratch = mkdtempSync(join(tmpdir(), "new-user-cwd-"))
+const cli = (...args: Array<string>) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd: scratch })
+
+describe("what a new user runs into", { timeout: 180_000 }, () => {
+  it("a split turn: the messages the checkpoint summarizes are not also called empty messages left out of the tail", async () => {
+    // a 16K window cuts inside the issue's one long turn: its user message is kept, the turn's prefix summarized
+    const { exitCode, output, report } = await Compact.run(marshmallow, { contextWindow: 16_000 }, quiet)
+    expect(exitCode).toBe(0)
+    expect(report!.cutPoint!.splitTurn).toBe(true)
+    const { keptTail, checkpoint, notSentMessages } = report!.handoff
+    expect(checkpoint!.standsInForMessages).toBeGreaterThan(0)
+    expect(checkpoint!.standsInForMessages + keptTail.leftOutMessages).toBe(notSentMessages)
+    expect(output).not.toContain(`${checkpoint!.standsInForMessages} empty or reasoning-only messages`)
+  })
+
+  it.each([
+    ["replay", "--damage-window", "-1"],
+    ["replay", "--damage-window", "abc"],
+    ["report", "--damage-window", "1.5"],
+    ["compact", "--checkpoint-lines", "-1"],
+    ["compact", "--checkpoint-lines", "five"]
+  ])("%s %s %s is a usage error naming the flag, not NaN or a negative count", (command, flag, value) => {
+    const result = cli(command, marshmallow, flag, value)
+    expect(result.status).toBe(ExitCodes.USAGE)
+    expect(result.stderr).toContain(`option '${flag} <`)
+    expect(result.stderr).toContain(`a whole number ≥ 0, got "${value}"`)
+  })
+
+  it("--out naming a directory or a path in a missing directory fails at once as a usage error that says why", () => {
+    const dir = mkdtempSync(join(tmpdir(), "new-user-"))
+    const asDirectory = cli("compact", marshmallow, "--context-window", "16k", "--out", dir)
+    expect(asDirectory.status).toBe(ExitCodes.USAGE)
+    expect(asDirectory.stderr).toContain(`${dir} is a directory`)
+    const missing = join(dir, "no", "such", "dir", "out.json")
+    const noParent = cli("report", marshmallow, "--out", missing)
+    expect(noParent.status).toBe(ExitCodes.USAGE)
+    expect(noParent.stderr).toContain(`directory ${join(dir, "no", "such", "dir")} does not exist`)
+    // a writable new file is fine
+    writeFileSync(join(dir, "existing.html"), "old")
+    const ok = cli("report", marshmallow, "--context-window", "16k", "--out", join(dir, "existing.html"))
+    expect(ok.status).toBe(0)
+  })
+})
