@@ -1,13 +1,14 @@
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { repoRoot, transcript } from "@context-engine/core/test-support"
 import { beforeAll, describe, expect, it } from "vitest"
 
 /**
- * Works as published: builds every package, packs each with `pnpm pack`
- * (which applies `publishConfig` and turns `workspace:*` into versions),
+ * Works as published: packs every package with plain `pnpm pack` from a
+ * checkout without `dist/` (its `prepack` script builds; `pnpm pack` applies
+ * `publishConfig` and turns `workspace:*` into versions),
  * installs the tarballs into an empty folder with npm, then runs the CLI with
  * `npx` and a small AI SDK app with plain `node` and with `tsc`. Needs the npm
  * registry for the third-party dependencies (effect, ai, …).
@@ -71,7 +72,8 @@ describe("the packed packages, installed with npm into an empty folder", { timeo
     mkdirSync(app)
     for (const name of packages) {
       const dir = join(repoRoot, "packages", name)
-      sh("pnpm", ["run", "build"], dir)
+      // as a fresh checkout has it: a new user packs without building first
+      rmSync(join(dir, "dist"), { recursive: true, force: true })
       sh("pnpm", ["pack", "--pack-destination", tarballs], dir)
     }
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }))
