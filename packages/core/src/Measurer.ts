@@ -23,7 +23,7 @@ import type { ModelPolicy } from "./ModelPolicy.ts"
 import * as ReasoningTokens from "./ReasoningTokens.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 import * as Tokenizers from "./Tokenizers.ts"
-import { type Anchor, apportion, locate as locateAnchor } from "./UsageScale.ts"
+import { type Anchor, apportion, locate as locateAnchor, noteLocalCounts } from "./UsageScale.ts"
 import * as ViewPrefix from "./ViewPrefix.ts"
 
 export { anthropicToolUseSystemPromptTokens, type Options, toolFramingTokens } from "./MeasurerOptions.ts"
@@ -229,9 +229,8 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
   }
 
   type Sums = ReturnType<typeof ViewPrefix.makeSums<ViewPrefix.Shape>>
-  const measureWith =
-    (count: typeof countItem, sumsOf: () => Sums, estimated?: () => number): Measurer["measure"] =>
-    (view, measureOptions = {}) => {
+  const measureWith = (count: typeof countItem, sumsOf: () => Sums, estimated?: () => number): Measurer["measure"] => {
+    const measureView: Measurer["measure"] = (view, measureOptions = {}) => {
       const { budget, anchor } = measureOptions
       const located = locateAnchor(view, anchor)
       const anchorIndex = located.index
@@ -273,16 +272,15 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       for (const category of inputCategories) inputTokens += byCategory[category]
       const budgetTokens = budget?.inputBudgetTokens ?? Number.POSITIVE_INFINITY
       const notes: Array<string> = []
-      if (unknownImages > 0) {
+      if (unknownImages > 0)
         notes.push(
           `${unknownImages} image(s) without readable pixel dimensions counted at the conservative default of ${MessageTokens.unknownImageTokens} tokens each`
         )
-      }
       if (estimatedFiles > 0) notes.push(`${estimatedFiles} file(s) estimated (PDF pages or unknown binary content)`)
       const estimatedMessages = estimated?.() ?? 0
       if (estimatedMessages > 0) notes.push(`${estimatedMessages} message(s) estimated (not counted exactly)`)
       if (located.note !== undefined) notes.push(located.note)
-      return {
+      const measurement: Measurement = {
         byCategory,
         inputTokens,
         totalTokens: inputTokens + byCategory.reservedOutput,
@@ -292,7 +290,10 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
         tokenizer: tokenizer.name,
         ...(notes.length > 0 ? { notes } : {})
       }
+      return noteLocalCounts(measurement, view, measureView, { prefix, suffix, anchored: anchorIndex >= 0 })
     }
+    return measureView
+  }
 
   const measure = measureWith(countItem, () => (useCache ? memo : ViewPrefix.makeSums(1, ViewPrefix.shallowStamps)))
 

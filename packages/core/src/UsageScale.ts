@@ -69,6 +69,18 @@ export const apportion = (weights: ReadonlyArray<number>, target: number): Array
 }
 
 /**
+ * Index of the item with `entryId` in `view` (-1 when absent), searched from
+ * the end: an anchor is the previous request's last item, so it sits at or
+ * near the end of the view and the search costs O(items appended since), not
+ * O(view). Entry ids are unique within a view.
+ */
+const indexOfEntry = (view: ContextView, entryId: string): number => {
+  const items = view.items
+  for (let index = items.length - 1; index >= 0; index--) if (items[index]!.entryId === entryId) return index
+  return -1
+}
+
+/**
  * Fingerprint (entry ids, sources and content hashes) of the view's items up
  * to and including `lastEntryId`; `undefined` when that entry is not in the
  * view. Two views share a fingerprint exactly when that prefix is the same.
@@ -76,7 +88,7 @@ export const apportion = (weights: ReadonlyArray<number>, target: number): Array
  * @category anchors
  */
 export const prefixFingerprint = (view: ContextView, lastEntryId: string): string | undefined => {
-  const index = view.items.findIndex((item) => item.entryId === lastEntryId)
+  const index = indexOfEntry(view, lastEntryId)
   return index < 0 ? undefined : ViewPrefix.fingerprintThrough(view.items, index)
 }
 
@@ -113,7 +125,7 @@ export const locate = (
   anchor: Anchor | undefined
 ): { readonly index: number; readonly note?: string } => {
   if (anchor === undefined) return { index: -1 }
-  const index = view.items.findIndex((item) => item.entryId === anchor.lastEntryId)
+  const index = indexOfEntry(view, anchor.lastEntryId)
   if (index < 0) return { index, note: `anchor entry ${anchor.lastEntryId} is not in the view; anchor ignored` }
   if (
     anchor.prefixFingerprint !== undefined &&
@@ -169,9 +181,11 @@ export const ratioFor = (
   view: ContextView,
   usage: { readonly inputTokens: number; readonly lastEntryId: string }
 ): UsageRatio | undefined => {
-  const index = view.items.findIndex((item) => item.entryId === usage.lastEntryId)
+  const index = indexOfEntry(view, usage.lastEntryId)
   if (index < 0 || !(usage.inputTokens > 0) || !Number.isFinite(usage.inputTokens)) return undefined
-  const local = measurer.measure({ ...view, items: view.items.slice(0, index + 1) }).inputTokens
+  const local =
+    (index === view.items.length - 1 ? localCountOf(measurer, view) : undefined) ??
+    measurer.measure({ ...view, items: view.items.slice(0, index + 1) }).inputTokens
   if (local < MIN_RATIO_BASIS_TOKENS) return undefined
   const ratio = Math.min(RATIO_BOUNDS.max, Math.max(RATIO_BOUNDS.min, usage.inputTokens / local))
   return { ratio, lastEntryId: usage.lastEntryId }
@@ -202,6 +216,87 @@ const scaleMeasurement = (measurement: Measurement, usage: UsageRatio): Measurem
   }
 }
 
+// What the measurements of `Measurer.make` counted locally on the way: per anchored measurement, the items after the
+// anchor by category (scaling them needs no further measurement of the view); per view object, the local count of
+// the whole view (the ratio of the usage the provider then reports for that view needs none either).
+const anchoredSuffixes = new WeakMap<Measurement, Readonly<Record<Category, number>>>()
+interface LocalCount {
+  readonly measure: Measurer["measure"]
+  readonly items: ContextView["items"]
+  readonly itemCount: number
+  readonly tools: ContextView["tools"]
+  readonly inputTokens: number
+}
+const localCounts = new WeakMap<ContextView, LocalCount>()
+
+/**
+ * Remembers what `measure` counted locally for `measurement` of `view`: the
+ * local counts by category of the items up to the anchor (`prefix`, with the
+ * view's tool schemas and framing) and after it (`suffix`; the whole view
+ * when not `anchored`). {@link scaled} and {@link ratioFor} reuse them instead
+ * of measuring the view again. Returns `measurement`.
+ *
+ * @internal
+ */
+export const noteLocalCounts = (
+  measurement: Measurement,
+  view: ContextView,
+  measure: Measurer["measure"],
+  counts: {
+    readonly prefix: Readonly<Record<Category, number>>
+    readonly suffix: Readonly<Record<Category, number>>
+    readonly anchored: boolean
+  }
+): Measurement => {
+  if (counts.anchored) anchoredSuffixes.set(measurement, counts.suffix)
+  let inputTokens = 0
+  for (const key in counts.prefix)
+    if (key !== "reservedOutput") inputTokens += counts.prefix[key as Category] + counts.suffix[key as Category]
+  localCounts.set(view, { measure, items: view.items, itemCount: view.items.length, tools: view.tools, inputTokens })
+  return measurement
+}
+
+/**
+ * The local count of the whole `view` when `measurer` measured this view
+ * object last (its request was built from it; an in-place edit since then is
+ * not what the provider's usage describes, and the next measurement sees it).
+ */
+const localCountOf = (measurer: Measurer, view: ContextView): number | undefined => {
+  const known = localCounts.get(view)
+  return known !== undefined &&
+    known.measure === measurer.measure &&
+    known.items === view.items &&
+    known.itemCount === view.items.length &&
+    known.tools === view.tools
+    ? known.inputTokens
+    : undefined
+}
+
+/**
+ * Local counts of what followed the anchor: recorded by the measurer, else
+ * the items after the anchor measured alone, less the view's own framing
+ * (the view with no items). Alone, those items keep the reasoning positions
+ * they have in the whole view (the current tool loop starts at the last user
+ * message; without one in them, the whole view's loop started at or before
+ * the anchor).
+ */
+const suffixCounts = (
+  measurer: Measurer,
+  view: ContextView,
+  anchored: Measurement,
+  lastEntryId: string
+): Readonly<Record<Category, number>> | undefined => {
+  const recorded = anchoredSuffixes.get(anchored)
+  if (recorded !== undefined) return recorded
+  const index = indexOfEntry(view, lastEntryId)
+  if (index < 0 || index === view.items.length - 1) return undefined
+  const after = measurer.measure({ ...view, items: view.items.slice(index + 1) }).byCategory
+  const framing = measurer.measure({ ...view, items: [] }).byCategory
+  const suffix = { ...after }
+  for (const key in suffix) suffix[key as Category] = after[key as Category] - framing[key as Category]
+  return suffix
+}
+
 /** An anchored measurement with what followed the anchor scaled too: `usage + ratio × local(suffix)`. */
 const scaleSuffix = (
   measurer: Measurer,
@@ -210,18 +305,20 @@ const scaleSuffix = (
   lastEntryId: string,
   ratio: number
 ): Measurement => {
-  const index = view.items.findIndex((item) => item.entryId === lastEntryId)
-  if (index < 0 || index === view.items.length - 1) return anchored
-  const whole = measurer.measure(view).byCategory
-  const prefix = measurer.measure({ ...view, items: view.items.slice(0, index + 1) }).byCategory
+  const suffix = suffixCounts(measurer, view, anchored, lastEntryId)
+  if (suffix === undefined) return anchored
   const byCategory = { ...anchored.byCategory }
   let inputTokens = 0
+  let changed = false
   for (const key in byCategory) {
     const category = key as Category
     if (category === "reservedOutput") continue
-    byCategory[category] += Math.round((ratio - 1) * (whole[category] - prefix[category]))
+    const added = Math.round((ratio - 1) * (suffix[category] ?? 0))
+    changed ||= added !== 0
+    byCategory[category] += added
     inputTokens += byCategory[category]
   }
+  if (!changed) return anchored
   return {
     ...anchored,
     byCategory,
