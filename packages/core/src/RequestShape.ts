@@ -19,11 +19,19 @@
  *   (Anthropic: "text content blocks must be non-empty"); an empty latest ask
  *   is never sent silently: {@link emptyLatestUser} names it so the engine can
  *   fail with a typed `InvalidInput`.
+ * - **Recorded commands at the end.** Local command records and slash
+ *   commands (`UserSpeech` kinds `command-record` and `slash-command`, e.g.
+ *   Claude Code's `<command-name>/compact</command-name> … <command-args>`)
+ *   after the last assistant or tool message would read as a fresh ask:
+ *   {@link markExecutedCommands} marks them as already executed (shared case
+ *   C18 scenario B) — the text stays, nothing is dropped.
  *
  * @since 0.3.0
  */
 import type { ViewItem } from "./ContextView.ts"
+import type { Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
+import * as UserSpeech from "./UserSpeech.ts"
 import type * as ViewEdit from "./ViewEdit.ts"
 
 type DropEdit = typeof ViewEdit.Drop.Type
@@ -84,4 +92,42 @@ export const emptyLatestUser = (items: ReadonlyArray<ViewItem>): number => {
     if (message.role === "user") return MessageParts.isEmptyMessage(message) ? index : -1
   }
   return -1
+}
+
+/**
+ * The marker put before a recorded command at the end of a request.
+ *
+ * @category constants
+ */
+export const EXECUTED_COMMAND_MARK = "[Recorded local command — already executed by the user; not a request]"
+
+const marked = (message: Message): Message =>
+  typeof message.content === "string"
+    ? ({ ...message, content: `${EXECUTED_COMMAND_MARK}\n${message.content}` } as Message)
+    : ({
+        ...message,
+        content: [{ type: "text", text: EXECUTED_COMMAND_MARK }, ...message.content]
+      } as Message)
+
+/**
+ * The items with every recorded command or slash command after the last
+ * assistant or tool message marked {@link EXECUTED_COMMAND_MARK} (new
+ * messages; the items and their messages are not changed). Returns `items`
+ * itself when there is nothing to mark.
+ *
+ * @category combinators
+ */
+export const markExecutedCommands = (items: ReadonlyArray<ViewItem>): ReadonlyArray<ViewItem> => {
+  let start = items.length
+  while (start > 0 && items[start - 1]!.message.role === "user") start--
+  let changed = false
+  const out = items.map((item, index) => {
+    if (index < start) return item
+    const kind = UserSpeech.classify(UserSpeech.userText(item.message))
+    if (kind !== "command-record" && kind !== "slash-command") return item
+    if (MessageParts.textOf(item.message.content).startsWith(EXECUTED_COMMAND_MARK)) return item
+    changed = true
+    return { ...item, message: marked(item.message) }
+  })
+  return changed ? out : items
 }

@@ -3,7 +3,14 @@
  * tool calls of console transcripts, commands the user ran, the user's words
  * without the model's printed thinking, and the renderer's file grouping.
  */
-import { Checkpoint, CheckpointRenderer, type Message, ToolActions, UserSpeech } from "@context-engine/core"
+import {
+  Checkpoint,
+  CheckpointRenderer,
+  type Message,
+  RequestShape,
+  ToolActions,
+  UserSpeech
+} from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 
 const user = (text: string): Message.Message => ({ role: "user", content: [{ type: "text", text }] })
@@ -87,6 +94,40 @@ describe("UserSpeech: what sets a task, what is data", () => {
     ).toBe(true)
     expect(UserSpeech.isTaskSetting("btw, can we keep the old module around for reference while we port?")).toBe(true)
     expect(UserSpeech.isTaskSetting("Move the parser into src/parse.ts and update the imports")).toBe(true)
+  })
+})
+
+describe("RequestShape.markExecutedCommands", () => {
+  const item = (entryId: string, message: Message.Message) => ({
+    entryId,
+    message,
+    source: "transcript" as const,
+    editedBy: []
+  })
+  const record = "<command-name>/compact</command-name>\n<command-args>Write a handoff</command-args>"
+
+  it("marks recorded commands after the last assistant message, leaves earlier ones and the items alone", () => {
+    const items = [
+      item("a", { role: "user", content: record }),
+      item("b", { role: "assistant", content: "Compacted." }),
+      item("c", { role: "user", content: [{ type: "text", text: record }] }),
+      item("d", { role: "user", content: "ok, continue" })
+    ]
+    const snapshot = JSON.stringify(items)
+    const marked = RequestShape.markExecutedCommands(items)
+    expect(JSON.stringify(items)).toBe(snapshot)
+    expect(marked[0]).toBe(items[0])
+    expect(marked[3]).toBe(items[3])
+    expect(marked[2]!.message.content).toEqual([
+      { type: "text", text: RequestShape.EXECUTED_COMMAND_MARK },
+      { type: "text", text: record }
+    ])
+    expect(RequestShape.markExecutedCommands(marked)).toBe(marked)
+  })
+
+  it("returns the same items when nothing is to be marked", () => {
+    const items = [item("a", { role: "user", content: "Fix the parser" })]
+    expect(RequestShape.markExecutedCommands(items)).toBe(items)
   })
 })
 

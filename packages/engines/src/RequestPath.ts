@@ -59,8 +59,11 @@ export const assemble = (
     if (drops.length > 0) {
       const dropped = new Set(drops.map((edit) => edit.entryId))
       view = { ...view, items: view.items.filter((item) => !dropped.has(item.entryId)) }
-      measurement = prepared.measurer.measure(view, { budget: prepared.budget })
     }
+    // Recorded commands at the end (a `/compact` record) are marked as executed, never sent as a fresh ask (C18).
+    const items = RequestShape.markExecutedCommands(view.items)
+    if (items !== view.items) view = { ...view, items }
+    if (view !== normalized.view) measurement = prepared.measurer.measure(view, { budget: prepared.budget })
     return Effect.succeed({
       messages: ContextView.toMessages(view),
       view,

@@ -7,7 +7,7 @@
  * ends with Claude Code's recorded `/compact` command; C — focus
  * instructions shorten the summary but done work stays done.
  */
-import { CheckpointValidation, type Entry, Errors, type Message, Turns } from "@context-engine/core"
+import { CheckpointValidation, type Entry, Errors, type Message, RequestShape, Turns } from "@context-engine/core"
 import { loadCase } from "@context-engine/core/test-support"
 import { Cases } from "@context-engine/core/testing"
 import { ExtractiveSummarizer, TieredSummaryEngine } from "@context-engine/engines"
@@ -106,6 +106,40 @@ describe("C18: /compact instructions go to the summarizer and never become an as
     const result = await engine.compact({ entries, policy, manual: true, compactInstructions: args })
     expect(result.fits).toBe(true)
     if (result.checkpoint) expect(carries(taskText(result.checkpoint.content!), args)).toBe(false)
+  })
+
+  it("C18 B (offline): the records stay in the kept tail, never a pending ask, and are marked as executed in the request", async () => {
+    const messages = [...c18.messages, ...c18.recordedCommand]
+    const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(textOf(c18.recordedCommand.at(-1)!))![1]!
+    const engine = TieredSummaryEngine.makeAsync({ memory: { extractor: null } })
+    const entries: Array<Entry.Entry> = toEntries(messages)
+    const result = await engine.compact({ entries, policy, manual: true, compactInstructions: args })
+    const checkpoint = result.checkpoint!
+    expect(checkpoint.validation?.ok).toBe(true)
+    // The records are kept verbatim after the checkpoint (the kept tail), not covered by it…
+    const kept = result.view.items.slice(result.view.items.findIndex((item) => item.source === "checkpoint") + 1)
+    expect(kept.some((item) => textOf(item.message).includes("<command-name>/compact</command-name>"))).toBe(true)
+    // …and the checkpoint neither asks for them nor quotes their arguments anywhere.
+    const content = checkpoint.content!
+    expect(content.pendingUserAsks.join("\n")).not.toContain("handoff")
+    expect(carries(taskText(content), args)).toBe(false)
+    expect(CheckpointValidation.checkpointText(checkpoint)).not.toContain(args)
+    // The request assembled with no new user message ends on the records marked as executed, not as a fresh ask.
+    const after = [...entries, ...result.entriesToAppend]
+    const alone = await engine.assembleContext({ entries: after, policy })
+    const last = alone.messages.at(-1)!
+    expect(last.role).toBe("user")
+    expect(textOf(last).startsWith(RequestShape.EXECUTED_COMMAND_MARK)).toBe(true)
+    expect(textOf(alone.messages.at(-2)!).startsWith(RequestShape.EXECUTED_COMMAND_MARK)).toBe(true)
+    // With the user's next message the records stay marked, and the request ends on the user's words.
+    const next = toEntries([c18.nextUserMessage], "n", after.at(-1)!.id)
+    const continued = await engine.assembleContext({ entries: [...after, ...next], policy })
+    expect(textOf(continued.messages.at(-1)!)).toBe("ok, continue")
+    const records = continued.messages.filter((message) => textOf(message).includes("<command-name>/compact"))
+    expect(records.length).toBeGreaterThan(0)
+    for (const record of records) expect(textOf(record).startsWith(RequestShape.EXECUTED_COMMAND_MARK)).toBe(true)
+    // The transcript itself is unchanged: the mark is only in the request.
+    expect(textOf((entries.at(-1) as Entry.MessageEntry).message).startsWith("<command-name>")).toBe(true)
   })
 
   it("C18 C: focus instructions do not become the goal, and the stripe-node upgrade stays done", async () => {
