@@ -23,7 +23,7 @@ import type { ModelPolicy } from "./ModelPolicy.ts"
 import * as ReasoningTokens from "./ReasoningTokens.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 import * as Tokenizers from "./Tokenizers.ts"
-import { type Anchor, apportion, locate as locateAnchor, noteLocalCounts } from "./UsageScale.ts"
+import { type Anchor, anchoredPrefix, locate as locateAnchor, noteLocalCounts } from "./UsageScale.ts"
 import * as ViewPrefix from "./ViewPrefix.ts"
 
 export { anthropicToolUseSystemPromptTokens, type Options, toolFramingTokens } from "./MeasurerOptions.ts"
@@ -256,17 +256,11 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       prefix.framing += replyPriming
       const inputCategories = categories.filter((category) => category !== "reservedOutput")
       const byCategory = zeroCounts()
-      if (anchorIndex >= 0) {
-        const scaled = apportion(
-          inputCategories.map((category) => prefix[category]),
-          Math.max(0, Math.round(anchor!.inputTokens))
-        )
-        inputCategories.forEach((category, index) => {
-          byCategory[category] = scaled[index]! + suffix[category]
-        })
-      } else {
-        for (const category of inputCategories) byCategory[category] = prefix[category] + suffix[category]
-      }
+      const weights = inputCategories.map((category) => prefix[category])
+      const anchored = anchorIndex >= 0 ? anchoredPrefix(weights, anchor!.inputTokens) : undefined
+      inputCategories.forEach((category, index) => {
+        byCategory[category] = (anchored?.tokens[index] ?? weights[index]!) + suffix[category]
+      })
       byCategory.reservedOutput = budget?.reservedOutputTokens ?? 0
       let inputTokens = 0
       for (const category of inputCategories) inputTokens += byCategory[category]
@@ -279,7 +273,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       if (estimatedFiles > 0) notes.push(`${estimatedFiles} file(s) estimated (PDF pages or unknown binary content)`)
       const estimatedMessages = estimated?.() ?? 0
       if (estimatedMessages > 0) notes.push(`${estimatedMessages} message(s) estimated (not counted exactly)`)
-      if (located.note !== undefined) notes.push(located.note)
+      for (const note of [located.note, anchored?.note]) if (note !== undefined) notes.push(note)
       const measurement: Measurement = {
         byCategory,
         inputTokens,

@@ -150,15 +150,19 @@ export interface UsageRatio {
 }
 
 /**
- * Bounds of a recorded ratio, 0.25..4. Own choice: tokenizers of the
- * families we know differ by well under 2× on the same text (o200k vs
- * cl100k vs Claude vs small-vocabulary models); a ratio outside 0.25..4
- * means the usage described another request (or a caller's test double), so
- * it is clamped rather than trusted.
+ * Bounds of a recorded ratio, 0.5..4. Own choice, asymmetric on purpose:
+ * tokenizers of the families we know differ by well under 2× on the same
+ * text (o200k vs cl100k vs Claude vs small-vocabulary models; C13's
+ * 32K-vocabulary model counts code 1.35× the generic estimate). A usage
+ * above the local count only makes compaction start earlier, so up to 4× is
+ * believed; a usage below half the local count describes another request (a
+ * proxy reporting only uncached tokens, a caller's test double reporting 10)
+ * and, if believed, would hide a growing request from every trigger until
+ * the provider rejects it — so it is clamped rather than trusted.
  *
  * @category constants
  */
-export const RATIO_BOUNDS = { min: 0.25, max: 4 } as const
+export const RATIO_BOUNDS = { min: 0.5, max: 4 } as const
 
 /**
  * Smallest local count (tokens) a ratio is derived from: below it, framing
@@ -167,6 +171,45 @@ export const RATIO_BOUNDS = { min: 0.25, max: 4 } as const
  * @category constants
  */
 export const MIN_RATIO_BASIS_TOKENS = 256
+
+/**
+ * Reported usage for an anchored prefix, raised to at least
+ * {@link RATIO_BOUNDS}`.min` × the prefix's local count (the lower bound of
+ * {@link ratioFor}; see there why). A usage above the local count is taken
+ * as reported: it only makes compaction start earlier, and providers count
+ * what we cannot see (server-side instructions, tool-use system prompts).
+ */
+const boundedUsage = (
+  reportedTokens: number,
+  localPrefixTokens: number
+): { readonly tokens: number; readonly note?: string } => {
+  const reported = Math.max(0, Math.round(reportedTokens))
+  const min = Math.ceil(localPrefixTokens * RATIO_BOUNDS.min)
+  if (localPrefixTokens < MIN_RATIO_BASIS_TOKENS || reported >= min) return { tokens: reported }
+  return {
+    tokens: min,
+    note: `reported usage of ${reported} tokens is below ${RATIO_BOUNDS.min} × the local count of ${localPrefixTokens} tokens for the prefix it covers; counted as ${min}`
+  }
+}
+
+/**
+ * The anchored prefix's counts per category: the reported usage (bounded
+ * below, see `boundedUsage`) split over the local counts `weights` by
+ * {@link apportion}, with a note when the usage was bounded.
+ *
+ * @category anchors
+ */
+export const anchoredPrefix = (
+  weights: ReadonlyArray<number>,
+  reportedTokens: number
+): { readonly tokens: Array<number>; readonly note?: string } => {
+  const usage = boundedUsage(
+    reportedTokens,
+    weights.reduce((sum, tokens) => sum + tokens, 0)
+  )
+  const tokens = apportion(weights, usage.tokens)
+  return usage.note === undefined ? { tokens } : { tokens, note: usage.note }
+}
 
 /**
  * The ratio of a reported usage to the measurer's own count of the request
