@@ -149,6 +149,35 @@ describe("iterative update: the overall goal", () => {
   })
 })
 
+describe("iterative update: next steps", () => {
+  const plan = ["Create the directories src/utils and src/modes", "Move the files as per the structure above"]
+  const content = (goal: string, nextSteps: ReadonlyArray<string>): Checkpoint.CheckpointContent => ({
+    ...Checkpoint.emptyContent(),
+    goal,
+    nextSteps: [...nextSteps]
+  })
+
+  it("the earlier plan survives while the newer range works on the same request", () => {
+    const merged = mergeContent(
+      content("Reorganize the file structure (e1)", plan),
+      content("", ["Continue from the verbatim messages after this checkpoint."])
+    )
+    expect(merged.nextSteps).toEqual(["Continue from the verbatim messages after this checkpoint.", ...plan])
+    expect(merged.dropped).toEqual([])
+  })
+
+  it("a newer task-setting request supersedes the earlier plan, and the update says it dropped it", () => {
+    const merged = mergeContent(
+      content("Reorganize the file structure (e1)", plan),
+      content("Remove the duplicated selector code in interactive-mode.ts (f9)", ["Run the type check"])
+    )
+    expect(merged.nextSteps).toEqual(["Run the type check"])
+    expect(merged.dropped).toEqual([
+      "2 earlier next step(s), superseded by a newer request: Create the directories src/utils and src/modes"
+    ])
+  })
+})
+
 it("content with no kept messages is unchanged by the option (emptyContent shape intact)", () => {
   expect(Object.keys(ExtractiveSummarizer.extract([], [], new Set())).sort()).toEqual(
     Object.keys({ ...Checkpoint.emptyContent(), artifacts: [], failedApproaches: [] }).sort()

@@ -99,6 +99,22 @@ describe("done", () => {
 })
 
 describe("decisions", () => {
+  it("a reason word inside brackets does not split the sentence; narration lead-ins like 'First, let me' are dropped", () => {
+    const said = (text: string) => Decisions.fromRange(withIds([user("tidy the loader types"), assistant(text)]))
+    expect(said("Minor cleanup (removed the unnecessary cast since type narrowing works). Committing it.")).toEqual([])
+    expect(said("We use a Map for the handlers because a record type named constructor breaks object lookup.")).toEqual(
+      [
+        {
+          decision: "We use a Map for the handlers",
+          rationale: "because a record type named constructor breaks object lookup."
+        }
+      ]
+    )
+    expect(Decisions.plainStatement("First, let me remove the selector member variables.")).toBe(
+      "Remove the selector member variables."
+    )
+  })
+
   it("the agent's conclusion that answered the user's steering question with a change is a decision, with the question as reason", () => {
     const decisions = Decisions.fromRange(
       withIds([

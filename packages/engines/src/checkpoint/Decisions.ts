@@ -45,9 +45,9 @@ interface Found extends Decision {
   readonly at: number
 }
 
-/** Narration lead-ins that carry no decision ("I see,", "Let me", "Now"), dropped from the quoted text. */
+/** Narration lead-ins that carry no decision ("I see,", "Let me", "Now", "First,"), dropped from the quoted text. */
 const NARRATION_RE =
-  /^(?:(?:i see|ok(?:ay)?|alright|good|great|perfect|got it|you'?re (?:absolutely |completely |totally )?right)[,.!:](?:\s+|$)|now,?\s+|let me\s+|i'?ll\s+)+/i
+  /^(?:(?:i see|ok(?:ay)?|alright|good|great|perfect|got it|you'?re (?:absolutely |completely |totally )?right)[,.!:](?:\s+|$)|(?:now|first|next|then),?\s+|let me\s+|i'?ll\s+)+/i
 
 /**
  * The agent's words as a decision: narration lead-ins dropped at the start
@@ -64,6 +64,11 @@ export const plainStatement = (text: string): string => {
     .replace(/:$/, ".")
   return statement.length > 0 ? statement : text
 }
+
+/** Whether every bracket opened in `text` is closed: a reason word inside "(…)" does not split the sentence. */
+const balanced = (text: string): boolean =>
+  (text.match(/\(/g)?.length ?? 0) <= (text.match(/\)/g)?.length ?? 0) &&
+  (text.match(/\[/g)?.length ?? 0) <= (text.match(/\]/g)?.length ?? 0)
 
 /** Whether an assistant message changes something (an edit, a write, a command). */
 const changes = (item: CoveredItem): boolean =>
@@ -96,7 +101,7 @@ const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Found> =>
   items.flatMap((item, at) =>
     sentences(assistantText(item.message).slice(0, 6000)).flatMap((sentence) => {
       const match = RATIONALE_RE.exec(sentence)
-      return match && !/[`{}]|^\W/.test(match[1]!.slice(0, 1))
+      return match && !/[`{}]|^\W/.test(match[1]!.slice(0, 1)) && balanced(match[1]!)
         ? [
             {
               at,

@@ -6,7 +6,9 @@
  * and the goal keeps the session's overall goal (the earlier checkpoints'
  * goal) while it is open (issue #11 requirement 1);
  * finished work never regresses to pending (an item done in either is
- * removed from in-progress and next steps); earlier constraints, decisions,
+ * removed from in-progress and next steps); a newer task-setting request
+ * supersedes the earlier range's next steps (the plan for the earlier
+ * request is not carried as pending); earlier constraints, decisions,
  * failed approaches and the artifact ledger survive; what the update drops
  * is said in `dropped`.
  *
@@ -46,6 +48,13 @@ const overallOf = (goal: string): string => {
   return (line ? line.slice(OVERALL_GOAL.length + 2) : goal).trim()
 }
 
+/** A goal text without its {@link OVERALL_GOAL} line: the current goal. */
+const currentOf = (goal: string): string =>
+  goal
+    .split("\n")
+    .filter((line) => !line.startsWith(`${OVERALL_GOAL}: `))
+    .join("\n")
+
 /**
  * The goal after an update: the newer range's current goal (its latest
  * task-setting request) with the overall goal the earlier checkpoints carried,
@@ -60,10 +69,7 @@ const goalOf = (
   if (later.trim().length === 0) return { goal: earlier, dropped: [] }
   if (earlier.trim().length === 0) return { goal: later, dropped: [] }
   const overall = overallOf(earlier)
-  const current = later
-    .split("\n")
-    .filter((line) => !line.startsWith(`${OVERALL_GOAL}: `))
-    .join("\n")
+  const current = currentOf(later)
   const clipped = overall.length <= OVERALL_CHARS ? overall : `${overall.slice(0, OVERALL_CHARS - 1)}…`
   if (sameItem(overall, current)) return { goal: current, dropped: [] }
   if (done.some((item) => sameItem(overall, item)))
@@ -87,6 +93,12 @@ export const mergeContent = (earlier: Content, later: Content): Content => {
     if (!decisions.some((known) => known.decision === decision.decision)) decisions.push(decision)
   const artifacts = Ledger.merge(Ledger.fromContent(earlier), Ledger.fromContent(later))
   const goal = goalOf(earlier.goal, later.goal, done)
+  // A newer task-setting request supersedes the plan made for the earlier one: its steps are not carried.
+  const newTask = later.goal.trim().length > 0 && !sameItem(currentOf(earlier.goal), currentOf(later.goal))
+  const superseded = newTask
+    ? notDone(earlier.nextSteps, done).filter((step) => !later.nextSteps.some((next) => sameItem(step, next)))
+    : []
+  const carried = newTask ? notDone(later.nextSteps, done) : nextSteps
   return {
     goal: goal.goal,
     constraints: union(earlier.constraints, later.constraints),
@@ -96,7 +108,7 @@ export const mergeContent = (earlier: Content, later: Content): Content => {
       blocked: later.progress.blocked.length > 0 ? [...later.progress.blocked] : [...earlier.progress.blocked]
     },
     decisions,
-    nextSteps: nextSteps.length > 0 ? nextSteps : [...later.nextSteps],
+    nextSteps: carried.length > 0 ? carried : [...later.nextSteps],
     // The newer range's first request is not the session's start: the earlier checkpoint already says that.
     criticalContext: union(
       earlier.criticalContext,
@@ -110,6 +122,11 @@ export const mergeContent = (earlier: Content, later: Content): Content => {
     filesModified: artifacts.filter((a) => a.kind === "file" && a.status !== "read").map((a) => a.value),
     failedApproaches: union(earlier.failedApproaches ?? [], later.failedApproaches ?? []),
     artifacts,
-    dropped: [...goal.dropped]
+    dropped: [
+      ...goal.dropped,
+      ...(superseded.length > 0
+        ? [`${superseded.length} earlier next step(s), superseded by a newer request: ${superseded[0]!.slice(0, 120)}`]
+        : [])
+    ]
   }
 }
