@@ -11,6 +11,7 @@
  * @since 0.3.0
  */
 import { type ContextEngine, RequestBytes } from "@context-engine/core"
+import * as ContextEvent from "./ContextEvent.ts"
 import { routeOf } from "./ControllerOptions.ts"
 import { assemble, type Prepared, type Runtime } from "./ControllerRuntime.ts"
 import * as GuardedCompaction from "./GuardedCompaction.ts"
@@ -55,13 +56,7 @@ export const recover = async (
   if (outcome._tag === "Compacted")
     await commitCompaction(runtime, current, input, outcome.result, outcome.decision.reasons)
   else if (outcome._tag === "Failed")
-    runtime.emit({
-      type: "compaction-failed",
-      sessionId: current.sessionId,
-      error: outcome.error,
-      consecutiveFailures: outcome.route.consecutiveFailures,
-      circuitOpen: outcome.route.open
-    })
+    runtime.emit(ContextEvent.compactionFailed(current.sessionId, outcome.error, outcome.route))
   const entries = [...prepared.input.entries, ...current.entries().slice(before)]
   return assemble(runtime, current, prepared.model, { ...input, entries }, prepared.rewritten ? [] : prepared.messages)
 }

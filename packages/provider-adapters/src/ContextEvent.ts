@@ -5,7 +5,7 @@
  *
  * @since 0.3.0
  */
-import type { ContextEngine, Entry, Errors } from "@context-engine/core"
+import type { ContextEngine, Entry, Errors, PluginGuard } from "@context-engine/core"
 import type { ModelRef } from "./ControllerOptions.ts"
 import type * as GuardedCompaction from "./GuardedCompaction.ts"
 import type * as NativeFallback from "./NativeFallback.ts"
@@ -103,3 +103,23 @@ export const emit = (onEvent: ((event: ContextEvent) => void) | undefined, event
     // Event handlers are observers; they never break a request.
   }
 }
+
+/**
+ * The `compaction-failed` event: a compaction on `sessionId` failed with
+ * `error`, and its route now stands at `route` (failures in a row; whether
+ * the circuit opened). One constructor for the scheduled, overflow and
+ * byte-cap paths.
+ *
+ * @category constructors
+ */
+export const compactionFailed = (
+  sessionId: string,
+  error: GuardedCompaction.Failure,
+  route: PluginGuard.RouteState
+): ContextEvent => ({
+  type: "compaction-failed",
+  sessionId,
+  error,
+  consecutiveFailures: route.consecutiveFailures,
+  circuitOpen: route.open
+})

@@ -10,6 +10,7 @@
 import type { ContextEngine } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 import { Effect } from "effect"
+import * as ContextEvent from "./ContextEvent.ts"
 import { routeOf } from "./ControllerOptions.ts"
 import { assemble, type Prepared, type Runtime } from "./ControllerRuntime.ts"
 import type * as OverflowClassifier from "./OverflowClassifier.ts"
@@ -63,13 +64,7 @@ export const recover = async (runtime: Runtime, prepared: Prepared, error: unkno
     })
   } else if (recovery.compactionError) {
     const route = runtime.breaker.recordFailure(routeOf(prepared.model))
-    runtime.emit({
-      type: "compaction-failed",
-      sessionId: current.sessionId,
-      error: recovery.compactionError,
-      consecutiveFailures: route.consecutiveFailures,
-      circuitOpen: route.open
-    })
+    runtime.emit(ContextEvent.compactionFailed(current.sessionId, recovery.compactionError, route))
   }
   const input: ContextEngine.EngineInput = {
     ...prepared.input,

@@ -20,6 +20,7 @@ import {
 } from "@context-engine/core"
 import { Offload } from "@context-engine/strategies"
 import { Effect } from "effect"
+import * as ContextEvent from "./ContextEvent.ts"
 import { type ModelRef, routeOf } from "./ControllerOptions.ts"
 import { assemble, ephemeralEntries, type Prepared, type Runtime } from "./ControllerRuntime.ts"
 import * as GuardedCompaction from "./GuardedCompaction.ts"
@@ -170,13 +171,7 @@ const settle = async (
   }
   if (outcome._tag === "Failed") {
     // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.
-    runtime.emit({
-      type: "compaction-failed",
-      sessionId: current.sessionId,
-      error: outcome.error,
-      consecutiveFailures: outcome.route.consecutiveFailures,
-      circuitOpen: outcome.route.open
-    })
+    runtime.emit(ContextEvent.compactionFailed(current.sessionId, outcome.error, outcome.route))
   } else if (outcome._tag === "CircuitOpen") {
     runtime.emit({
       type: "compaction-skipped",
