@@ -31,6 +31,7 @@
 import type { ViewItem } from "./ContextView.ts"
 import type { Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
+import * as Turns from "./Turns.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 import type * as ViewEdit from "./ViewEdit.ts"
 
@@ -111,7 +112,8 @@ const marked = (message: Message): Message =>
 
 /**
  * The items with every recorded command or slash command after the last
- * assistant or tool message marked {@link EXECUTED_COMMAND_MARK} (new
+ * assistant or tool message marked {@link EXECUTED_COMMAND_MARK}, except
+ * the latest user message (`Turns.latestUserIndex`), which stays verbatim (new
  * messages; the items and their messages are not changed). Returns `items`
  * itself when there is nothing to mark.
  *
@@ -120,9 +122,12 @@ const marked = (message: Message): Message =>
 export const markExecutedCommands = (items: ReadonlyArray<ViewItem>): ReadonlyArray<ViewItem> => {
   let start = items.length
   while (start > 0 && items[start - 1]!.message.role === "user") start--
+  // The latest user message stays verbatim (DESIGN.md invariant) even when it is a command: with no words of
+  // the user after it, it is what the request answers (Turns.latestUserIndex).
+  const pinned = start < items.length ? Turns.latestUserIndex(items) : -1
   let changed = false
   const out = items.map((item, index) => {
-    if (index < start) return item
+    if (index < start || index === pinned) return item
     const kind = UserSpeech.classify(UserSpeech.userText(item.message))
     if (kind !== "command-record" && kind !== "slash-command") return item
     if (MessageParts.textOf(item.message.content).startsWith(EXECUTED_COMMAND_MARK)) return item

@@ -125,6 +125,22 @@ describe("RequestShape.markExecutedCommands", () => {
     expect(RequestShape.markExecutedCommands(marked)).toBe(marked)
   })
 
+  it("leaves the latest user message verbatim when every trailing user message is a command (fuzz seed -1854821683)", () => {
+    const only = [
+      item("s", { role: "system", content: "You are a coding agent working in /work/app." }),
+      item("u", { role: "user", content: [{ type: "text", text: "/- u" }] })
+    ]
+    expect(RequestShape.markExecutedCommands(only)).toBe(only)
+    const afterAnswer = [
+      item("a", { role: "assistant", content: "Compacted." }),
+      item("c", { role: "user", content: record }),
+      item("d", { role: "user", content: "/model opus" })
+    ]
+    const marked = RequestShape.markExecutedCommands(afterAnswer)
+    expect(marked[1]!.message.content).toBe(`${RequestShape.EXECUTED_COMMAND_MARK}\n${record}`)
+    expect(marked[2]).toBe(afterAnswer[2])
+  })
+
   it("returns the same items when nothing is to be marked", () => {
     const items = [item("a", { role: "user", content: "Fix the parser" })]
     expect(RequestShape.markExecutedCommands(items)).toBe(items)

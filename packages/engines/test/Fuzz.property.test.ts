@@ -13,7 +13,7 @@
  * hundred in all); `FUZZ_RUNS=10000 pnpm fuzz` runs the heavy version.
  */
 import type { ContextEngine, Entry, Message } from "@context-engine/core"
-import { ContextEngine as ContextEngineModule, MessageParts } from "@context-engine/core"
+import { ContextEngine as ContextEngineModule, MessageParts, RequestShape } from "@context-engine/core"
 import { Cases, deepFreeze } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -206,14 +206,17 @@ describe("fuzz: generated hostile conversations through every engine", () => {
                   expect(TYPED.has(rebuilt.error._tag ?? "")).toBe(true)
                   break
                 }
-                // The request is the returned view less what only the provider's request shape drops (no prefill).
+                // The request is the returned view less what only the provider's request shape drops (no prefill),
+                // with recorded commands after the user's latest words marked as executed (C18 B).
                 const shaped = new Set(
                   (rebuilt.value.repairs ?? []).flatMap((edit) =>
                     edit.strategy === "request-shape" && edit.op === "drop" ? [edit.entryId] : []
                   )
                 )
                 expect(rebuilt.value.messages).toEqual(
-                  result.view.items.filter((item) => !shaped.has(item.entryId)).map((item) => item.message)
+                  RequestShape.markExecutedCommands(result.view.items.filter((item) => !shaped.has(item.entryId))).map(
+                    (item) => item.message
+                  )
                 )
                 const sent = rebuilt.value.messages
                 if (!assistantPrefill && sent.some((message) => message.role === "user" || message.role === "tool"))
