@@ -20,8 +20,8 @@
  * @since 0.1.0
  */
 
-import type { Message, Strategy, ViewEdit } from "@context-engine/core"
-import { MessageParts } from "@context-engine/core"
+import type { Message, Strategy } from "@context-engine/core"
+import { MessageParts, ViewEdit } from "@context-engine/core"
 
 /**
  * Options.
@@ -147,7 +147,7 @@ export const make = (options: Options = {}): Strategy.Strategy => {
         for (const part of item.message.content) if (part.type === "tool-call") inputs.set(part.toolCallId, part.input)
       }
       const newest = new Map<string, Seen>()
-      const replaced = new Map<number, Map<number, Message.ToolResultPart>>()
+      const replaced: ViewEdit.PartReplacements = new Map()
       let freedChars = 0
       // Walk newest first: the first result seen for a key is the one kept.
       for (let itemIndex = view.items.length - 1; itemIndex >= 0; itemIndex--) {
@@ -182,30 +182,16 @@ export const make = (options: Options = {}): Strategy.Strategy => {
           if (text.length < minChars) continue
           const entryId = view.items[itemIndex]!.entryId
           const reference = referenceText(newer[1], part, entryId, newer[0].part.toolCallId)
-          let parts = replaced.get(itemIndex)
-          if (parts === undefined) {
-            parts = new Map()
-            replaced.set(itemIndex, parts)
-          }
-          parts.set(partIndex, MessageParts.withTextOutput(part, reference))
+          ViewEdit.setPart(replaced, itemIndex, partIndex, MessageParts.withTextOutput(part, reference))
           freedChars += text.length - reference.length
         }
       }
-      const edits: Array<ViewEdit.ViewEdit> = []
-      for (const [itemIndex, parts] of [...replaced].sort((a, b) => a[0] - b[0])) {
-        const item = view.items[itemIndex]!
-        const content = item.message.content as ReadonlyArray<Message.ContentPart>
-        edits.push({
-          op: "replace",
-          entryId: item.entryId,
-          message: MessageParts.withParts(
-            item.message,
-            content.map((part, index) => parts.get(index) ?? part)
-          ),
-          strategy: NAME,
-          reason: "older duplicate tool result replaced by a reference to the newest"
-        })
-      }
+      const edits = ViewEdit.replaceParts(
+        view.items,
+        replaced,
+        NAME,
+        "older duplicate tool result replaced by a reference to the newest"
+      )
       return {
         edits,
         // An estimate (4 characters per token); the pipeline re-measures exactly.

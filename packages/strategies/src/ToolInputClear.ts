@@ -14,8 +14,8 @@
  *
  * @since 0.3.0
  */
-import type { Message, Strategy, ViewEdit } from "@context-engine/core"
-import { MessageParts } from "@context-engine/core"
+import type { Strategy } from "@context-engine/core"
+import { MessageParts, ViewEdit } from "@context-engine/core"
 import * as ToolTrim from "./ToolTrim.ts"
 
 /**
@@ -59,7 +59,7 @@ export const make = (options: ToolTrim.Options = {}): Strategy.Strategy => {
     apply: (input) => {
       const minimum = options.minReclaimTokens ?? ToolTrim.defaults.minReclaimTokens
       const needed = Math.max(input.measurement.inputTokens - input.targetTokens, minimum)
-      const byItem = new Map<number, Map<number, Message.ToolCallPart>>()
+      const byItem: ViewEdit.PartReplacements = new Map()
       let freed = 0
       let cleared = 0
       for (const old of ToolTrim.oldParts(input.view, options, "tool-call")) {
@@ -88,28 +88,9 @@ export const make = (options: ToolTrim.Options = {}): Strategy.Strategy => {
         const messageChars = Math.max(1, leafChars(item.message.content))
         freed += Math.floor((input.measurer.messageTokens(item.message, item.source) * removedChars) / messageChars)
         cleared++
-        let parts = byItem.get(old.itemIndex)
-        if (parts === undefined) {
-          parts = new Map()
-          byItem.set(old.itemIndex, parts)
-        }
-        parts.set(old.partIndex, { ...old.part, input: next })
+        ViewEdit.setPart(byItem, old.itemIndex, old.partIndex, { ...old.part, input: next })
       }
-      const edits: Array<ViewEdit.ViewEdit> = []
-      for (const [itemIndex, parts] of byItem) {
-        const item = input.view.items[itemIndex]!
-        const content = item.message.content as ReadonlyArray<Message.ContentPart>
-        edits.push({
-          op: "replace",
-          entryId: item.entryId,
-          message: MessageParts.withParts(
-            item.message,
-            content.map((part, index) => parts.get(index) ?? part)
-          ),
-          strategy: NAME,
-          reason: "old tool call arguments cleared"
-        })
-      }
+      const edits = ViewEdit.replaceParts(input.view.items, byItem, NAME, "old tool call arguments cleared")
       return { edits, tokensFreed: freed, note: `${cleared} tool call(s)` }
     }
   }

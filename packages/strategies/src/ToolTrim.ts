@@ -26,8 +26,8 @@
  * @since 0.1.0
  */
 
-import type { ContextView, Message, Strategy, ViewEdit } from "@context-engine/core"
-import { MessageParts } from "@context-engine/core"
+import type { ContextView, Message, Strategy } from "@context-engine/core"
+import { MessageParts, ViewEdit } from "@context-engine/core"
 import * as HeadTail from "./HeadTail.ts"
 
 /**
@@ -221,7 +221,7 @@ const rewriteOldest = (
 ): Strategy.StrategyResult => {
   const minimum = options.minReclaimTokens ?? defaults.minReclaimTokens
   const needed = Math.max(input.measurement.inputTokens - input.targetTokens, minimum)
-  const byItem = new Map<number, Map<number, Message.ToolResultPart>>()
+  const byItem: ViewEdit.PartReplacements = new Map()
   let freed = 0
   for (const candidate of candidates(input.view, options)) {
     if (freed >= needed) break
@@ -236,31 +236,15 @@ const rewriteOldest = (
         : Math.ceil((before * MessageParts.outputText(replacement.output).length) / originalChars)
     if (after >= before) continue
     freed += before - after
-    let parts = byItem.get(candidate.itemIndex)
-    if (parts === undefined) {
-      parts = new Map()
-      byItem.set(candidate.itemIndex, parts)
-    }
-    parts.set(candidate.partIndex, replacement)
+    ViewEdit.setPart(byItem, candidate.itemIndex, candidate.partIndex, replacement)
   }
-  const edits: Array<ViewEdit.ViewEdit> = []
   let results = 0
-  for (const [itemIndex, parts] of byItem) {
-    const item = input.view.items[itemIndex]!
-    const content = item.message.content as ReadonlyArray<Message.ContentPart>
-    results += parts.size
-    edits.push({
-      op: "replace",
-      entryId: item.entryId,
-      message: MessageParts.withParts(
-        item.message,
-        content.map((part, index) => parts.get(index) ?? part)
-      ),
-      strategy: stage,
-      reason
-    })
+  for (const parts of byItem.values()) results += parts.size
+  return {
+    edits: ViewEdit.replaceParts(input.view.items, byItem, stage, reason),
+    tokensFreed: freed,
+    note: `${results} tool result(s)`
   }
-  return { edits, tokensFreed: freed, note: `${results} tool result(s)` }
 }
 
 /**
