@@ -167,6 +167,29 @@ export const make = <B extends Body>(header: Header, body: B): OfKind<B["kind"]>
   }) as unknown as OfKind<B["kind"]>
 
 /**
+ * Re-links an entry: a copy of `entry` that follows `parentId`, with its id,
+ * timestamp, schema version, meta and body unchanged (the entry given is not
+ * modified; the same entry is returned when it already follows `parentId`).
+ * Used when an entry built ahead of time is appended after entries that did
+ * not exist when it was built (a shadow checkpoint after the committed
+ * reduction, a batch appended after the session's current leaf).
+ *
+ * @example
+ * ```ts
+ * import { Entry } from "@context-engine/core"
+ * const entry = Entry.make(
+ *   { id: "m2", parentId: null, timestamp: "2026-01-01T00:00:00.000Z" },
+ *   { kind: "message", message: { role: "user", content: "hi" } }
+ * )
+ * Entry.withParent(entry, "m1").parentId // "m1"
+ * ```
+ *
+ * @category constructors
+ */
+export const withParent = <E extends Entry>(entry: E, parentId: string | null): E =>
+  entry.parentId === parentId ? entry : { ...entry, parentId }
+
+/**
  * Builds entries that follow each other: the first after `parentId`, each
  * next one after the previous; all with `timestamp`.
  *

@@ -36,6 +36,21 @@ describe("Entry.chain", () => {
   })
 })
 
+describe("Entry.withParent", () => {
+  it("re-links a copy and keeps everything else, key order included; the given entry is not modified", () => {
+    const entry = Object.freeze(
+      Entry.make({ ...header, id: "m2", meta: { source: "pi" } }, { kind: "event", event: { name: "x" } })
+    )
+    const linked = Entry.withParent(entry, "m1")
+    expect(linked.parentId).toBe("m1")
+    expect(entry.parentId).toBeNull()
+    expect({ ...linked, parentId: null }).toEqual(entry)
+    expect(Object.keys(linked)).toEqual(Object.keys(entry))
+    expect(Entry.withParent(linked, null).parentId).toBeNull()
+    expect(Entry.withParent(linked, "m1")).toBe(linked)
+  })
+})
+
 describe("schemaVersion is written in one place", () => {
   it("no source file but Entry.ts writes an entry's schemaVersion", () => {
     const root = path.resolve(import.meta.dirname, "../../..")
@@ -64,5 +79,22 @@ describe("schemaVersion is written in one place", () => {
       if (fs.existsSync(src)) walk(src)
     }
     expect(writers).toEqual([])
+  })
+})
+
+describe("an entry is re-linked in one place", () => {
+  it("no source file but Entry.ts copies an entry with a new parentId by spreading it", () => {
+    const root = path.resolve(import.meta.dirname, "../../..")
+    const spreads: Array<string> = []
+    for (const pkg of fs.readdirSync(path.join(root, "packages"))) {
+      const src = path.join(root, "packages", pkg, "src")
+      if (!fs.existsSync(src)) continue
+      for (const file of fs.readdirSync(src, { recursive: true, encoding: "utf8" })) {
+        const relative = path.join("packages", pkg, "src", file)
+        if (!file.endsWith(".ts") || relative === "packages/core/src/Entry.ts") continue
+        if (/\{\s*\.\.\.\w+,\s*parentId\s*:/.test(fs.readFileSync(path.join(src, file), "utf8"))) spreads.push(relative)
+      }
+    }
+    expect(spreads).toEqual([])
   })
 })

@@ -76,7 +76,7 @@ export const commitCompaction = async (
     committed = reduced._tag === "Success" ? reduced.success.entriesToAppend : []
   }
   // The shadow entry continues after what was committed, so the branch (ActiveView.branch) keeps the edits.
-  const linked = shadow && committed.length > 0 ? { ...shadow, parentId: committed.at(-1)!.id } : shadow
+  const linked = shadow && committed.length > 0 ? Entry.withParent(shadow, committed.at(-1)!.id) : shadow
   await current.append(linked ? [...committed, linked] : committed)
   runtime.emit({
     type: "compaction",

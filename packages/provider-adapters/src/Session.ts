@@ -192,7 +192,7 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
     sync,
     append: async (entries) => {
       const linked = entries.map((entry, index) =>
-        index === 0 && entry.parentId === null && path.length > 0 ? { ...entry, parentId: path.at(-1)!.id } : entry
+        index === 0 && entry.parentId === null && path.length > 0 ? Entry.withParent(entry, path.at(-1)!.id) : entry
       )
       appendRaw(linked)
       await persist(linked)
