@@ -12,7 +12,10 @@
  * request tokens before/after, the tier that resolved it (the last applied
  * stage), the checkpoint's own size (its rendered message as sent, not the
  * request it sits in), text and validation, and whether it was a shadow (mode
- * `shadow` or `advisory`). Two damage measures no peer reports:
+ * `shadow` or `advisory`). Per compaction that was due but did not happen
+ * (the controller's `compaction-failed` / `compaction-skipped` events): step
+ * and reason — the request then went out uncompacted, so the steps over the
+ * budget are counted too. Two damage measures no peer reports:
  *
  * - re-reads: a file read in a covered range is read again within
  *   {@link DEFAULT_DAMAGE_WINDOW_STEPS} steps after the compaction (Codex
@@ -85,6 +88,22 @@ export interface CompactionRecord {
   } | null
 }
 
+/**
+ * A compaction that was due but did not happen: `failed` — it ran and failed
+ * (typed error; the request went out as it was, the previous valid context
+ * kept); `skipped` — automatic compaction was off on the route (the circuit
+ * opened after consecutive failures). From the controller's
+ * `compaction-failed` / `compaction-skipped` events.
+ *
+ * @category models
+ */
+export interface FailureRecord {
+  readonly step: number
+  readonly kind: "failed" | "skipped"
+  /** The error's message (failed) or the controller's reason (skipped). */
+  readonly reason: string
+}
+
 /** @category models */
 export interface DamageRecord {
   readonly step: number
@@ -99,7 +118,12 @@ export interface ReplayResult {
   readonly engine: string
   readonly steps: ReadonlyArray<StepRecord>
   readonly compactions: ReadonlyArray<CompactionRecord>
-  readonly peak: { readonly step: number; readonly inputTokens: number }
+  /** Compactions that were due but failed or were skipped, in step order. */
+  readonly failures: ReadonlyArray<FailureRecord>
+  /** The largest request sent, and the input budget at that step. */
+  readonly peak: { readonly step: number; readonly inputTokens: number; readonly budgetTokens: number }
+  /** Requests sent with more input tokens than the budget (`StepRecord.budgetTokens`). */
+  readonly overBudgetSteps: number
   readonly cacheRewrites: number
   readonly timePerStepMs: { readonly mean: number; readonly max: number; readonly total: number }
   readonly damage: {
@@ -174,6 +198,7 @@ export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: Repla
   const stepIndexes = messages.flatMap((item, index) => (item.message.role === "assistant" && index > 0 ? [index] : []))
   const steps: Array<StepRecord> = []
   const compactions: Array<CompactionRecord> = []
+  const failures: Array<FailureRecord> = []
   let previous: ReadonlyArray<string> = []
   for (const [step, index] of stepIndexes.entries()) {
     const startedAt = performance.now()
@@ -185,9 +210,12 @@ export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: Repla
     )
     const durationMs = performance.now() - startedAt
     const session = prepared.session
-    for (const event of events.slice(seen))
+    for (const event of events.slice(seen)) {
       if (event.type === "compaction")
         compactions.push(compactionOf(step, index, event, session.entries(), indexOf, measurer))
+      const failure = failureOf(step, event)
+      if (failure) failures.push(failure)
+    }
     const items = prepared.assembled.view.items
     const sent = mode === "shadow" ? messages.slice(0, index).map((item) => `${item.id}|`) : fingerprint(items)
     const measurement = prepared.assembled.measurement
@@ -210,7 +238,7 @@ export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: Repla
     previous = sent
     options.onProgress?.(step + 1, stepIndexes.length)
   }
-  return summarize(mode, engine.name, steps, compactions, messages, stepIndexes, options)
+  return summarize(mode, engine.name, steps, { compactions, failures }, messages, stepIndexes, options)
 }
 
 const compactionOf = (
@@ -245,19 +273,30 @@ const compactionOf = (
   }
 }
 
+const failureOf = (step: number, event: ContextController.ContextEvent): FailureRecord | undefined => {
+  if (event.type === "compaction-skipped") return { step, kind: "skipped", reason: event.reason }
+  if (event.type !== "compaction-failed") return undefined
+  const error = event.error as { readonly message?: unknown; readonly _tag?: unknown }
+  const reason = typeof error.message === "string" && error.message !== "" ? error.message : String(error._tag)
+  return { step, kind: "failed", reason }
+}
+
 const summarize = (
   mode: RolloutMode.RolloutMode,
   engine: string,
   steps: ReadonlyArray<StepRecord>,
-  compactions: ReadonlyArray<CompactionRecord>,
+  { compactions, failures }: Pick<ReplayResult, "compactions" | "failures">,
   messages: ReadonlyArray<{ readonly id: string; readonly message: Message.Message }>,
   stepIndexes: ReadonlyArray<number>,
   options: ReplayOptions
 ): ReplayResult => {
   const windowSteps = options.damageWindowSteps ?? DEFAULT_DAMAGE_WINDOW_STEPS
   const peak = steps.reduce(
-    (best, step) => (step.inputTokens > best.inputTokens ? { step: step.step, inputTokens: step.inputTokens } : best),
-    { step: 0, inputTokens: 0 }
+    (best, step) =>
+      step.inputTokens > best.inputTokens
+        ? { step: step.step, inputTokens: step.inputTokens, budgetTokens: step.budgetTokens }
+        : best,
+    { step: 0, inputTokens: 0, budgetTokens: 0 }
   )
   const durations = steps.map((step) => step.durationMs)
   const total = durations.reduce((sum, value) => sum + value, 0)
@@ -272,7 +311,9 @@ const summarize = (
     engine,
     steps,
     compactions,
+    failures,
     peak,
+    overBudgetSteps: steps.filter((step) => step.inputTokens > step.budgetTokens).length,
     cacheRewrites: steps.filter((step) => step.cacheRewrite).length,
     timePerStepMs: {
       mean: steps.length > 0 ? total / steps.length : 0,

@@ -84,6 +84,8 @@ set("model", report.model.id + " · window " + fmt(report.policy.contextWindowTo
 set("steps", fmt(report.steps.length));
 set("compactions", fmt(report.compactions.length));
 set("peak", fmt(report.peak.inputTokens));
+set("failures", fmt(report.failures.filter((f) => f.kind === "failed").length) + " / " + fmt(report.failures.filter((f) => f.kind === "skipped").length));
+set("over-budget", fmt(report.overBudgetSteps));
 set("cache-rewrites", fmt(report.cacheRewrites));
 set("rereads", fmt(report.damage.rereads.length));
 set("repeats", fmt(report.damage.repeatedSideEffects.length));
@@ -120,6 +122,8 @@ for (const c of report.compactions) {
     rows.append(el("tr", { class: c.shadow ? "shadow" : "" }, el("td", {}), el("td", { colspan: "8" }, details)));
   }
 }
+for (const f of report.failures.filter((f) => f.kind === "failed"))
+  rows.append(el("tr", { class: "fail", "data-step": f.step }, el("td", { class: "n" }, f.step), el("td", {}, "failed"), el("td", { colspan: "7" }, f.reason)));
 const largest = document.querySelector('[data-testid="largest-rows"]');
 for (const e of data.largest) largest.append(el("tr", {}, el("td", {}, e.entryId), el("td", {}, e.role), el("td", {}, data.labels[e.category] || e.category), el("td", { class: "n" }, fmt(e.tokens)), el("td", {}, e.preview)));
 const damage = document.querySelector('[data-testid="damage-rows"]');
@@ -146,13 +150,15 @@ export const render = (
 <div class="card">steps<b data-testid="steps"></b></div>
 <div class="card">compactions<b data-testid="compactions"></b></div>
 <div class="card">peak request (tokens)<b data-testid="peak"></b></div>
+<div class="card">compactions failed / skipped<b data-testid="failures"></b></div>
+<div class="card">requests over budget<b data-testid="over-budget"></b></div>
 <div class="card">prompt-cache rewrites<b data-testid="cache-rewrites"></b></div>
 <div class="card">re-reads after compaction<b data-testid="rereads"></b></div>
 <div class="card">repeated side effects<b data-testid="repeats"></b></div>
 </div>
 <h2>Tokens per request, by category (dashed: input budget)</h2>
 <div id="chart-box"><canvas id="chart"></canvas></div>
-<h2>Compactions (shadow rows: computed, not applied)</h2>
+<h2>Compactions (shadow rows: computed, not applied; red rows: failed, the request went out uncompacted)</h2>
 <table><thead><tr><th class="n">step</th><th>applied</th><th>reasons</th><th class="n">request before</th><th class="n">request after</th><th>resolved by</th><th class="n">checkpoint tokens</th><th class="n">messages covered</th><th>validation</th></tr></thead>
 <tbody data-testid="compaction-rows"></tbody></table>
 <h2>Largest entries</h2>

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Tokenizers } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import * as ReplayCommand from "../src/commands/replay.ts"
 import * as Progress from "../src/Progress.ts"
 
@@ -28,5 +31,50 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     expect(text).toContain(
       `checkpoint gen ${first.checkpoint!.generation}: ${fmt(first.checkpoint!.tokens)} tokens of the request`
     )
+  })
+
+  // A new user's replay of a transcript whose compactions failed said "No compaction was needed." and a bare
+  // peak of 64,882 tokens in an 8,000-token window: the controller's compaction-failed / compaction-skipped
+  // events were dropped. Every user message here is ~15K tokens and the latest user message is always sent
+  // verbatim (DESIGN.md), so no compaction can make a request fit an 8K window.
+  const dir = mkdtempSync(join(tmpdir(), "replay-failures-"))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  it("lists compactions that failed or were skipped, and the requests sent over the budget", async () => {
+    const messages = Array.from({ length: 5 }, (_, turn) => [
+      {
+        role: "user",
+        content: `review log ${turn}: ${Array.from({ length: 6000 }, (_, k) => `w${(k * 7 + turn) % 997}`).join(" ")}`
+      },
+      { role: "assistant", content: `ok ${turn}` }
+    ]).flat()
+    const file = join(dir, "huge-users.json")
+    writeFileSync(file, JSON.stringify(messages))
+    const { report } = await ReplayCommand.buildWithLargest(file, { contextWindow: 8_000 }, quiet)
+    expect(report.steps).toHaveLength(5)
+    expect(report.compactions).toHaveLength(0)
+    // Circuit breaker: automatic compaction stops after 3 failures in a row (PluginGuard's default cap).
+    expect(report.failures.map((failure) => [failure.step, failure.kind])).toEqual([
+      [0, "failed"],
+      [1, "failed"],
+      [2, "failed"],
+      [3, "skipped"],
+      [4, "skipped"]
+    ])
+    expect(report.failures[0]!.reason).toMatch(/exceeds the budget of 3200 tokens/)
+    expect(report.overBudgetSteps).toBe(5)
+    const peakStep = report.steps.find((step) => step.step === report.peak.step)!
+    expect(report.peak.budgetTokens).toBe(peakStep.budgetTokens)
+    expect(report.peak.inputTokens).toBeGreaterThan(8_000)
+    const text = ReplayCommand.render(report)
+    expect(text).not.toContain("No compaction was needed.")
+    expect(text).toContain("No compaction was applied.")
+    expect(text).toContain("Failed compactions: 3 (the request went out uncompacted)")
+    expect(text).toContain(`  step 0: ${report.failures[0]!.reason}`)
+    expect(text).toContain("Skipped compactions: 2 (steps 3 … 4): automatic compaction is off")
+    const fmt = (value: number) => value.toLocaleString("en-US")
+    expect(text).toContain(
+      `over the input budget of ${fmt(peakStep.budgetTokens)} by ${fmt(report.peak.inputTokens - peakStep.budgetTokens)} (window 8,000)`
+    )
+    expect(text).toContain("Requests over the input budget: 5 of 5")
   })
 })

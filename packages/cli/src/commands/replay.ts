@@ -4,7 +4,9 @@
  * middleware would (`Replay.ts`) and prints each compaction (step, reason,
  * tokens before/after, the tier that resolved it, checkpoint size), the peak
  * request, prompt-cache rewrites, time per step, and the damage measures
- * (re-reads and repeated side-effect calls after compactions). `--mode
+ * (re-reads and repeated side-effect calls after compactions), and every
+ * compaction that failed or was skipped (the request then went out
+ * uncompacted; the peak line says when it was over the budget). `--mode
  * shadow` shows the checkpoints compaction would have written beside what
  * was actually sent. Exit codes: `ExitCodes.ts`.
  *
@@ -92,6 +94,23 @@ export const buildWithLargest = async (
   return { report, largest }
 }
 
+/** Failed compactions one per line (the first 5), skipped ones as one line: each left a request uncompacted. */
+const renderFailures = (report: ReplayReport): ReadonlyArray<string> => {
+  const failed = report.failures.filter((failure) => failure.kind === "failed")
+  const skipped = report.failures.filter((failure) => failure.kind === "skipped")
+  const out: Array<string> = []
+  if (failed.length > 0) {
+    out.push(`Failed compactions: ${n(failed.length)} (the request went out uncompacted)`)
+    for (const failure of failed.slice(0, 5)) out.push(`  step ${failure.step}: ${failure.reason}`)
+    if (failed.length > 5) out.push(`  … ${n(failed.length - 5)} more (--json lists all)`)
+  }
+  if (skipped.length > 0)
+    out.push(
+      `Skipped compactions: ${n(skipped.length)} (steps ${skipped[0]!.step} … ${skipped.at(-1)!.step}): ${skipped[0]!.reason}`
+    )
+  return out
+}
+
 /**
  * Renders the human-readable replay.
  *
@@ -105,15 +124,27 @@ export const render = (report: ReplayReport): string => {
   )
   out.push(`  ${n(report.steps.length)} steps (one per assistant message, as the middleware would see them)`)
   out.push("")
-  out.push(report.compactions.length === 0 ? "No compaction was needed." : "Compactions")
+  out.push(
+    report.compactions.length > 0
+      ? "Compactions"
+      : report.failures.length > 0 || report.overBudgetSteps > 0
+        ? "No compaction was applied."
+        : "No compaction was needed."
+  )
   for (const compaction of report.compactions) {
     const checkpoint = compaction.checkpoint
     out.push(
       `  step ${compaction.step}${compaction.shadow ? " (shadow: not applied)" : ""}: ${compaction.reasons.join(", ")} · request ${n(compaction.tokensBefore)} → ${n(compaction.tokensAfter)} tokens · resolved by ${compaction.tier}${checkpoint ? ` · checkpoint gen ${checkpoint.generation}: ${n(checkpoint.tokens)} tokens of the request, validation ${checkpoint.validation?.ok === false ? "FAILED" : "passed"}` : ""}`
     )
   }
+  out.push(...renderFailures(report))
   out.push("")
-  out.push(`Peak request sent: ${n(report.peak.inputTokens)} tokens at step ${report.peak.step}`)
+  const { peak } = report
+  out.push(
+    `Peak request sent: ${n(peak.inputTokens)} tokens at step ${peak.step}${peak.inputTokens > peak.budgetTokens ? ` — over the input budget of ${n(peak.budgetTokens)} by ${n(peak.inputTokens - peak.budgetTokens)} (window ${n(report.policy.contextWindowTokens)})` : ""}`
+  )
+  if (report.overBudgetSteps > 0)
+    out.push(`Requests over the input budget: ${n(report.overBudgetSteps)} of ${n(report.steps.length)}`)
   out.push(`Prompt-cache rewrites: ${report.cacheRewrites} (requests whose prefix differs from the previous request's)`)
   out.push(
     `Time per step: mean ${report.timePerStepMs.mean.toFixed(1)} ms, max ${report.timePerStepMs.max.toFixed(1)} ms, total ${(report.timePerStepMs.total / 1000).toFixed(1)} s`
