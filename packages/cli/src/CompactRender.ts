@@ -173,13 +173,21 @@ const repairLines = (report: CompactReport): Array<string> =>
 
 /**
  * What `--out` wrote, and what to do with each part; without `--out`, how
- * to save the result.
+ * to save the result. `roles` are the written messages' roles: AI SDK 7's
+ * `generateText` / `streamText` reject system messages in `messages`
+ * (`InvalidPromptError` unless `allowSystemInMessages: true`) and take them
+ * as `instructions` (a string or `SystemModelMessage[]`), so the advice names
+ * the leading system messages (system prompt, memory records) to pass there.
  *
  * @category rendering
  */
 export const outputLines = (
   out: string | undefined,
-  written: { readonly messages: number; readonly checkpoint: boolean; readonly entriesToAppend: number }
+  written: {
+    readonly roles: ReadonlyArray<string>
+    readonly checkpoint: boolean
+    readonly entriesToAppend: number
+  }
 ): Array<string> =>
   out === undefined
     ? [
@@ -188,10 +196,21 @@ export const outputLines = (
       ]
     : [
         "",
-        `Wrote ${resolve(out)}: ${n(written.messages)} messages (AI SDK ModelMessage[]), ${written.checkpoint ? "the checkpoint" : "no checkpoint (none was written)"}, ${n(written.entriesToAppend)} entries to append and this report.`,
-        "  messages: the request to send next (pass them as `messages` to generateText / streamText).",
+        `Wrote ${resolve(out)}: ${n(written.roles.length)} messages (AI SDK ModelMessage[]), ${written.checkpoint ? "the checkpoint" : "no checkpoint (none was written)"}, ${n(written.entriesToAppend)} entries to append and this report.`,
+        `  messages: ${sendAdvice(written.roles)}`,
         `  entriesToAppend: ${written.checkpoint ? "the checkpoint and the stages' edits" : "the stages' edits"}; append them to the transcript to record this compaction (the input file was not changed).`
       ]
+
+/** How to pass the written messages to AI SDK 7 (see {@link outputLines}). */
+const sendAdvice = (roles: ReadonlyArray<string>): string => {
+  const system = roles.filter((role) => role === "system").length
+  const firstOther = roles.findIndex((role) => role !== "system")
+  const leading = firstOther === -1 ? roles.length : firstOther
+  if (system === 0) return "the request to send next (pass them as `messages` to generateText / streamText)."
+  if (system === leading)
+    return `the request to send next; ${leading === 1 ? "the first is a system message" : `the first ${leading} are system messages`} (system prompt, memory records), which AI SDK 7 takes as \`instructions\`: generateText({ model, instructions: messages.slice(0, ${leading}), messages: messages.slice(${leading}) }) (the same for streamText).`
+  return `the request to send next; ${system} of them are system messages, not all at the start: pass them as \`messages\` with \`allowSystemInMessages: true\` (AI SDK 7 rejects system messages in \`messages\` otherwise).`
+}
 
 const cut = <A>(items: ReadonlyArray<A>, max: number, more: (count: number) => A): Array<A> =>
   items.length <= max ? [...items] : [...items.slice(0, max), more(items.length - max)]

@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { repoRoot, transcript } from "@context-engine/core/test-support"
+import { generateText, type ModelMessage } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
 import { describe, expect, it } from "vitest"
 import * as Compact from "../src/commands/compact.ts"
 import * as ExitCodes from "../src/ExitCodes.ts"
@@ -60,5 +62,44 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     writeFileSync(join(dir, "existing.html"), "old")
     const ok = cli("report", marshmallow, "--context-window", "16k", "--out", join(dir, "existing.html"))
     expect(ok.status).toBe(0)
+  })
+
+  it("--out messages go to generateText as the output says: leading system messages as instructions", async () => {
+    // QA session 4: the output said "pass them as `messages` to generateText", and AI SDK 7 threw
+    // InvalidPromptError "System messages are not allowed in the prompt or messages fields" (system prompt, memory records).
+    const out = join(mkdtempSync(join(tmpdir(), "new-user-out-")), "compacted.json")
+    const { exitCode, output } = await Compact.run(marshmallow, { contextWindow: 16_000, out }, quiet)
+    expect(exitCode).toBe(0)
+    const { messages } = JSON.parse(readFileSync(out, "utf8")) as { messages: Array<ModelMessage> }
+    const leading = messages.findIndex((message) => message.role !== "system")
+    // the trajectory's system prompt at least; every system message leads
+    expect(leading).toBeGreaterThan(0)
+    expect(messages.slice(leading).every((message) => message.role !== "system")).toBe(true)
+    expect(output).toContain(
+      `generateText({ model, instructions: messages.slice(0, ${leading}), messages: messages.slice(${leading}) })`
+    )
+    const prompts: Array<number> = []
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        prompts.push(options.prompt.length)
+        return {
+          content: [{ type: "text", text: "ok" }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage: {
+            inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 1, text: 1, reasoning: 0 }
+          },
+          warnings: []
+        }
+      }
+    })
+    await expect(generateText({ model, messages })).rejects.toThrow(/System messages are not allowed/)
+    const sent = await generateText({
+      model,
+      instructions: messages.slice(0, leading) as Array<Extract<ModelMessage, { role: "system" }>>,
+      messages: messages.slice(leading)
+    })
+    expect(sent.text).toBe("ok")
+    expect(prompts).toEqual([messages.length])
   })
 })

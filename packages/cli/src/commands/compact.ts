@@ -154,7 +154,7 @@ export const run = async (
       )
     }
     const written = CompactRender.outputLines(options.out, {
-      messages: result.view.items.length,
+      roles: result.view.items.map((item) => item.message.role),
       checkpoint: checkpoint !== undefined,
       entriesToAppend: result.entriesToAppend.length
     })
