@@ -36,7 +36,8 @@ import {
   type ModelPolicy
 } from "@context-engine/core"
 import { SlidingWindowEngine, TieredSummaryEngine } from "@context-engine/engines"
-import { ContextController, RolloutMode } from "@context-engine/provider-adapters"
+// loaded by `replay` itself: the other commands (compact's memory, issue #13 req 6) never load the AI SDK
+import type { ContextController, RolloutMode } from "@context-engine/provider-adapters"
 import * as ToolCalls from "./ToolCalls.ts"
 
 /** Steps after a compaction in which re-reads and repeats count as its damage. @category constants */
@@ -182,6 +183,7 @@ const isPrefix = (previous: ReadonlyArray<string>, next: ReadonlyArray<string>):
 export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: ReplayOptions): Promise<ReplayResult> => {
   const mode = options.mode ?? "active"
   const engine = options.engine === "sliding-window" ? SlidingWindowEngine.makeAsync() : TieredSummaryEngine.makeAsync()
+  const { ContextController, RolloutMode } = await import("@context-engine/provider-adapters")
   const events: Array<ContextController.ContextEvent> = []
   const controller = ContextController.make({
     engine,
@@ -212,7 +214,9 @@ export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: Repla
     const session = prepared.session
     for (const event of events.slice(seen)) {
       if (event.type === "compaction")
-        compactions.push(compactionOf(step, index, event, session.entries(), indexOf, measurer))
+        compactions.push(
+          compactionOf(step, index, event, RolloutMode.shadows(session.entries()), session.entries(), indexOf, measurer)
+        )
       const failure = failureOf(step, event)
       if (failure) failures.push(failure)
     }
@@ -245,14 +249,13 @@ const compactionOf = (
   step: number,
   index: number,
   event: Extract<ContextController.ContextEvent, { type: "compaction" }>,
+  shadows: ReturnType<typeof RolloutMode.shadows>,
   sessionEntries: ReadonlyArray<Entry.Entry>,
   indexOf: ReadonlyMap<string, number>,
   measurer: Measurer.Measurer
 ): CompactionRecord => {
   const shadow = event.shadowEntryId !== undefined
-  const shadowData = shadow
-    ? RolloutMode.shadows(sessionEntries).find((record) => record.entryId === event.shadowEntryId)?.data
-    : undefined
+  const shadowData = shadow ? shadows.find((record) => record.entryId === event.shadowEntryId)?.data : undefined
   const committed = sessionEntries.find(
     (entry): entry is Entry.CheckpointEntry => entry.kind === "checkpoint" && entry.checkpoint.id === event.checkpointId
   )?.checkpoint

@@ -10,11 +10,23 @@
  *
  * @since 0.1.0
  */
+import { createRequire } from "node:module"
 import { Effect, Layer } from "effect"
-import { get_encoding, type Tiktoken } from "tiktoken"
+import type { Tiktoken } from "tiktoken"
 import * as TextChunks from "./TextChunks.ts"
 import { TokenizerService } from "./Tokenizer.ts"
 import type { Encoding, ExactTokenizer } from "./Tokenizers.ts"
+
+/**
+ * `tiktoken`'s `get_encoding`, loaded on the first use: importing the package
+ * compiles its 5.6 MB WASM module (≈ 13 MiB of RSS), which a process that
+ * only imports `@context-engine/core/node` for its stores or policy files
+ * (the CLI) never needs. `createRequire` rather than a static import for that
+ * reason; the loader reads the WASM file from disk anyway, so `tiktoken` must
+ * be installed either way.
+ */
+const getEncoding = (encoding: Encoding): Tiktoken =>
+  (createRequire(import.meta.url)("tiktoken") as typeof import("tiktoken")).get_encoding(encoding)
 
 /**
  * A `tiktoken` (WASM) backed exact tokenizer. It owns one encoder, created
@@ -41,7 +53,7 @@ export const make = (encoding: Encoding): ExactTokenizer => {
     backend: "tiktoken",
     count: (text) => {
       if (text.length === 0) return 0
-      encoder ??= get_encoding(encoding)
+      encoder ??= getEncoding(encoding)
       const loaded = encoder
       // Bounded chunks, as the gpt-tokenizer backend (TextChunks.ts).
       return TextChunks.sumOverChunks(text, (chunk) => loaded.encode_ordinary(chunk).length)

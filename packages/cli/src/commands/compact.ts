@@ -33,7 +33,6 @@
 import { writeFileSync } from "node:fs"
 import { type ContextEngine, PolicyRegistry } from "@context-engine/core"
 import { SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
-import { LanguageModelSummarizer, ModelSpec } from "@context-engine/provider-adapters"
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
@@ -77,15 +76,20 @@ const summarizerFor = (spec: string | Summarizer.Summarizer | undefined) =>
     ? Effect.succeed(spec)
     : spec === undefined || spec === "extractive"
       ? Effect.succeed(undefined)
-      : Effect.map(ModelSpec.resolve(spec), (model) =>
-          LanguageModelSummarizer.make({
-            model,
-            name: spec,
-            // the summarizer's own window decides when a range is summarized in stages
-            contextWindowTokens: Effect.runSync(
-              PolicyRegistry.lookupOrFallback(spec.replace(/^(?:anthropic|openai):/, "").replace(/^[\w-]+\//, ""))
-            ).contextWindowTokens
-          })
+      : // the AI SDK loads only for a model summarizer (offline compaction's memory, issue #13 req 6)
+        Effect.flatMap(
+          Effect.promise(() => import("@context-engine/provider-adapters")),
+          ({ LanguageModelSummarizer, ModelSpec }) =>
+            Effect.map(ModelSpec.resolve(spec), (model) =>
+              LanguageModelSummarizer.make({
+                model,
+                name: spec,
+                // the summarizer's own window decides when a range is summarized in stages
+                contextWindowTokens: Effect.runSync(
+                  PolicyRegistry.lookupOrFallback(spec.replace(/^(?:anthropic|openai):/, "").replace(/^[\w-]+\//, ""))
+                ).contextWindowTokens
+              })
+            )
         )
 
 /**
