@@ -23,9 +23,10 @@ export interface SubstringIndex {
   readonly patterns: ReadonlyArray<string>
   /**
    * Indices (into `patterns`) of the patterns that occur in `text` as a
-   * substring, in ascending order.
+   * substring, in ascending order. An iterable of strings is read as their
+   * concatenation (a match may span two of them) without building it.
    */
-  readonly foundIn: (text: string) => ReadonlyArray<number>
+  readonly foundIn: (text: string | Iterable<string>) => ReadonlyArray<number>
 }
 
 interface Node {
@@ -92,25 +93,28 @@ export const make = (patterns: ReadonlyArray<string>): SubstringIndex => {
   const nodes = buildTrie(patterns)
   link(nodes)
   const empty = patterns.flatMap((pattern, id) => (pattern.length === 0 ? [id] : []))
-  const foundIn = (text: string): ReadonlyArray<number> => {
+  const foundIn = (text: string | Iterable<string>): ReadonlyArray<number> => {
     const found = new Uint8Array(patterns.length)
     for (const id of empty) found[id] = 1
     // A node's output chain is reported once per text: later visits add nothing.
     const reported = new Uint8Array(nodes.length)
     let state = 0
-    for (let index = 0; index < text.length; index++) {
-      const code = text.charCodeAt(index)
-      let next = nodes[state]!.next.get(code)
-      while (next === undefined && state !== 0) {
-        state = nodes[state]!.fail
-        next = nodes[state]!.next.get(code)
-      }
-      state = next ?? 0
-      let output = nodes[state]!.ends.length > 0 ? state : nodes[state]!.outputLink
-      while (output !== -1 && reported[output] === 0) {
-        reported[output] = 1
-        for (const id of nodes[output]!.ends) found[id] = 1
-        output = nodes[output]!.outputLink
+    // the automaton's state carries over from one piece to the next: the pieces are read as one text
+    for (const piece of typeof text === "string" ? [text] : text) {
+      for (let index = 0; index < piece.length; index++) {
+        const code = piece.charCodeAt(index)
+        let next = nodes[state]!.next.get(code)
+        while (next === undefined && state !== 0) {
+          state = nodes[state]!.fail
+          next = nodes[state]!.next.get(code)
+        }
+        state = next ?? 0
+        let output = nodes[state]!.ends.length > 0 ? state : nodes[state]!.outputLink
+        while (output !== -1 && reported[output] === 0) {
+          reported[output] = 1
+          for (const id of nodes[output]!.ends) found[id] = 1
+          output = nodes[output]!.outputLink
+        }
       }
     }
     const ids: Array<number> = []
@@ -121,12 +125,12 @@ export const make = (patterns: ReadonlyArray<string>): SubstringIndex => {
 }
 
 /**
- * The values that do not occur in `text`, in their order: one pass over
- * `text` for all of them.
+ * The values that do not occur in `text` (a string, or pieces read as their
+ * concatenation), in their order: one pass over `text` for all of them.
  *
  * @category combinators
  */
-export const absentFrom = (values: ReadonlyArray<string>, text: string): Array<string> => {
+export const absentFrom = (values: ReadonlyArray<string>, text: string | Iterable<string>): Array<string> => {
   if (values.length === 0) return []
   const found = new Set(make(values).foundIn(text))
   return values.filter((_, id) => !found.has(id))

@@ -140,8 +140,14 @@ export interface Facts {
   readonly content: CheckpointContent | undefined
   /** The user's own words in the covered range and kept tail, and the previous checkpoint. */
   readonly said: string
-  /** All the text of the covered range and kept tail, and the previous checkpoint. */
-  readonly source: string
+  /**
+   * All the text of the covered range and kept tail, and the previous
+   * checkpoint, joined by newlines — as pieces read in order (each iteration
+   * renders them again): joined, it was one more copy of the whole
+   * transcript's text per validation (≈ 100 MiB on a 100 MB session, issue
+   * #13 req 6).
+   */
+  readonly source: Iterable<string>
 }
 
 const outcome = (name: string, ok: boolean, detail: string, missing: ReadonlyArray<string> = []): Outcome => ({
@@ -337,7 +343,15 @@ export const facts = (input: ValidationInput): Facts => {
     summary: checkpointText(input.checkpoint),
     content: input.checkpoint.content,
     said: [...transcript.map(UserSpeech.spokenText), previous].join("\n"),
-    source: [...transcript.map(messageText), previous].join("\n")
+    source: {
+      *[Symbol.iterator]() {
+        for (const message of transcript) {
+          yield messageText(message)
+          yield "\n"
+        }
+        yield previous
+      }
+    }
   }
 }
 

@@ -33,6 +33,26 @@ describe("SubstringIndex", () => {
       { numRuns: 300 }
     )
   })
+
+  it("reads pieces as their concatenation: a match may span pieces, and the answer is the joined text's", () => {
+    expect(
+      SubstringIndex.make(["src/app.ts", "b\nc", "x"]).foundIn(["edited src/", "app.ts", "\n", "b", "\n", "c"])
+    ).toEqual([0, 1])
+    const unit = fc.constantFrom("a", "b", "c", "/", "\n")
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit, maxLength: 5 }), { maxLength: 12 }),
+        fc.array(fc.string({ unit, maxLength: 8 }), { maxLength: 8 }),
+        (patterns, pieces) => {
+          expect(SubstringIndex.make(patterns).foundIn(pieces)).toEqual(naive(patterns, pieces.join("")))
+          expect(SubstringIndex.absentFrom(patterns, pieces)).toEqual(
+            patterns.filter((pattern) => !pieces.join("").includes(pattern))
+          )
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
 })
 
 describe("IdentifierExtraction with the index", () => {
