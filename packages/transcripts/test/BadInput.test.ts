@@ -208,4 +208,27 @@ describe("bad input", () => {
       { numRuns: 60 }
     )
   })
+
+  it("a UTF-8 byte order mark before the first line is not part of it (JSONL and whole-JSON files)", async () => {
+    // QA session 4: a BOM-prefixed pi session skipped its header line ("invalid JSON: Unexpected token '\uFEFF'")
+    // and a BOM-prefixed AI SDK messages file failed as "it ends before the JSON is complete (truncated?)".
+    const jsonl = `${[piLines[0], piLines[1], piLines[3]].join("\n")}\n`
+    const messages = JSON.stringify([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" }
+    ])
+    for (const [text, extension] of [
+      [jsonl, ".jsonl"],
+      [messages, ".json"]
+    ] as const) {
+      const plain = await Import.importFilePromise(file(text, extension))
+      const withBom = await Import.importFilePromise(
+        file(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]), extension)
+      )
+      expect(withBom.issues).toEqual([])
+      expect(withBom.format).toBe(plain.format)
+      expect(withBom.transcript.entries).toEqual(plain.transcript.entries)
+      expect(withBom.transcript.entries.length).toBeGreaterThan(0)
+    }
+  })
 })

@@ -121,7 +121,8 @@ const result = (
   }
 }
 
-const parseDocument = (source: string, text: string): unknown => {
+const parseDocument = (source: string, withMark: string): unknown => {
+  const text = LineSource.withoutByteOrderMark(withMark)
   try {
     return JSON.parse(text)
   } catch (error) {

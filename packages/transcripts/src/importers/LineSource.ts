@@ -29,8 +29,17 @@ export type OnProgress = (bytesRead: number, totalBytes: number) => void
 const CHUNK_BYTES = 1 << 20
 
 /**
+ * `text` without a leading UTF-8 byte order mark (U+FEFF, which Windows
+ * editors write first); it is not part of the first line or the JSON.
+ *
+ * @category utils
+ */
+export const withoutByteOrderMark = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+
+/**
  * Splits decoded chunks into lines, keeping the unfinished tail between
- * chunks. A trailing `\r` is dropped (CRLF files). Linear in the input: each
+ * chunks. A trailing `\r` is dropped (CRLF files), and a byte order mark
+ * before the first line (U+FEFF; Windows editors write one). Linear in the input: each
  * chunk is scanned once (the unfinished tail is kept as pieces and joined
  * once, when its line ends), so a 40 MiB line costs what 40 lines of 1 MiB
  * do (#12 req 1).
@@ -42,8 +51,9 @@ export const makeSplitter = (sink: LineSink) => {
   let lineNumber = 0
   const emit = (text: string, unterminated: boolean): void => {
     lineNumber++
-    const end = !unterminated && text.charCodeAt(text.length - 1) === 13 ? text.length - 1 : text.length
-    sink.line(end === text.length ? text : text.slice(0, end), lineNumber, unterminated)
+    const line = lineNumber === 1 ? withoutByteOrderMark(text) : text
+    const end = !unterminated && line.charCodeAt(line.length - 1) === 13 ? line.length - 1 : line.length
+    sink.line(end === line.length ? line : line.slice(0, end), lineNumber, unterminated)
   }
   return {
     push: (chunk: string): void => {
