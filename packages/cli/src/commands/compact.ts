@@ -200,7 +200,10 @@ export const register = (program: Command): void => {
         .choices(["auto", ...ImportResult.formats])
         .default("auto")
     )
-    .option("--strict", "fail on the first malformed line instead of skipping it")
+    .option(
+      "--strict",
+      "fail on the first malformed line or empty / reasoning-only message (lenient: the line is skipped, the message kept and left out of requests)"
+    )
     .option("--force", "summarize even if the cheap stages make the request fit (like /compact)")
     .option(
       "--instructions <text>",

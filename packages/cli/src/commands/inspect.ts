@@ -91,7 +91,10 @@ export const register = (program: Command): void => {
         .default("auto")
     )
     .option("--json", "print the report as JSON (InspectReport schema)")
-    .option("--strict", "fail on the first malformed line instead of skipping it")
+    .option(
+      "--strict",
+      "fail on the first malformed line or empty / reasoning-only message (lenient: the line is skipped, the message kept and left out of requests)"
+    )
     .action(async (file: string, options: InspectOptions) => {
       const { output, exitCode } = await run(file, options)
       ;(exitCode === 0 ? process.stdout : process.stderr).write(`${output}\n`)
