@@ -173,19 +173,40 @@ const ordered = (items: ReadonlyArray<DoneItem>): Array<string> => {
   return [...newest.values()].sort((a, b) => a.at - b.at).map((item) => item.text)
 }
 
+/**
+ * Failed side-effect calls no later call superseded, and side-effect calls whose outcome is unknown (interrupted,
+ * no result recorded). An unknown outcome is dropped once a later call on the same target ran (its result shows
+ * the state since — the same rule as failures, `CriticalIdentifiers.isSuperseded`; calls of the same message ran in
+ * parallel and do not supersede each other), and identical calls of one
+ * message (parallel edits of a file the user interrupted) are one line with their count.
+ */
 const failuresOf = (actions: ReadonlyArray<ToolActions.Action>): { failed: Array<string>; unknown: Array<string> } => {
   const failed: Array<string> = []
-  const unknown: Array<string> = []
+  const unknownCalls = new Map<string, { readonly action: ToolActions.Action; count: number }>()
   actions.forEach((action, index) => {
     const target = action.command ?? action.path
     if (action.outcome._tag === "failed") {
       // The same rule as the validator's unresolved errors: a later run of the same target supersedes a failure.
       if (!CriticalIdentifiers.isSuperseded(actions, index) && action.kind !== "read" && action.kind !== "look")
         failed.push(`${action.toolName}${target ? ` ${code(target)}` : ""} failed: ${clip(action.outcome.error, 160)}`)
-    } else if (action.outcome._tag === "unknown" && ToolActions.isSideEffect(action))
-      unknown.push(
-        `${action.toolName}${target ? ` ${code(target)}` : ""} was issued but no result was recorded (${action.entryId}): outcome unknown — check its status before any retry`
+    } else if (
+      action.outcome._tag === "unknown" &&
+      ToolActions.isSideEffect(action) &&
+      // Calls issued in the same message ran in parallel: only a call of a later message shows the state since.
+      !CriticalIdentifiers.isSuperseded(
+        actions.filter((later, at) => at <= index || later.entryId !== action.entryId),
+        index
       )
+    ) {
+      const key = `${action.entryId}\u0000${action.toolName}\u0000${target ?? ""}`
+      const known = unknownCalls.get(key)
+      if (known) known.count++
+      else unknownCalls.set(key, { action, count: 1 })
+    }
+  })
+  const unknown = [...unknownCalls.values()].map(({ action, count }) => {
+    const target = action.command ?? action.path
+    return `${action.toolName}${target ? ` ${code(target)}` : ""} was issued${count > 1 ? ` ${count} times` : ""} but no result was recorded (${action.entryId}): outcome unknown — check its status before any retry`
   })
   return { failed: dedupe(failed), unknown }
 }
