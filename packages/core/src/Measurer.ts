@@ -102,7 +102,8 @@ export interface CachedMeasurer extends Measurer {
  *   a view after appending one message tokenizes only that message. The
  *   identity fast path is checked against a shallow fingerprint (content,
  *   parts and their text / input / output), so common in-place edits are
- *   re-counted; messages are otherwise treated as immutable values (DESIGN.md
+ *   re-counted (a sealed message, `MessageSeal`, is never checked: it cannot
+ *   change); messages are otherwise treated as immutable values (DESIGN.md
  *   invariant). The content-hash path makes equal copies share a count.
  * - `measure` with a `budget` reports `reservedOutput`, `budgetTokens`
  *   (`inputBudgetTokens`) and `headroomTokens`; with an `anchor` whose
@@ -161,6 +162,14 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   const isPriorCount = (message: Message, position: ReasoningTokens.Position): boolean =>
     position === "prior" && reasoningRule === "current-tool-loop" && ReasoningTokens.hasReasoning(message)
+  type Counting = { readonly current: MessageTokens.Options; readonly prior: MessageTokens.Options }
+  // A count's cache slot per source (prior-turn counts apart) and options; the exact and estimating counts share it.
+  const slotOf = (source: ItemSource, prior: boolean): string => (prior ? `${source}|prior` : source)
+  const countingOf = (message: Message, source: ItemSource, position: ReasoningTokens.Position, of: Counting) => {
+    const prior = isPriorCount(message, position)
+    return { prior, slot: slotOf(source, prior), options: prior ? of.prior : of.current }
+  }
+  const exactOptions = { current: countOptions, prior: priorOptions }
 
   /** `prior`: the message sits before the current tool loop (its reasoning may be stripped, see `ReasoningTokens`). */
   const countItem = (
@@ -168,10 +177,8 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     source: ItemSource = "transcript",
     position: ReasoningTokens.Position = "current"
   ): MessageTokens.MessageCount => {
-    const prior = isPriorCount(message, position)
-    const counting = prior ? priorOptions : countOptions
+    const { slot, options: counting } = countingOf(message, source, position, exactOptions)
     if (!useCache) return MessageTokens.count(message, source, counting)
-    const slot = prior ? `${source}|prior` : source
     let perSource = byIdentity.get(message)
     const hit = perSource?.get(slot)
     if (hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message)) return hit.count
@@ -236,10 +243,8 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       const anchorIndex = located.index
       const loopStart =
         reasoningRule === "current-tool-loop" ? ReasoningTokens.currentLoopStart(view.items, (item) => item.message) : 0
-      const sums = sumsOf()(
-        view.items,
-        (index) => index < loopStart,
-        (item, prior) => count(item.message, item.source, prior ? "prior" : "current")
+      const sums = sumsOf()(view.items, loopStart, (item, prior) =>
+        count(item.message, item.source, prior ? "prior" : "current")
       )
       const end = view.items.length
       const prefixVector = sums.categories(anchorIndex + 1)
@@ -293,7 +298,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   /** Whether the identity cache holds the exact count of `message` (still the same shape). */
   const isCounted = (message: Message, source: ItemSource, prior: boolean): boolean => {
-    const hit = byIdentity.get(message)?.get(prior ? `${source}|prior` : source)
+    const hit = byIdentity.get(message)?.get(slotOf(source, prior))
     return hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message)
   }
 
@@ -302,8 +307,10 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     const known = tokenizer.knownCount
     const estimating: Tokenizer =
       known === undefined ? estimator : { ...estimator, count: (text) => known(text) ?? estimator.count(text) }
-    const estimateOptions = { ...countOptions, tokenizer: estimating }
-    const estimatePriorOptions = { ...priorOptions, tokenizer: estimating }
+    const estimateOptions = {
+      current: { ...countOptions, tokenizer: estimating },
+      prior: { ...priorOptions, tokenizer: estimating }
+    }
     let estimates = new WeakMap<Message, Map<string, MessageTokens.MessageCount>>()
     let used = 0 // messages estimated since the current `measure` began
     const count = (
@@ -311,14 +318,12 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       source: ItemSource = "transcript",
       position: ReasoningTokens.Position = "current"
     ): MessageTokens.MessageCount => {
-      const prior = isPriorCount(message, position)
+      const { prior, slot, options: counting } = countingOf(message, source, position, estimateOptions)
       if (!estimated(message) || isCounted(message, source, prior)) return countItem(message, source, position)
       used++
       const perSource = estimates.get(message) ?? new Map<string, MessageTokens.MessageCount>()
       estimates.set(message, perSource)
-      const slot = prior ? `${source}|prior` : source
-      const result =
-        perSource.get(slot) ?? MessageTokens.count(message, source, prior ? estimatePriorOptions : estimateOptions)
+      const result = perSource.get(slot) ?? MessageTokens.count(message, source, counting)
       perSource.set(slot, result)
       return result
     }

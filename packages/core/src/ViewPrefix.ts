@@ -16,6 +16,7 @@ import * as ContentHash from "./ContentHash.ts"
 import type { ViewItem } from "./ContextView.ts"
 import { type Category, categories } from "./Measurement.ts"
 import type { Message } from "./Message.ts"
+import * as MessageSeal from "./MessageSeal.ts"
 
 /** Categories in a fixed order: index `i` of a sums vector is `categories[i]`. */
 const CATEGORY_COUNT = categories.length
@@ -54,10 +55,26 @@ const sharedPrefix = (items: ReadonlyArray<ViewItem>, known: ReadonlyArray<ViewI
 }
 
 /**
+ * Whether `items` extends the slot's whole remembered view (up to `limit`)
+ * by item identity alone: the common step (the same item objects, new ones
+ * appended). A tight loop over two arrays that stops at the first other
+ * object, so a slot of another lineage costs a compare or two, and no item
+ * or message object is read.
+ */
+const extendsByIdentity = (items: ReadonlyArray<ViewItem>, known: ReadonlyArray<ViewItem>, limit: number): boolean => {
+  const end = Math.min(known.length, limit)
+  if (items.length < end) return false
+  for (let index = 0; index < end; index++) if (items[index] !== known[index]) return false
+  return true
+}
+
+/**
  * Picks a slot for `items`: the one whose whole remembered view `items`
  * extends (longest first), else the least recently used one (its shared
  * prefix is kept). Views of different lineages (derived / repaired) thus keep
- * their own slots instead of truncating each other.
+ * their own slots instead of truncating each other. A slot extended by item
+ * identity is taken at once (the common step: the longest such); otherwise
+ * every slot is compared item by item ({@link sameItem}).
  */
 const pick = <S extends { items: Array<ViewItem>; used: number }>(
   slots: Array<S>,
@@ -67,15 +84,25 @@ const pick = <S extends { items: Array<ViewItem>; used: number }>(
 ): { readonly slot: S; readonly shared: number } => {
   let extended: S | undefined
   let extendedLength = -1
-  let oldest = slots[0]!
   for (const slot of slots) {
-    if (slot.used < oldest.used) oldest = slot
-    const length = sharedPrefix(items, slot.items, limit)
-    if (length === Math.min(slot.items.length, limit) && length > extendedLength) {
+    if (slot.items.length > 0 && extendsByIdentity(items, slot.items, limit) && slot.items.length > extendedLength) {
       extended = slot
-      extendedLength = length
+      extendedLength = Math.min(slot.items.length, limit)
     }
   }
+  // Any slot `items` extends serves (the counts and fingerprints of a prefix do not depend on the slot); the
+  // item-by-item comparison is needed only when no slot is extended by identity.
+  if (extended === undefined) {
+    for (const slot of slots) {
+      const length = sharedPrefix(items, slot.items, limit)
+      if (length === Math.min(slot.items.length, limit) && length > extendedLength) {
+        extended = slot
+        extendedLength = length
+      }
+    }
+  }
+  let oldest = slots[0]!
+  for (const slot of slots) if (slot.used < oldest.used) oldest = slot
   const slot = extended ?? oldest
   slot.used = clock
   return { slot, shared: extended ? extendedLength : sharedPrefix(items, slot.items, limit) }
@@ -98,8 +125,11 @@ export interface PrefixSums {
 
 interface SumSlot {
   items: Array<ViewItem>
+  /** Stamps of the unsealed items (`MessageSeal`), at `unsealed`'s indices (ascending); sealed items need none. */
   stamps: Array<unknown>
-  prior: Array<boolean>
+  unsealed: Array<number>
+  /** Items before this index were counted as prior to the current tool loop, the rest as current. */
+  loopStart: number
   sums: Array<Float64Array>
   images: Array<number>
   files: Array<number>
@@ -109,7 +139,8 @@ interface SumSlot {
 const emptySlot = (): SumSlot => ({
   items: [],
   stamps: [],
-  prior: [],
+  unsealed: [],
+  loopStart: 0,
   sums: [new Float64Array(CATEGORY_COUNT)],
   images: [0],
   files: [0],
@@ -119,13 +150,40 @@ const emptySlot = (): SumSlot => ({
 /**
  * How to notice a message edited in place (against the immutability
  * invariant, but cheap to catch): a stamp taken when the item is counted and
- * a check that the message still matches it.
+ * a check that the message still matches it. A sealed message
+ * (`MessageSeal.isSealed`) cannot change and is never checked.
  *
  * @category models
  */
 export interface Stamps<S> {
   readonly stampOf: (message: Message) => S
   readonly stillSame: (stamp: S, message: Message) => boolean
+}
+
+/**
+ * How many of the slot's first `keep` items are still valid for a view
+ * counted with `loopStart`: the prior flags agree (the slot's items before
+ * its `loopStart` were counted as prior, so the first disagreement is at the
+ * smaller of the two), and no unsealed message held by the same object was
+ * edited in place (a rebuilt item matched by content hash needs no stamp).
+ * O(unsealed items), not O(view).
+ */
+const validPrefix = <S>(
+  slot: SumSlot,
+  items: ReadonlyArray<ViewItem>,
+  shared: number,
+  loopStart: number,
+  stamps: Stamps<S>
+): number => {
+  let keep = shared
+  if (slot.loopStart !== loopStart) keep = Math.min(keep, slot.loopStart, loopStart)
+  for (let k = 0; k < slot.unsealed.length; k++) {
+    const index = slot.unsealed[k]!
+    if (index >= keep) break
+    const message = items[index]!.message
+    if (slot.items[index]!.message === message && !stamps.stillSame(slot.stamps[k] as S, message)) return index
+  }
+  return keep
 }
 
 /**
@@ -137,42 +195,36 @@ export const makeSums = <S>(slotCount: number, stamps: Stamps<S>) => {
   const slots = Array.from({ length: slotCount }, emptySlot)
   let clock = 0
   /**
-   * Sums of `items`, each counted by `count(item, prior)`; `prior(index)`
-   * says whether the item is before the current tool loop.
+   * Sums of `items`, each counted by `count(item, prior)`; items before
+   * `loopStart` are before the current tool loop (`prior`).
    */
   return (
     items: ReadonlyArray<ViewItem>,
-    isPrior: (index: number) => boolean,
+    loopStart: number,
     count: (item: ViewItem, prior: boolean) => ItemCount
   ): PrefixSums => {
     const { slot, shared } = pick(slots, items, items.length, ++clock)
-    let keep = shared
-    for (let index = 0; index < keep; index++)
-      if (
-        slot.prior[index] !== isPrior(index) ||
-        // A rebuilt item matched by content hash needs no stamp; the same object may have been edited in place.
-        (slot.items[index]!.message === items[index]!.message &&
-          !stamps.stillSame(slot.stamps[index] as S, items[index]!.message))
-      ) {
-        keep = index
-        break
-      }
+    const keep = validPrefix(slot, items, shared, loopStart, stamps)
+    let unsealed = slot.unsealed.length
+    while (unsealed > 0 && slot.unsealed[unsealed - 1]! >= keep) unsealed--
+    slot.unsealed.length = unsealed
+    slot.stamps.length = unsealed
+    slot.loopStart = loopStart
     slot.items.length = keep
-    slot.stamps.length = keep
-    slot.prior.length = keep
     slot.sums.length = keep + 1
     slot.images.length = keep + 1
     slot.files.length = keep + 1
     for (let index = keep; index < items.length; index++) {
       const item = items[index]!
-      const prior = isPrior(index)
-      const result = count(item, prior)
+      const result = count(item, index < loopStart)
       const next = slot.sums[index]!.slice()
       for (const category in result.byCategory)
         next[categoryIndex.get(category as Category)!]! += result.byCategory[category as Category]!
       slot.items.push(item)
-      slot.stamps.push(stamps.stampOf(item.message))
-      slot.prior.push(prior)
+      if (!MessageSeal.isSealed(item.message)) {
+        slot.unsealed.push(index)
+        slot.stamps.push(stamps.stampOf(item.message))
+      }
       slot.sums.push(next)
       slot.images.push(slot.images[index]! + result.unknownImages)
       slot.files.push(slot.files[index]! + result.estimatedFiles)

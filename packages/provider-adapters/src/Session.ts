@@ -10,13 +10,15 @@
  * prefix of the incoming messages that matches the transcript's active path
  * — by position and value (`MessageMatch`: pointer compares of the
  * leaves the AI SDK carries over, never hashing or re-serializing unchanged
- * messages) — and appends only the rest. When the application rewrote its history (the messages diverge), the
+ * messages) — and appends only the rest, as sealed copies (`MessageSeal`:
+ * frozen, so the measurer's caches need no in-place-edit check of the
+ * session's messages; the caller's objects are never modified). When the application rewrote its history (the messages diverge), the
  * transcript keeps every old entry and the session continues on a new branch
  * whose `parentId` is the last matching message (Pi's session tree).
  *
  * @since 0.1.0
  */
-import { ActiveView, Entry, type Message, OverflowEvent } from "@context-engine/core"
+import { ActiveView, Entry, type Message, MessageSeal, OverflowEvent } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 import * as MessageMatch from "./MessageMatch.ts"
 
@@ -68,6 +70,17 @@ export interface Session {
 
 const isMessageEntry = (entry: Entry.Entry): entry is Entry.MessageEntry => entry.kind === "message"
 
+/**
+ * The entry with its message sealed (`MessageSeal`): the session's messages
+ * cannot change under the measurer's caches, which then need no in-place-edit
+ * check (per-step cost independent of the session's length).
+ */
+const sealed = (entry: Entry.Entry): Entry.Entry => {
+  if (entry.kind !== "message") return entry
+  const message = MessageSeal.seal(entry.message)
+  return message === entry.message ? entry : { ...entry, message }
+}
+
 const isWindow = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 1
 
 /**
@@ -103,7 +116,7 @@ export const learnedFromEvent = (data: OverflowEvent.Data): number | undefined =
  * @category constructors
  */
 export const make = async (sessionId: string, store?: SessionStore): Promise<Session> => {
-  const all: Array<Entry.Entry> = store ? [...(await store.load(sessionId)).entries] : []
+  const all: Array<Entry.Entry> = store ? (await store.load(sessionId)).entries.map(sealed) : []
   let path = [...ActiveView.branch(all)]
   // The message entries of the active path, kept in step with `path`, and their leaves for matching.
   let messageEntries: Array<Entry.MessageEntry> = path.filter(isMessageEntry)
@@ -175,7 +188,7 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
     for (const message of messages.slice(matched)) {
       const entry = Entry.make(
         { id: nextId(), parentId: path.at(-1)?.id ?? null, timestamp: new Date().toISOString() },
-        { kind: "message", message }
+        { kind: "message", message: MessageSeal.seal(message) }
       )
       appendRaw([entry])
       appended.push(entry)

@@ -1,7 +1,7 @@
 /**
  * Session: learned windows from persisted `context-overflow` events.
  */
-import { type Entry, InMemoryTranscriptStore, type Message } from "@context-engine/core"
+import { type Entry, InMemoryTranscriptStore, type Message, MessageSeal } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Session from "../src/Session.ts"
 
@@ -223,5 +223,28 @@ describe("Session.sync", () => {
     expect(await session.sync(history().slice(0, 2))).toHaveLength(0)
     expect(session.messageEntries()).toHaveLength(2)
     expect(session.transcript()).toHaveLength(4)
+  })
+
+  it("holds sealed copies of the synced messages (MessageSeal); the caller's objects are left as they were", async () => {
+    const session = await Session.make("s")
+    const sent = history()
+    await session.sync(sent)
+    const held = session.messageEntries().map((entry) => entry.message)
+    expect(held).toEqual(sent)
+    expect(held.every(MessageSeal.isSealed)).toBe(true)
+    expect(sent.some((message) => Object.isFrozen(message))).toBe(false)
+    // The caller edits its own object in place after the sync: the session's message is not changed by it, and
+    // the next sync of the edited history notices the edit (a branch from the message before it).
+    const edited = sent[1]!.content as Array<{ type: string; text?: string }>
+    const before = structuredClone(held[1])
+    edited[0]!.text = "edited in place"
+    expect(session.messageEntries()[1]!.message).toEqual(before)
+    expect(await session.sync(sent)).toHaveLength(3)
+    // A reopened session seals what the store loads, leaving the store's entries as they were.
+    const stored = session.transcript()
+    const plain = stored.map((entry) => structuredClone(entry))
+    const reopened = await Session.make("s", storeWith(plain))
+    expect(reopened.messageEntries().every((entry) => MessageSeal.isSealed(entry.message))).toBe(true)
+    expect(plain.some((entry) => entry.kind === "message" && Object.isFrozen(entry.message))).toBe(false)
   })
 })
