@@ -4,16 +4,19 @@
  * concatenating the two real pi sessions
  * (`../shared/transcripts/pi/before-compaction.jsonl` and
  * `large-session.jsonl`) alternately, tool-call ids renamed per copy so none
- * repeats. The CLI runs in a child process (`node packages/cli/src/bin.ts
- * compact FILE --model gpt-4o --out …`); its peak RSS is read from
- * `/usr/bin/time -v` when present, else from the child's own
- * `process.resourceUsage().maxRSS` at exit. Also printed: `--help`, which loads the
- * CLI's modules and does nothing else (the fixed cost). `node bench/run.ts compact-memory`.
+ * repeats. The CLI runs in a child process (`compact FILE --model gpt-4o
+ * --out …`), twice: built (`packages/cli/dist/bin.js`, what `npx context-engine`
+ * runs; needs `pnpm build`) and from the TypeScript sources (`node
+ * packages/cli/src/bin.ts`, type stripping). Its peak RSS and CPU time are read
+ * from `/usr/bin/time -v` when present, else from the child's own
+ * `process.resourceUsage()` at exit. Also printed: `--help`, which loads the
+ * CLI's modules and does nothing else (the fixed cost), and the load average.
+ * `node bench/run.ts compact-memory`.
  * Prints; never asserts.
  */
 import { spawnSync } from "node:child_process"
 import { createWriteStream, existsSync, readFileSync, statSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -44,42 +47,91 @@ export const makeLargePiSession = async (): Promise<string> => {
   return path
 }
 
-/** Peak RSS (MiB) and wall time of `node args…`. */
-const peakOf = (args: ReadonlyArray<string>): { peakMiB: number; ms: number; status: number | null } => {
+interface Run {
+  readonly peakMiB: number
+  readonly cpuSeconds: number
+  readonly ms: number
+  readonly status: number | null
+}
+
+/** Peak RSS (MiB), CPU time (user + system) and wall time of `node args…`. */
+const peakOf = (args: ReadonlyArray<string>): Run => {
   const start = performance.now()
   if (existsSync("/usr/bin/time")) {
     const run = spawnSync("/usr/bin/time", ["-v", process.execPath, ...args], { encoding: "utf8", maxBuffer: 1 << 26 })
-    const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)?.[1]
+    const field = (name: string) => Number(new RegExp(`${name}: ([\\d.]+)`).exec(run.stderr)?.[1])
     if (run.status !== 0) console.log(`child failed (${run.status}): ${run.stderr.slice(-2000)}`)
-    return { peakMiB: Number(kb) / 1024, ms: performance.now() - start, status: run.status }
+    return {
+      peakMiB: field("Maximum resident set size \\(kbytes\\)") / 1024,
+      cpuSeconds: field("User time \\(seconds\\)") + field("System time \\(seconds\\)"),
+      ms: performance.now() - start,
+      status: run.status
+    }
   }
-  const probe = `process.on("exit",()=>process.stderr.write("\\nMAXRSS "+process.resourceUsage().maxRSS+"\\n"))`
+  const probe = `process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\nMAXRSS "+u.maxRSS+" CPU "+(u.userCPUTime+u.systemCPUTime)+"\\n")})`
   const run = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(probe)}`, ...args], {
     encoding: "utf8",
     maxBuffer: 1 << 26
   })
-  const kb = /MAXRSS (\d+)/.exec(run.stderr)?.[1]
-  return { peakMiB: Number(kb) / 1024, ms: performance.now() - start, status: run.status }
+  const found = /MAXRSS (\d+) CPU (\d+)/.exec(run.stderr)
+  return {
+    peakMiB: Number(found?.[1]) / 1024,
+    cpuSeconds: Number(found?.[2]) / 1e6,
+    ms: performance.now() - start,
+    status: run.status
+  }
+}
+
+/**
+ * The two ways to run the CLI: the published one (`dist/bin.js`, built by `pnpm build`; the workspace
+ * packages resolved to their `dist/` by `dist-hooks.mjs`, as `publishConfig.exports` does) — what a user
+ * runs — and the TypeScript sources through Node's type stripping (`pnpm start`, the repo's own scripts).
+ */
+const clis = (): ReadonlyArray<{ readonly name: string; readonly args: ReadonlyArray<string> }> => {
+  const built = join(root, "packages/cli/dist/bin.js")
+  const sources = { name: "TS sources (packages/cli/src/bin.ts)", args: [bin] }
+  if (!existsSync(built)) {
+    console.log("packages/cli/dist/bin.js is missing: run `pnpm build` to measure the published CLI too")
+    return [sources]
+  }
+  const hooks = join(root, "bench/dist-hooks.mjs")
+  return [{ name: "built (dist/bin.js, as published)", args: ["--import", hooks, built] }, sources]
 }
 
 export default async function (): Promise<void> {
   const file = await makeLargePiSession()
   const fileMiB = statSync(file).size / 2 ** 20
-  console.log(`session: ${file} (${fileMiB.toFixed(1)} MiB)`)
-  const load = peakOf([bin, "--help"])
+  console.log(
+    `session: ${file} (${fileMiB.toFixed(1)} MiB); load average ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(" ")}`
+  )
   const out = join(tmpdir(), "context-engine-compact-memory-out.json")
-  const compact = peakOf([bin, "compact", file, "--model", "gpt-4o", "--out", out])
-  console.table([
-    {
-      run: "context-engine --help (loads every command's modules)",
-      "peak RSS (MiB)": Math.round(load.peakMiB),
-      "× file size": ""
-    },
-    {
-      run: `compact (exit ${compact.status}, ${(compact.ms / 1000).toFixed(1)} s)`,
-      "peak RSS (MiB)": Math.round(compact.peakMiB),
-      "× file size": (compact.peakMiB / fileMiB).toFixed(2)
-    }
-  ])
+  const rows = clis().flatMap(({ name, args }) => {
+    const load = peakOf([...args, "--help"])
+    const compact = peakOf([...args, "compact", file, "--model", "gpt-4o", "--out", out])
+    return [
+      {
+        cli: name,
+        run: "--help (loads every command's modules)",
+        "peak RSS (MiB)": Math.round(load.peakMiB),
+        "× file size": "",
+        "CPU (s)": load.cpuSeconds.toFixed(1)
+      },
+      {
+        cli: name,
+        run: `compact (exit ${compact.status}, wall ${(compact.ms / 1000).toFixed(1)} s)`,
+        "peak RSS (MiB)": Math.round(compact.peakMiB),
+        "× file size": (compact.peakMiB / fileMiB).toFixed(2),
+        "CPU (s)": compact.cpuSeconds.toFixed(1)
+      }
+    ]
+  })
+  console.table(rows)
   console.log(`target (issue #13 req 6): peak RSS ≤ 3× the file size = ${Math.round(3 * fileMiB)} MiB`)
+  console.log(
+    `load average after: ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(" ")}`
+  )
 }

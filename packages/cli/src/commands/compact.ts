@@ -118,6 +118,8 @@ export const run = async (
     const imported = await Import.importFilePromise(file, {
       format: options.format ?? "auto",
       strict: options.strict ?? false,
+      // the engines read no entry meta; the report reads the recorded model (recordedModel)
+      metaKeys: ["model"],
       onProgress: (done, total) => progress.update("importing", done, total)
     })
     const entries = imported.transcript.entries

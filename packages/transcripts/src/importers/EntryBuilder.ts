@@ -83,7 +83,19 @@ const unsendable = (message: Message.Message): string | undefined =>
  *
  * @category constructors
  */
-export const make = (options: { source: string; strict: boolean; prefix: string }): EntryBuilder => {
+export const make = (options: {
+  source: string
+  strict: boolean
+  prefix: string
+  /** Keep only these `meta` keys (`ImportOptions.metaKeys`); default every key. */
+  metaKeys?: ReadonlyArray<string> | undefined
+}): EntryBuilder => {
+  const metaOf = (full: Meta | undefined): Meta | undefined => {
+    if (full === undefined || options.metaKeys === undefined) return full
+    const kept: Record<string, Message.JsonValue> = {}
+    for (const key of options.metaKeys) if (full[key] !== undefined) kept[key] = full[key]
+    return kept
+  }
   const entries: Array<Entry.Entry> = []
   const issues: Array<ImportIssue> = []
   const sessions: Array<{
@@ -123,7 +135,7 @@ export const make = (options: { source: string; strict: boolean; prefix: string 
     const id = uniqueId(line, header.id)
     const parentId = header.parentId !== undefined ? header.parentId : sessionStart ? null : previousId
     const timestamp = isoTimestamp(header.timestamp) ?? previousTimestamp
-    const entry = Entry.make({ id, parentId, timestamp, meta: header.meta }, body as Entry.Body) as E
+    const entry = Entry.make({ id, parentId, timestamp, meta: metaOf(header.meta) }, body as Entry.Body) as E
     entries.push(entry)
     ids.add(id)
     const session = sessions[sessions.length - 1]!

@@ -149,7 +149,7 @@ const parseDocument = (source: string, withMark: string): unknown => {
 const runDocument = (
   format: DocumentFormat | undefined,
   document: unknown,
-  options: { source: string; strict: boolean },
+  options: { source: string; strict: boolean; metaKeys?: ReadonlyArray<string> | undefined },
   counts: { lines: number; bytes: number }
 ): ImportResult => {
   const chosen = format ?? Detect.detectDocument(document)
@@ -225,13 +225,13 @@ export const importFile = (path: string, options: FileOptions = {}): Effect.Effe
           runDocument(
             format === "document" ? undefined : format,
             document,
-            { source, strict },
+            { source, strict, metaKeys: options.metaKeys },
             { lines: 0, bytes: size }
           ),
           explicit
         )
       }
-      const builder = EntryBuilder.make({ source, strict, prefix: format.prefix })
+      const builder = EntryBuilder.make({ source, strict, prefix: format.prefix, metaKeys: options.metaKeys })
       const counts = await LineSource.fromFile(path, format.start(builder), {
         totalBytes: size,
         onProgress: options.onProgress
@@ -273,12 +273,12 @@ export const importText = (
           runDocument(
             format === "document" ? undefined : format,
             parseDocument(source, text),
-            { source, strict },
+            { source, strict, metaKeys: options.metaKeys },
             { lines: 0, bytes }
           ),
           explicit
         )
-      const builder = EntryBuilder.make({ source, strict, prefix: format.prefix })
+      const builder = EntryBuilder.make({ source, strict, prefix: format.prefix, metaKeys: options.metaKeys })
       const lines = LineSource.fromString(text, format.start(builder))
       return checkForced(result(format, builder, { lines, bytes }), explicit)
     },
@@ -313,7 +313,12 @@ export const importValue = (
       const format = options.format !== undefined && options.format !== "auto" ? Detect.byId(options.format) : undefined
       if (format !== undefined && format.kind !== "document")
         throw new Errors.TranscriptCorrupt({ source, reason: `${format.id} is a line format; pass its text instead` })
-      return runDocument(format, document, { source, strict: options.strict ?? false }, { lines: 0, bytes: 0 })
+      return runDocument(
+        format,
+        document,
+        { source, strict: options.strict ?? false, metaKeys: options.metaKeys },
+        { lines: 0, bytes: 0 }
+      )
     },
     catch: (error) => toImportError(source, error)
   })

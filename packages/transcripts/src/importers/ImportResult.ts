@@ -90,6 +90,14 @@ export interface ImportOptions {
   readonly strict?: boolean
   /** Name used in ids and errors; defaults to the file path. */
   readonly source?: string
+  /**
+   * Keep only these keys of each entry's `meta` (default: every key). A
+   * caller that reads none of the source's extra fields — `compact` reads
+   * only `model` — need not hold them: pi's tool-result `details` and
+   * per-message `usage` are ≈ 18 % of a pi session's bytes and ≈ 20 % of its
+   * imported entries' heap (issue #13 req 6).
+   */
+  readonly metaKeys?: ReadonlyArray<string> | undefined
 }
 
 /**
