@@ -91,6 +91,32 @@ const slashWithEcho = (text: string): boolean => {
   return SLASH_RE.test(first!) && rest.every((line) => CONSOLE_ECHO_RE.test(line))
 }
 
+/** The data kinds a cleared message can have (every {@link Kind} but speech and empty). */
+type DataKind = Exclude<Kind, "speech" | "empty">
+
+/** {@link clearedText}'s opening; the kind it names is what {@link classify} returns for it. */
+const CLEARED_RE =
+  /^\[Old (shell-output|slash-command|command-record|pasted-log|observation|demonstration) cleared — user-role message\b/
+
+/**
+ * The placeholder of a cleared user-role data message, e.g. `[Old
+ * observation cleared — user-role message of 5158 characters; full text in
+ * transcript entry swe:20]`: what it was, how long, and the transcript entry
+ * that holds it (restore it from there). {@link classify} gives it the kind
+ * it names, so clearing data never turns it into the user's words.
+ *
+ * @category constructors
+ */
+export const clearedText = (kind: DataKind, chars: number, entryId: string): string =>
+  `[Old ${kind} cleared — user-role message of ${chars} characters; full text in transcript entry ${entryId}]`
+
+/**
+ * Whether a text is a {@link clearedText} placeholder.
+ *
+ * @category guards
+ */
+export const isClearedText = (text: string): boolean => CLEARED_RE.test(text.trim())
+
 /**
  * Classifies the text of a user-role message.
  *
@@ -99,6 +125,8 @@ const slashWithEcho = (text: string): boolean => {
 export const classify = (text: string): Kind => {
   const trimmed = text.trim()
   if (trimmed.length === 0) return "empty"
+  const cleared = CLEARED_RE.exec(trimmed)
+  if (cleared !== null) return cleared[1] as DataKind
   if (COMMAND_RECORD_RE.test(trimmed)) return "command-record"
   if (SHELL_RAN_RE.test(trimmed)) return "shell-output"
   if (RUNNING_RE.test(trimmed) || slashWithEcho(trimmed)) return "slash-command"
@@ -143,6 +171,8 @@ const spokenTextOf = (message: Message): string => {
   const text = thinking < 0 ? whole : whole.slice(0, thinking).trimEnd()
   const kind = classify(text)
   if (kind === "speech") return text
+  // A cleared data message's placeholder reads as prose; it is no one's words.
+  if (isClearedText(text)) return ""
   // A pasted log with a question or request around it: the prose lines are the user's words.
   if (kind === "pasted-log")
     return text

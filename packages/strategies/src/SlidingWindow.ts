@@ -2,7 +2,8 @@
  * `slidingWindow`: drops the oldest whole turns until the view is estimated
  * to fit. System messages are never dropped (they stay where they are), the
  * turn in progress (the last turn, from the latest user message on) is never
- * dropped, and a turn goes as a whole, so a tool call never loses its result
+ * dropped, nor is the latest user message when its turn goes (it stays, as
+ * the invariants require), and a turn goes as a whole, so a tool call never loses its result
  * and a parallel batch moves as one (turns are built from `Turns.units`).
  *
  * This is the only lossy built-in stage: what it drops is still in the
@@ -61,6 +62,9 @@ export const make = (options: Options = {}): Strategy.Strategy => {
     minReclaimTokens: options.minReclaimTokens ?? defaults.minReclaimTokens,
     apply: ({ view, measurement, targetTokens, measurer }) => {
       const spans = Turns.turns(view.items)
+      // The latest user message stays where it is, like a system message (the invariants refuse its drop):
+      // counting it as freed stopped the window short of its target.
+      const latestUser = Turns.latestUserIndex(view.items)
       const droppable = spans.slice(0, Math.max(0, spans.length - keepRecentTurns))
       const needed = measurement.inputTokens - targetTokens
       const edits: Array<ViewEdit.ViewEdit> = []
@@ -70,7 +74,7 @@ export const make = (options: Options = {}): Strategy.Strategy => {
         if (freed >= needed) break
         for (let index = span.start; index < span.end; index++) {
           const item = view.items[index]!
-          if (item.message.role === "system") continue
+          if (item.message.role === "system" || index === latestUser) continue
           // A dropped turn is before the current tool loop: it counts as the measurement counted it (prior-turn
           // reasoning by its provider rule, ReasoningTokens), or the window stops short of its target.
           freed += measurer.messageTokens(item.message, item.source, "prior")

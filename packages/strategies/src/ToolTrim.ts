@@ -16,6 +16,13 @@
  *   `clear_tool_uses_20250919` with `clear_tool_inputs`). In coding sessions
  *   these arguments are a third of the tokens (the pi session: 138K of 414K).
  *
+ * Tool output that arrives in user-role messages ({@link UserData}: the
+ * observations text-action agents such as SWE-agent send as user messages,
+ * shell output, command records) is old tool output too: it is trimmed and
+ * cleared by the same rules, its placeholder saying what it was
+ * (`UserSpeech.clearedText`). The user's own words and the latest user
+ * message never are.
+ *
  * Protected: the `keepRecentToolResults` most recent results, results of the
  * last `keepLastAssistants` assistant messages, tools in `excludeTools`, and
  * results that carry images or files (left to `media`). The tool call and its
@@ -29,6 +36,7 @@
 import type { ContextView, Message, Strategy } from "@context-engine/core"
 import { MessageParts, ViewEdit } from "@context-engine/core"
 import * as HeadTail from "./HeadTail.ts"
+import * as UserData from "./UserData.ts"
 
 /**
  * Options. Token and character units are in the names.
@@ -37,7 +45,8 @@ import * as HeadTail from "./HeadTail.ts"
  */
 export interface Options {
   /**
-   * Most recent tool results never trimmed or cleared. Default 3: Anthropic
+   * Most recent tool outputs (tool results and user-role data counted
+   * together) never trimmed or cleared. Default 3: Anthropic
    * `clear_tool_uses_20250919` `keep` (3 tool uses).
    */
   readonly keepRecentToolResults?: number
@@ -122,6 +131,61 @@ type PartOf<T extends "tool-result" | "tool-call"> = T extends "tool-result"
   : Message.ToolCallPart
 
 /**
+ * One piece of old tool output: a tool result ({@link Candidate}) or the
+ * text of a user-role data message ({@link UserData.Part}: the observations
+ * text-action agents send as user messages, shell output, command records).
+ *
+ * @category models
+ */
+export type Output = Candidate | UserData.Part
+
+/**
+ * The old outputs `collect` finds in a view, oldest first: before the last
+ * `keepLastAssistants` assistant messages and not among the newest
+ * `keepRecentToolResults` of them.
+ */
+const oldOf = <X>(
+  view: ContextView.ContextView,
+  options: Options,
+  collect: (itemIndex: number) => ReadonlyArray<X>
+): Array<X> => {
+  const keepRecent = options.keepRecentToolResults ?? defaults.keepRecentToolResults
+  const keepAssistants = options.keepLastAssistants ?? defaults.keepLastAssistants
+  const items = view.items
+  // Index of the first item after the cutoff of the last N assistant messages.
+  let cutoff = items.length
+  let assistants = 0
+  for (let index = items.length - 1; index >= 0 && assistants < keepAssistants; index--) {
+    if (items[index]!.message.role === "assistant") {
+      assistants++
+      cutoff = index
+    }
+  }
+  const all: Array<X> = []
+  for (let itemIndex = 0; itemIndex < cutoff; itemIndex++) all.push(...collect(itemIndex))
+  // The newest `keepRecent` outputs overall (not only before the cutoff) are protected.
+  let recentSeen = 0
+  for (let index = items.length - 1; index >= cutoff && recentSeen < keepRecent; index--)
+    recentSeen += collect(index).length
+  const keepFromEnd = Math.max(0, keepRecent - recentSeen)
+  return all.slice(0, Math.max(0, all.length - keepFromEnd))
+}
+
+const partsOf =
+  <T extends "tool-result" | "tool-call">(view: ContextView.ContextView, type: T) =>
+  (itemIndex: number): Array<{ itemIndex: number; partIndex: number; entryId: string; part: PartOf<T> }> => {
+    const item = view.items[itemIndex]!
+    const content = item.message.content
+    if (typeof content === "string") return []
+    const found: Array<{ itemIndex: number; partIndex: number; entryId: string; part: PartOf<T> }> = []
+    for (let partIndex = 0; partIndex < content.length; partIndex++) {
+      const part = content[partIndex]!
+      if (part.type === type) found.push({ itemIndex, partIndex, entryId: item.entryId, part: part as PartOf<T> })
+    }
+    return found
+  }
+
+/**
  * The old parts of one type, oldest first: before the last
  * `keepLastAssistants` assistant messages, not among the newest
  * `keepRecentToolResults` of that type, not of a tool in `excludeTools`.
@@ -138,78 +202,72 @@ export const oldParts = <T extends "tool-result" | "tool-call">(
   readonly entryId: string
   readonly part: PartOf<T>
 }> => {
-  const keepRecent = options.keepRecentToolResults ?? defaults.keepRecentToolResults
-  const keepAssistants = options.keepLastAssistants ?? defaults.keepLastAssistants
-  const items = view.items
-  // Index of the first item after the cutoff of the last N assistant messages.
-  let cutoff = items.length
-  let assistants = 0
-  for (let index = items.length - 1; index >= 0 && assistants < keepAssistants; index--) {
-    if (items[index]!.message.role === "assistant") {
-      assistants++
-      cutoff = index
-    }
-  }
-  const all: Array<{
-    itemIndex: number
-    partIndex: number
-    entryId: string
-    part: PartOf<T>
-  }> = []
-  for (let itemIndex = 0; itemIndex < cutoff; itemIndex++) {
-    const item = items[itemIndex]!
-    const content = item.message.content
-    if (typeof content === "string") continue
-    for (let partIndex = 0; partIndex < content.length; partIndex++) {
-      const part = content[partIndex]!
-      if (part.type === type) all.push({ itemIndex, partIndex, entryId: item.entryId, part: part as PartOf<T> })
-    }
-  }
-  // The newest `keepRecent` parts overall (not only before the cutoff) are protected.
-  let recentSeen = 0
-  for (let index = items.length - 1; index >= cutoff; index--) {
-    const content = items[index]!.message.content
-    if (typeof content !== "string") for (const part of content) if (part.type === type) recentSeen++
-  }
-  const keepFromEnd = Math.max(0, keepRecent - recentSeen)
   const exclude = new Set(options.excludeTools ?? defaults.excludeTools)
-  return all.slice(0, Math.max(0, all.length - keepFromEnd)).filter((old) => !exclude.has(old.part.toolName))
+  return oldOf(view, options, partsOf(view, type)).filter((old) => !exclude.has(old.part.toolName))
 }
 
 /**
- * The unprotected tool results of a view, oldest first.
+ * The unprotected old outputs of a view, oldest first: tool results and
+ * user-role data ({@link UserData}), protected together (the newest
+ * `keepRecentToolResults` of both, those after the last `keepLastAssistants`
+ * assistant messages); tools in `excludeTools`, results with media (left to
+ * `media`) and outputs already cleared are left out.
+ *
+ * @category analysis
+ */
+export const outputs = (view: ContextView.ContextView, options: Options = {}): Array<Output> => {
+  const placeholder = (options.placeholder ?? defaults.placeholder).replace(/\]$/, "")
+  const exclude = new Set(options.excludeTools ?? defaults.excludeTools)
+  const results = partsOf(view, "tool-result")
+  const userData = UserData.collector(view.items)
+  return oldOf(view, options, (itemIndex): Array<Output> => [...results(itemIndex), ...userData(itemIndex)]).filter(
+    (output) =>
+      output.part.type === "text"
+        ? !UserData.isCleared(output.part.text)
+        : !exclude.has(output.part.toolName) &&
+          !MessageParts.outputHasMedia(output.part.output) &&
+          !isCleared(output.part, placeholder)
+  )
+}
+
+/**
+ * The unprotected tool results of a view, oldest first ({@link outputs}
+ * less the user-role data).
  *
  * @category analysis
  */
 export const candidates = (view: ContextView.ContextView, options: Options = {}): Array<Candidate> =>
-  oldParts(view, options, "tool-result").filter(
-    (candidate) =>
-      !MessageParts.outputHasMedia(candidate.part.output) &&
-      !isCleared(candidate.part, options.placeholder ?? defaults.placeholder)
-  )
+  outputs(view, options).filter((output): output is Candidate => output.part.type === "tool-result")
 
-const isCleared = (part: Message.ToolResultPart, placeholder: string): boolean =>
-  (part.output.type === "text" || part.output.type === "error-text") &&
-  part.output.value.startsWith(placeholder.replace(/\]$/, ""))
+const isCleared = (part: Message.ToolResultPart, placeholderPrefix: string): boolean =>
+  (part.output.type === "text" || part.output.type === "error-text") && part.output.value.startsWith(placeholderPrefix)
+
+const textOf = (output: Output): string =>
+  output.part.type === "text" ? output.part.text : MessageParts.outputText(output.part.output)
+
+const withText = (output: Output, text: string): Message.ContentPart =>
+  output.part.type === "text" ? { ...output.part, text } : MessageParts.withTextOutput(output.part, text)
 
 /**
- * Estimated tokens of one result: its message's (cached) count, shared among
- * the message's results by text length. The pipeline re-measures exactly.
+ * Estimated tokens of one output: its message's (cached) count, shared among
+ * the message's outputs by text length. The pipeline re-measures exactly.
  */
-const partTokens = (input: Strategy.StrategyInput, candidate: Candidate): number => {
-  const item = input.view.items[candidate.itemIndex]!
+const outputTokens = (input: Strategy.StrategyInput, output: Output): number => {
+  const item = input.view.items[output.itemIndex]!
   const total = input.measurer.messageTokens(item.message, item.source)
-  const content = item.message.content as ReadonlyArray<Message.ContentPart>
+  const content = MessageParts.contentParts(item.message)
   if (content.length === 1) return total
   let chars = 0
-  for (const part of content) if (part.type === "tool-result") chars += MessageParts.outputText(part.output).length
-  return chars === 0 ? 0 : Math.round((total * MessageParts.outputText(candidate.part.output).length) / chars)
+  for (const part of content)
+    if (part.type === "tool-result") chars += MessageParts.outputText(part.output).length
+    else if (part.type === "text") chars += part.text.length
+  return chars === 0 ? 0 : Math.round((total * textOf(output).length) / chars)
 }
 
-type Rewrite = (candidate: Candidate) => Message.ToolResultPart | undefined
+type Rewrite = (output: Output) => string | undefined
 
 /**
- * Shared driver: rewrites candidates oldest first until the estimated total
+ * Shared driver: rewrites outputs oldest first until the estimated total
  * reaches the target and at least `minReclaimTokens` are freed.
  */
 const rewriteOldest = (
@@ -223,27 +281,26 @@ const rewriteOldest = (
   const needed = Math.max(input.measurement.inputTokens - input.targetTokens, minimum)
   const byItem: ViewEdit.PartReplacements = new Map()
   let freed = 0
-  for (const candidate of candidates(input.view, options)) {
+  let results = 0
+  let userData = 0
+  for (const output of outputs(input.view, options)) {
     if (freed >= needed) break
-    const replacement = rewrite(candidate)
-    if (replacement === undefined) continue
+    const text = rewrite(output)
+    if (text === undefined) continue
     // Estimates only (proportional to characters); the pipeline re-measures the result exactly.
-    const before = partTokens(input, candidate)
-    const originalChars = MessageParts.outputText(candidate.part.output).length
-    const after =
-      originalChars === 0
-        ? before
-        : Math.ceil((before * MessageParts.outputText(replacement.output).length) / originalChars)
+    const before = outputTokens(input, output)
+    const originalChars = textOf(output).length
+    const after = originalChars === 0 ? before : Math.ceil((before * text.length) / originalChars)
     if (after >= before) continue
     freed += before - after
-    ViewEdit.setPart(byItem, candidate.itemIndex, candidate.partIndex, replacement)
+    if (output.part.type === "text") userData++
+    else results++
+    ViewEdit.setPart(byItem, output.itemIndex, output.partIndex, withText(output, text))
   }
-  let results = 0
-  for (const parts of byItem.values()) results += parts.size
   return {
     edits: ViewEdit.replaceParts(input.view.items, byItem, stage, reason),
     tokensFreed: freed,
-    note: `${results} tool result(s)`
+    note: `${results} tool result(s)${userData > 0 ? `, ${userData} user-role output(s)` : ""}`
   }
 }
 
@@ -262,14 +319,11 @@ export const soft = (options: Options = {}): Strategy.Strategy => {
     name: SOFT,
     minReclaimTokens: options.minReclaimTokens ?? defaults.minReclaimTokens,
     apply: (input) =>
-      rewriteOldest(input, options, SOFT, "old tool result soft-trimmed to head + tail", (candidate) => {
-        const text = MessageParts.outputText(candidate.part.output)
+      rewriteOldest(input, options, SOFT, "old tool result soft-trimmed to head + tail", (output) => {
+        const text = textOf(output)
         if (text.length <= maxChars || text.length <= keepChars) return undefined
         const tokens = Math.ceil(text.length / 4)
-        return MessageParts.withTextOutput(
-          candidate.part,
-          HeadTail.truncate(text, keepChars, headShare, tokens, HeadTail.marker("trimmed", candidate.entryId))
-        )
+        return HeadTail.truncate(text, keepChars, headShare, tokens, HeadTail.marker("trimmed", output.entryId))
       })
   }
 }
@@ -293,8 +347,10 @@ export const clear = (options: Options = {}): Strategy.Strategy => {
     name: CLEAR,
     minReclaimTokens: options.minReclaimTokens ?? defaults.minReclaimTokens,
     apply: (input) =>
-      rewriteOldest(input, options, CLEAR, "old tool result cleared", (candidate) =>
-        MessageParts.withTextOutput(candidate.part, placeholderText(placeholder, candidate.entryId, candidate.part))
+      rewriteOldest(input, options, CLEAR, "old tool result cleared", (output) =>
+        output.part.type === "text"
+          ? UserData.placeholderText(output as UserData.Part)
+          : placeholderText(placeholder, output.entryId, output.part)
       )
   }
 }
