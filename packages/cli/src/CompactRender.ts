@@ -55,6 +55,7 @@ const tokenTable = (report: CompactReport): Array<string> => {
     "",
     "Stages (least destructive first; re-measured after each)"
   )
+  if (report.stages.length === 0) out.push("  none run: the request fits its budget (--force compacts it anyway)")
   for (const stage of report.stages) {
     const change = stage.status === "applied" ? `${n(stage.tokensBefore)} → ${n(stage.tokensAfter)}` : ""
     out.push(`  ${pad(stage.stage, 22)}${pad(stage.status, 12)}${pad(change, 22)}${stage.note ?? ""}`)

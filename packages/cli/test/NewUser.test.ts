@@ -102,4 +102,23 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     expect(sent.text).toBe("ok")
     expect(prompts).toEqual([messages.length])
   })
+
+  it("a request that fits is not compacted: no stage, no checkpoint, every message sent; --force still compacts", async () => {
+    // QA session 4: 'Decision: no compaction needed — 5,889 input tokens, budget 6,400' followed by a tool-output
+    // trim and a checkpoint, because compact ran a threshold compaction (aimed at the low-water mark) regardless.
+    const claudeCode = transcript("claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    const { exitCode, output, report } = await Compact.run(claudeCode, { contextWindow: 16_000 }, quiet)
+    expect(exitCode).toBe(0)
+    expect(report!.decision.compact).toBe(false)
+    expect(report!.tokens.before.input).toBeLessThanOrEqual(report!.policy.inputBudgetTokens)
+    expect(report!.stages).toEqual([])
+    expect(report!.checkpoint).toBeNull()
+    expect(report!.handoff.notSentMessages).toBe(0)
+    expect(report!.tokens.after.input).toBe(report!.tokens.before.input)
+    expect(output).toContain("none run: the request fits its budget")
+    expect(output).not.toContain("checkpoint            applied")
+    const forced = await Compact.run(claudeCode, { contextWindow: 16_000, force: true }, quiet)
+    expect(forced.exitCode).toBe(0)
+    expect(forced.report!.checkpoint).not.toBeNull()
+  })
 })

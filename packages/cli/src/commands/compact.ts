@@ -4,7 +4,9 @@
  * [--instructions TEXT] [--out FILE] [--json]`: the main job. Imports a transcript (format detected by content
  * unless `--format`; lenient unless `--strict`, with skipped lines listed
  * like `inspect` does), runs one
- * compaction with the chosen engine and prints tokens before / after per
+ * compaction with the chosen engine when the engine's decision says one is
+ * due (over the budget) or `--force` / `--instructions` ask for it — a
+ * request that fits is reported as sent unchanged — and prints tokens before / after per
  * category, the stages run, what the next request holds in plain words (the
  * kept tail sent verbatim, what the checkpoint stands in for, what was
  * dropped), the cut point, the checkpoint and its validation report
@@ -137,8 +139,12 @@ export const run = async (
       ...(instructions ? { compactInstructions: instructions } : {})
     }
     const decision = await engine.shouldCompact(input)
-    const plan = await engine.plan(input)
-    const result = await engine.compact(input, plan)
+    // As the middleware does: compact only when the decision says so (or --force / --instructions). A request
+    // that fits goes out as it is; a threshold compaction would summarize it down to the low-water mark.
+    const result =
+      decision.compact || input.manual === true
+        ? await engine.compact(input, await engine.plan(input))
+        : await unchanged(engine, input)
     const repairs = await RequestRepairs.list(engine, input, result.entriesToAppend)
     progress.stop()
     const checkpoint = result.checkpoint
@@ -174,6 +180,15 @@ export const run = async (
   } catch (error) {
     return fail(error)
   }
+}
+
+/** The request as it goes out when no compaction is due: the engine's assembled view, no stage run, nothing to append. */
+const unchanged = async (
+  engine: ContextEngine.AsyncContextEngine,
+  input: ContextEngine.EngineInput
+): Promise<ContextEngine.CompactionResult> => {
+  const { view, measurement } = await engine.assembleContext(input)
+  return { view, edits: [], entriesToAppend: [], stages: [], before: measurement, after: measurement, fits: true }
 }
 
 /**
