@@ -16,7 +16,7 @@
  *
  * @since 0.2.0
  */
-import { type ModelPolicy, PolicyRegistry } from "@context-engine/core"
+import { type ModelPolicy, PolicyLimits, PolicyRegistry } from "@context-engine/core"
 import { PolicyFile } from "@context-engine/core/node"
 import { type Command, InvalidArgumentError } from "commander"
 import { Effect, Exit } from "effect"
@@ -141,9 +141,9 @@ export const resolve = async (options: PolicyOptions, recorded: string | undefin
   const override: Record<string, unknown> = {
     model: modelId,
     contextWindowTokens: window ?? base.contextWindowTokens,
-    // an output limit above a smaller window given by the user is capped at half of it
+    // a window given by the user caps the model's output limit at half of it, as the library's resolve does
     maxOutputTokens:
-      window === undefined ? base.maxOutputTokens : Math.min(base.maxOutputTokens, Math.floor(window / 2)),
+      window === undefined ? base.maxOutputTokens : PolicyLimits.outputLimitForWindow(window, base.maxOutputTokens),
     reasoning: base.reasoning,
     tokenizer: base.tokenizer,
     promptCacheTtlMs: base.promptCacheTtlMs,

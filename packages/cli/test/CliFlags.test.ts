@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { PolicyRegistry } from "@context-engine/core"
 import { repoRoot, transcript } from "@context-engine/core/test-support"
 import { describe, expect, it } from "vitest"
 import * as Compact from "../src/commands/compact.ts"
@@ -45,6 +46,18 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
     )
     expect(exitCode).toBe(0)
     expect(report!.policy).toMatchObject({ contextWindowTokens: 32_000, reserveTokens: 4_000, keepRecentTokens: 3_000 })
+  })
+
+  it("--context-window below the model's output limit gives the library's policy for that window", async () => {
+    const { exitCode, report } = await Compact.run(swe, { contextWindow: 8_000, json: true }, quiet)
+    expect(exitCode).toBe(0)
+    const library = PolicyRegistry.resolveSync({ model: "claude-sonnet-4-5", contextWindowTokens: 8_000 })
+    expect(report!.policy).toMatchObject({
+      contextWindowTokens: library.contextWindowTokens,
+      reserveTokens: library.reserveTokens,
+      keepRecentTokens: library.keepRecentTokens
+    })
+    expect(report!.policy.reserveTokens).toBe(4_000)
   })
 
   it("--policy FILE applies the policy-file format", async () => {

@@ -115,6 +115,21 @@ export const MAX_PROMPT_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024
 
 /**
+ * The output limit of a model run in a window set apart from its catalog
+ * facts (a `contextWindowTokens` override without its own
+ * `maxOutputTokens`: a smaller deployment, `--context-window 8k`):
+ * `min(maxOutputTokens, window / 2)`. Half the window is the bound
+ * {@link defaultReserveTokens} already puts on the reserve: an answer that
+ * may take more than half the window leaves the request less room than the
+ * answer. So a window below the model's output limit lowers the limit (and
+ * the reserve with it) instead of making the policy impossible.
+ *
+ * @category defaults
+ */
+export const outputLimitForWindow = (contextWindowTokens: number, maxOutputTokens: number): number =>
+  Math.max(1, Math.min(maxOutputTokens, Math.floor(contextWindowTokens / 2)))
+
+/**
  * `min(16,384, maxOutputTokens, window / 2)`: Pi's reserve, never more than the
  * model can write, and never more than half the window.
  *

@@ -138,6 +138,16 @@ export const validate = (policy: ModelPolicy): Effect.Effect<ModelPolicy, Policy
 export const decodePolicy = (input: unknown): Effect.Effect<ModelPolicy, InvalidInput | PolicyInvalid> =>
   Effect.flatMap(decodeUnknown(ModelPolicySchema, "model policy")(input), validate)
 
+const lastLayerSetting = (layers: ReadonlyArray<PolicyFields>, field: keyof PolicyFields): number =>
+  layers.findLastIndex((layer) => layer[field] !== undefined)
+
+/**
+ * Merges the layers (general first) into a validated policy. A window set by
+ * a later layer than the output limit (an override of the window alone)
+ * caps the inherited limit at half the window
+ * (`PolicyLimits.outputLimitForWindow`); an output limit given beside the
+ * window is taken as given and checked.
+ */
 const build = (model: string, layers: ReadonlyArray<PolicyFields>): Effect.Effect<ModelPolicy, PolicyInvalid> => {
   const fields = layers.reduce(merge, {})
   const numbers = PolicyLimits.checkNumbers(fields)
@@ -149,7 +159,11 @@ const build = (model: string, layers: ReadonlyArray<PolicyFields>): Effect.Effec
       new PolicyInvalid({ model, field, value: undefined, reason: "required for a model that is not in the registry" })
     )
   }
-  return validate(derive(model, { ...fields, contextWindowTokens, maxOutputTokens }))
+  const windowSetLater = lastLayerSetting(layers, "contextWindowTokens") > lastLayerSetting(layers, "maxOutputTokens")
+  const output = windowSetLater
+    ? PolicyLimits.outputLimitForWindow(contextWindowTokens, maxOutputTokens)
+    : maxOutputTokens
+  return validate(derive(model, { ...fields, contextWindowTokens, maxOutputTokens: output }))
 }
 
 // ---------------------------------------------------------------------------
@@ -294,7 +308,12 @@ export const lookup = (
  * the override merges over the registry's policy for it; with an unknown or
  * absent `model` it must give `contextWindowTokens` and `maxOutputTokens`
  * and the rest is derived with generic facts (`estimate:generic` tokenizer,
- * no prompt cache).
+ * no prompt cache). A `contextWindowTokens` given without `maxOutputTokens`
+ * caps the model's output limit at half that window
+ * (`PolicyLimits.outputLimitForWindow`), as the CLI's `--context-window`
+ * does: `{ model: "claude-sonnet-4-5", contextWindowTokens: 8_000 }` gives
+ * `maxOutputTokens` 4,000 and `reserveTokens` 4,000. An explicit
+ * `maxOutputTokens` above the window is `PolicyInvalid`.
  *
  * @category lookup
  */

@@ -144,6 +144,30 @@ describe("resolve", () => {
     expectPossible(narrow)
   })
 
+  it("a window below the model's output limit lowers the limit to half the window, as the CLI's --context-window does", () => {
+    // claude-sonnet-4-5 writes up to 64,000 tokens; an 8,000-token deployment cannot leave it that
+    const small = PolicyRegistry.resolveSync({ model: "claude-sonnet-4-5", contextWindowTokens: 8_000 })
+    expect([small.contextWindowTokens, small.maxOutputTokens, small.reserveTokens]).toEqual([8_000, 4_000, 4_000])
+    expectPossible(small)
+    // the same through a registry override of the window alone (a policy file)
+    const registry = Effect.runSync(
+      PolicyRegistry.make({ models: { "claude-sonnet-4-5": { contextWindowTokens: 8_000 } } })
+    )
+    expect(PolicyRegistry.lookupSync("claude-sonnet-4-5", registry).maxOutputTokens).toBe(4_000)
+    // an output limit given beside the window is taken as given: above the window it is refused with the numbers
+    const refused = failure(
+      PolicyRegistry.resolve({ model: "claude-sonnet-4-5", contextWindowTokens: 8_000, maxOutputTokens: 64_000 })
+    )
+    expect(refused).toBeInstanceOf(Errors.PolicyInvalid)
+    expect([(refused as Errors.PolicyInvalid).field, (refused as Errors.PolicyInvalid).value]).toEqual([
+      "maxOutputTokens",
+      64_000
+    ])
+    expect((refused as Errors.PolicyInvalid).message).toContain("8000")
+    // a window above the output limit leaves it alone
+    expect(PolicyRegistry.resolveSync({ model: "gpt-4o", contextWindowTokens: 64_000 }).maxOutputTokens).toBe(16_384)
+  })
+
   it("needs a model or window + output limit", () => {
     expect(failure(PolicyRegistry.resolve({}))).toBeInstanceOf(PolicyRegistry.UnknownModel)
     const missing = failure(PolicyRegistry.resolve({ contextWindowTokens: 10_000 }))
