@@ -13,6 +13,7 @@ import {
   Entry,
   type Measurement,
   Measurer,
+  MessageParts,
   MessageTokens,
   type ModelPolicy
 } from "@context-engine/core"
@@ -80,7 +81,7 @@ export interface CompactReport {
       readonly lastEntryId: string | null
       readonly changedMessages: number
       readonly changedBy: ReadonlyArray<string>
-      /** Messages inside the tail's range that are not sent (empty or reasoning-only, dropped by `normalize`). */
+      /** Messages after the cut that are not sent because a provider would reject them (empty or reasoning-only; `normalize`). */
       readonly leftOutMessages: number
     }
     /** Non-system messages in the transcript. */
@@ -99,7 +100,7 @@ export interface CompactReport {
     } | null
     /** Memory records in the request (written by the memory flush from summarized messages). */
     readonly memory: { readonly records: number; readonly tokens: number } | null
-    /** Messages not sent that no checkpoint stands in for (dropped by a sliding window). */
+    /** Messages after the cut, neither empty nor reasoning-only, that are not sent and no checkpoint stands in for (dropped by a sliding window, also between a pinned first ask and the tail). */
     readonly dropped: {
       readonly messages: number
       readonly firstEntryId: string
@@ -156,7 +157,12 @@ export const handoffOf = (
       : 0
   const tailStart = fromTranscript[0] ? (indexOf.get(fromTranscript[0].entryId) ?? entries.length) : entries.length
   const covered = notSent.filter((item) => item.index < firstKeptIndex)
-  const dropped = notSent.filter((item) => item.index >= firstKeptIndex && item.index < tailStart)
+  // After the cut, a message is left out by normalization only when a provider would reject it (empty or
+  // reasoning-only); any other one was dropped by the sliding window — also between a pinned first ask and the tail.
+  const unsendable = (item: { readonly entry: Entry.MessageEntry }) =>
+    MessageParts.isEmptyMessage(item.entry.message) || MessageParts.isReasoningOnly(item.entry.message)
+  const afterCut = notSent.filter((item) => item.index >= firstKeptIndex)
+  const dropped = afterCut.filter((item) => !unsendable(item))
   return {
     keptTail: {
       messages: kept.length,
@@ -169,8 +175,8 @@ export const handoffOf = (
       lastEntryId: fromTranscript.at(-1)?.entryId ?? null,
       changedMessages: changed.length,
       changedBy: [...new Set(changed.flatMap((item) => item.editedBy))],
-      // in a split turn the tail starts with the turn's user message, before the cut: the messages between are the checkpoint's
-      leftOutMessages: notSent.filter((item) => item.index >= Math.max(tailStart, firstKeptIndex)).length
+      // in a split turn the tail starts with the turn's user message, before the cut: the messages between are the checkpoint's (covered)
+      leftOutMessages: afterCut.filter(unsendable).length
     },
     transcriptMessages: notSent.length + fromTranscript.length,
     notSentMessages: notSent.length,

@@ -121,4 +121,24 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     expect(forced.exitCode).toBe(0)
     expect(forced.report!.checkpoint).not.toBeNull()
   })
+
+  it("messages a sliding window drops after a pinned first ask are 'dropped', not empty messages left out by normalize", async () => {
+    // QA session 4: '21 empty or reasoning-only messages in that range are left out (normalize)' — they were whole
+    // turns the sliding window dropped between the pinned task (swe:2) and the newest turn. The trajectory has no
+    // empty or reasoning-only message (SOURCES.md: 26 messages, each with text).
+    const pydicom = transcript("swe-agent/pydicom__pydicom-1458.traj")
+    const { exitCode, output, report } = await Compact.run(
+      pydicom,
+      { contextWindow: 8_000, engine: "sliding-window" },
+      quiet
+    )
+    expect(exitCode).toBe(0)
+    const { keptTail, notSentMessages, dropped, checkpoint } = report!.handoff
+    expect(checkpoint).toBeNull()
+    expect(notSentMessages).toBeGreaterThan(1)
+    expect(keptTail.leftOutMessages).toBe(0)
+    expect(dropped!.messages).toBe(notSentMessages)
+    expect(output).not.toContain("empty or reasoning-only")
+    expect(output).toContain(`Dropped: ${notSentMessages} messages`)
+  })
 })
