@@ -1,7 +1,8 @@
 /**
  * Commander argument parsers for the flags that are neither policy numbers
  * (those are `PolicyOptions.ts`) nor choices: whole-number counts
- * (`--checkpoint-lines`, `--damage-window`) and output files (`--out`).
+ * (`--checkpoint-lines`, `--damage-window`), output files (`--out`) and the
+ * summarizer spec (`--summarizer`).
  * A bad value throws commander's `InvalidArgumentError`, so the command
  * fails before any work with the usage exit code (3) and a message naming
  * the flag and what was wrong with the value.
@@ -41,4 +42,24 @@ export const outputFile = (value: string): string => {
   if (!existsSync(directory) || !statSync(directory).isDirectory())
     throw new InvalidArgumentError(`directory ${directory} does not exist; create it first`)
   return value
+}
+
+/** `anthropic:<id>`, `openai:<id>`, or an AI Gateway id `<provider>/<model>` (`ModelSpec`'s forms). */
+const MODEL_SPEC_RE = /^(?:(?:anthropic|openai):\S+|[\w.-]+\/\S+)$/
+
+/**
+ * A `--summarizer` value: `extractive`, or a model spec in one of the forms
+ * `ModelSpec.resolve` reads — `anthropic:<id>`, `openai:<id>` or an AI
+ * Gateway id `<provider>/<model>`. Anything else (`bogus`, `gpt-4o`,
+ * `anthropic:`) is a usage error (exit code 3) naming the forms; a well-formed
+ * spec whose key or provider package is missing is exit code 2, later.
+ *
+ * @category parsers
+ */
+export const summarizerSpec = (value: string): string => {
+  const spec = value.trim()
+  if (spec === "extractive" || MODEL_SPEC_RE.test(spec)) return spec
+  throw new InvalidArgumentError(
+    `expected extractive, anthropic:<id>, openai:<id> or an AI Gateway id provider/model (e.g. anthropic/claude-haiku-4.5), got ${JSON.stringify(value)}`
+  )
 }

@@ -7,7 +7,7 @@
  * | 0 | success |
  * | 1 | the transcript cannot be read or imported, or the command's work failed |
  * | 2 | the summarizer cannot be used (missing API key or provider package) |
- * | 3 | usage: an unknown `--model`, a bad flag value, an invalid policy or catalog file |
+ * | 3 | usage: an unknown `--model`, a bad flag value (`--summarizer` in none of its forms), a missing or invalid policy or catalog file |
  *
  * @since 0.2.0
  */
@@ -47,7 +47,7 @@ export const HELP = [
   "  0  success",
   "  1  the transcript cannot be read or imported, or the command's work failed",
   "  2  the summarizer cannot be used (missing API key or provider package)",
-  "  3  usage: unknown --model, bad flag value, invalid policy or catalog file"
+  "  3  usage: unknown --model, bad flag value, missing or invalid policy or catalog file"
 ].join("\n")
 
 /**

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PolicyRegistry } from "@context-engine/core"
@@ -85,6 +85,57 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
     expect(help.status).toBe(0)
     expect(help.stdout).toContain("Exit codes:")
     expect(help.stdout).toContain("replay")
+  })
+
+  it("a --summarizer in none of its forms is a usage error (3) naming the forms; a well-formed one without a key is 2", async () => {
+    const cli = spawnSync(process.execPath, [bin, "compact", swe, "--summarizer", "bogus"], { encoding: "utf8" })
+    expect(cli.status).toBe(ExitCodes.USAGE)
+    expect(cli.stderr.split("\n")[0]).toBe(
+      `error: option '-s, --summarizer <summarizer>' argument 'bogus' is invalid. expected extractive, anthropic:<id>, openai:<id> or an AI Gateway id provider/model (e.g. anthropic/claude-haiku-4.5), got "bogus"`
+    )
+    for (const spec of ["bogus", "gpt-4o", "anthropic:", "openai: gpt-4o"]) {
+      const { exitCode, output } = await Compact.run(swe, { summarizer: spec }, quiet)
+      expect(exitCode, spec).toBe(ExitCodes.USAGE)
+      expect(output).toBe(
+        `context-engine compact: option '--summarizer': expected extractive, anthropic:<id>, openai:<id> or an AI Gateway id provider/model (e.g. anthropic/claude-haiku-4.5), got ${JSON.stringify(spec)}`
+      )
+    }
+    const saved = { ...process.env }
+    for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AI_GATEWAY_API_KEY", "VERCEL_OIDC_TOKEN"])
+      delete process.env[key]
+    try {
+      for (const spec of ["openai:gpt-4o", "anthropic/claude-haiku-4.5"])
+        expect((await Compact.run(swe, { summarizer: spec }, quiet)).exitCode, spec).toBe(
+          ExitCodes.SUMMARIZER_UNAVAILABLE
+        )
+    } finally {
+      Object.assign(process.env, saved)
+    }
+  })
+
+  it("a missing --policy or --catalog file is one line naming the path and why, with the usage code", async () => {
+    const missingDir = mkdtempSync(join(tmpdir(), "missing-"))
+    for (const name of ["policy.json", "policy.ts"]) {
+      const path = join(missingDir, name)
+      const { exitCode, output } = await Compact.run(swe, { policy: path }, quiet)
+      expect(exitCode).toBe(ExitCodes.USAGE)
+      expect(output).toBe(
+        `context-engine compact: Invalid policy file ${path} at <root>: cannot read: file not found (ENOENT)`
+      )
+    }
+    const catalog = join(missingDir, "catalog.json")
+    const inspected = await Inspect.run(swe, { catalog }, quiet)
+    expect(inspected.exitCode).toBe(ExitCodes.USAGE)
+    expect(inspected.output).toBe(
+      `context-engine inspect: Invalid model catalog ${catalog} at <root>: cannot read: file not found (ENOENT)`
+    )
+    const folder = join(missingDir, "dir.json")
+    mkdirSync(folder)
+    const directory = await Compact.run(swe, { policy: folder }, quiet)
+    expect(directory.exitCode).toBe(ExitCodes.USAGE)
+    expect(directory.output).toBe(
+      `context-engine compact: Invalid policy file ${folder} at <root>: cannot read: is a directory, not a file (EISDIR)`
+    )
   })
 
   it("--version prints the package's version; a typo'd command names the right one", () => {

@@ -25,7 +25,7 @@
  *
  * @since 0.1.0
  */
-import { readFile } from "node:fs/promises"
+import { readFile, stat } from "node:fs/promises"
 import { dirname, extname, resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Effect, Schema } from "effect"
@@ -118,13 +118,42 @@ export const toRegistry = (
       })
   )
 
-const readContent = (path: string): Effect.Effect<unknown, InvalidInput> => {
+/** Why a file cannot be read, in words (the system code in brackets), e.g. `file not found (ENOENT)`. */
+const unreadable = (error: unknown): string => {
+  const code = (error as { readonly code?: unknown } | null)?.code
+  const words: Record<string, string> = {
+    ENOENT: "file not found",
+    ENOTDIR: "file not found (a part of the path is not a directory)",
+    EISDIR: "is a directory, not a file",
+    EACCES: "permission denied",
+    EPERM: "permission denied"
+  }
+  return typeof code === "string" && code in words ? `${words[code]} (${code})` : String(error)
+}
+
+/** The file exists and is a regular file; else InvalidInput saying why in words. */
+const checkReadable = (path: string, fail: (detail: string) => InvalidInput): Effect.Effect<void, InvalidInput> =>
+  Effect.tryPromise({
+    try: () => stat(path),
+    catch: (error) => fail(`cannot read: ${unreadable(error)}`)
+  }).pipe(
+    Effect.flatMap((stats) =>
+      stats.isDirectory()
+        ? Effect.fail(fail(`cannot read: ${unreadable({ code: "EISDIR" })}`))
+        : stats.isFile()
+          ? Effect.void
+          : Effect.fail(fail("cannot read: not a regular file"))
+    )
+  )
+
+/** Reads a policy file or (`label` "model catalog") a catalog file's content. */
+const readContent = (path: string, label = "policy file"): Effect.Effect<unknown, InvalidInput> => {
   const extension = extname(path).toLowerCase()
-  const fail = (detail: string) => new InvalidInput({ what: what(path), path: "", detail })
+  const fail = (detail: string) => new InvalidInput({ what: `${label} ${path}`, path: "", detail })
   if (extension === ".json") {
     return Effect.tryPromise({
       try: () => readFile(path, "utf8"),
-      catch: (error) => fail(`cannot read: ${String(error)}`)
+      catch: (error) => fail(`cannot read: ${unreadable(error)}`)
     }).pipe(
       Effect.flatMap((text) =>
         Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => fail(`not JSON: ${String(error)}`) })
@@ -132,12 +161,15 @@ const readContent = (path: string): Effect.Effect<unknown, InvalidInput> => {
     )
   }
   if ([".ts", ".mts", ".js", ".mjs"].includes(extension)) {
-    return Effect.tryPromise({
-      try: () => import(pathToFileURL(resolvePath(path)).href) as Promise<Record<string, unknown>>,
-      catch: (error) => fail(`cannot import: ${String(error)}`)
-    }).pipe(
-      Effect.flatMap((module) =>
-        "default" in module ? Effect.succeed(module.default) : Effect.fail(fail("module has no default export"))
+    return Effect.andThen(
+      checkReadable(path, fail),
+      Effect.tryPromise({
+        try: () => import(pathToFileURL(resolvePath(path)).href) as Promise<Record<string, unknown>>,
+        catch: (error) => fail(`cannot import: ${String(error)}`)
+      }).pipe(
+        Effect.flatMap((module) =>
+          "default" in module ? Effect.succeed(module.default) : Effect.fail(fail("module has no default export"))
+        )
       )
     )
   }
@@ -152,7 +184,7 @@ const readContent = (path: string): Effect.Effect<unknown, InvalidInput> => {
  * @category constructors
  */
 export const loadCatalogFile = (path: string): Effect.Effect<ModelsDevCatalog.CatalogOverrides, InvalidInput> =>
-  readContent(path).pipe(Effect.flatMap((input) => ModelsDevCatalog.toOverrides(input, path)))
+  readContent(path, "model catalog").pipe(Effect.flatMap((input) => ModelsDevCatalog.toOverrides(input, path)))
 
 /**
  * Loads a policy file (`.json`, or a `.ts` / `.js` module's default export)

@@ -17,7 +17,8 @@
  * The default summarizer is the offline extractive one (no API key). A MODEL
  * (`anthropic:<id>`, `openai:<id>` or an AI Gateway id `provider/model`)
  * needs its API key; without one the command fails at once with a typed
- * `SummarizerFailed` naming the variable to set (exit code 2).
+ * `SummarizerFailed` naming the variable to set (exit code 2). A value in
+ * none of these forms (`--summarizer bogus`) is a usage error (exit code 3).
  *
  * `--instructions TEXT` is `/compact <instructions>`: a manual compaction
  * (implies `--force`) whose instructions go to the summarizer as guidance
@@ -111,6 +112,11 @@ export const run = async (
     return exitCode === undefined ? failed : { ...failed, exitCode }
   }
   let summarizer: Summarizer.Summarizer | undefined
+  try {
+    if (typeof options.summarizer === "string") Arguments.summarizerSpec(options.summarizer)
+  } catch (error) {
+    return fail(new Error(`option '--summarizer': ${(error as Error).message}`), ExitCodes.USAGE)
+  }
   try {
     summarizer = await Effect.runPromise(summarizerFor(options.summarizer))
   } catch (error) {
@@ -210,6 +216,7 @@ export const register = (program: Command): void => {
     .option(
       "-s, --summarizer <summarizer>",
       "extractive (offline, default) or a model: anthropic:<id>, openai:<id> or an AI Gateway id provider/model",
+      Arguments.summarizerSpec,
       "extractive"
     )
     .addOption(
