@@ -8,7 +8,7 @@
  * console.log(result.format, result.transcript.entries.length, result.issues)
  * ```
  *
- * JSONL and text formats stream the file line by line (1 MiB chunks); JSON
+ * JSONL and text formats stream the file line by line (64 KiB chunks); JSON
  * document formats read the file once and parse it once.
  *
  * @since 0.1.0
