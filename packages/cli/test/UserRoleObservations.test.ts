@@ -48,6 +48,10 @@ describe("user-role observations are reduced like tool output", { timeout: 180_0
       expect(cleared.length).toBeGreaterThan(0)
       for (const text of cleared) expect(text).toMatch(/ of \d+ characters; full text in transcript entry swe:\d+\]$/)
       expect(report!.stages.some((stage) => /user-role output/.test(stage.note ?? ""))).toBe(true)
+      // the trajectory has no checkpoint: a compaction that writes none does not claim to keep one
+      for (const stage of report!.stages) expect(stage.note ?? "").not.toContain("kept the previous checkpoint")
+      const skipped = report!.stages.find((stage) => stage.stage === "checkpoint" && stage.status === "skipped")
+      if (skipped) expect(skipped.note).toMatch(/; no checkpoint written \(none before it\)$/)
     })
   }
 

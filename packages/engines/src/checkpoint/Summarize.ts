@@ -154,6 +154,10 @@ const withLedger = (result: SummarizeResult, request: SummarizeRequest): Summari
         }
       }
 
+/** What a compaction without a new checkpoint keeps: the previous one, or none when there is none yet. */
+const keptNote = (previous: Checkpoint.Checkpoint | undefined): string =>
+  previous === undefined ? "no checkpoint written (none before it)" : "kept the previous checkpoint"
+
 interface Attempt<A> {
   readonly label: string
   readonly run: (previous: Built<A> | undefined) => Effect.Effect<SummarizeResult, Errors.SummarizerFailed>
@@ -168,6 +172,7 @@ interface Attempt<A> {
 export const run = <A>(input: Input<A>): Effect.Effect<Outcome<A>> =>
   Effect.gen(function* () {
     const { summarizer, fallback, request } = input
+    const outcomeNote = keptNote(request.previous)
     const attempts: Array<Attempt<A>> =
       input.hookSummary !== undefined
         ? [
@@ -219,7 +224,7 @@ export const run = <A>(input: Input<A>): Effect.Effect<Outcome<A>> =>
         failures.push(outcome.failure)
         return {
           _tag: "Failed",
-          reason: `${attempt.label} failed: ${outcome.failure.reason}; kept the previous checkpoint`,
+          reason: `${attempt.label} failed: ${outcome.failure.reason}; ${outcomeNote}`,
           failures
         } as const
       }
@@ -241,14 +246,14 @@ export const run = <A>(input: Input<A>): Effect.Effect<Outcome<A>> =>
       if (failedChecks.includes("smaller-than-replaced"))
         return {
           _tag: "Failed",
-          reason: `${attempt.label}: the summary does not shrink what it replaces (${built.report.checks.find((check) => check.name === "smaller-than-replaced")?.detail}); rejected, not summarized again in this pass; kept the previous checkpoint`,
+          reason: `${attempt.label}: the summary does not shrink what it replaces (${built.report.checks.find((check) => check.name === "smaller-than-replaced")?.detail}); rejected, not summarized again in this pass; ${outcomeNote}`,
           failures
         } as const
       last = built
     }
     return {
       _tag: "Failed",
-      reason: `every summary failed validation (${tried.join(", ")}); kept the previous checkpoint`,
+      reason: `every summary failed validation (${tried.join(", ")}); ${outcomeNote}`,
       failures
     } as const
   })
@@ -298,7 +303,7 @@ export const beforeCompact = (input: HooksInput): Effect.Effect<HooksOutcome> =>
       if (guarded._tag === "Failure")
         return {
           _tag: "Stop",
-          note: `${guarded.failure.message}; kept the previous checkpoint`,
+          note: `${guarded.failure.message}; ${keptNote(input.preparation.previous)}`,
           failure: guarded.failure
         } as const
       const outcome = guarded.success
