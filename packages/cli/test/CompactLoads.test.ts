@@ -37,12 +37,23 @@ describe("what compact loads", { timeout: 300_000 }, () => {
   })
 
   it("a model summarizer does load the AI SDK (the hook sees it)", () => {
-    // the summarizer's model is resolved before the import: an unknown provider fails after loading the adapters
+    // the summarizer's model is resolved before the import: without its API key it fails (exit 2) after loading
+    // the adapters
+    const { ANTHROPIC_API_KEY: _key, ...env } = process.env
     const run = spawnSync(
       process.execPath,
-      ["--import", hooks, bin, "compact", transcript("pi/before-compaction.jsonl"), "--summarizer", "nosuch:model"],
-      { encoding: "utf8", timeout: 240_000 }
+      [
+        "--import",
+        hooks,
+        bin,
+        "compact",
+        transcript("pi/before-compaction.jsonl"),
+        "--summarizer",
+        "anthropic:claude-sonnet-4-5"
+      ],
+      { encoding: "utf8", timeout: 240_000, env }
     )
+    expect(run.status, run.stderr).toBe(2)
     const loaded = JSON.parse(/LOADED (.+)/.exec(run.stderr)?.[1] ?? "{}") as { packages?: ReadonlyArray<string> }
     expect(loaded.packages).toContain("@context-engine/provider-adapters")
   })
