@@ -199,7 +199,7 @@ export const outputLines = (
         "",
         `Wrote ${resolve(out)}: ${n(written.roles.length)} messages (AI SDK ModelMessage[]), ${written.checkpoint ? "the checkpoint" : "no checkpoint (none was written)"}, ${n(written.entriesToAppend)} entries to append and this report.`,
         `  messages: ${sendAdvice(written.roles)}`,
-        `  entriesToAppend: ${written.checkpoint ? "the checkpoint and the stages' edits" : "the stages' edits"}; append them to the transcript to record this compaction (the input file was not changed).`
+        `  entriesToAppend: ${written.checkpoint ? "the checkpoint and the stages' edits" : "the stages' edits"}; to record this compaction, commit them to a context-engine transcript store that holds this transcript (\`store.commitCompaction(sessionId, entriesToAppend)\`), not to the agent's own session file (its importer keeps them as unknown events). The input file was not changed.`
       ]
 
 /** How to pass the written messages to AI SDK 7 (see {@link outputLines}). */

@@ -2,7 +2,9 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { JsonlTranscriptStore } from "@context-engine/core/node"
 import { repoRoot, transcript } from "@context-engine/core/test-support"
+import { Import } from "@context-engine/transcripts"
 import { generateText, type ModelMessage } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { describe, expect, it } from "vitest"
@@ -140,5 +142,28 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     expect(dropped!.messages).toBe(notSentMessages)
     expect(output).not.toContain("empty or reasoning-only")
     expect(output).toContain(`Dropped: ${notSentMessages} messages`)
+  })
+
+  it("--out entriesToAppend commit to a transcript store as the output says; the store's view is the request written", async () => {
+    // QA session 4: the output said "append them to the transcript"; appended to the pi file they were imported as
+    // unknown events and the next compact failed with InvalidInput "Duplicate entry id memory:1:pi:967:0".
+    const out = join(mkdtempSync(join(tmpdir(), "new-user-store-")), "compacted.json")
+    const { exitCode, output } = await Compact.run(marshmallow, { contextWindow: 16_000, out }, quiet)
+    expect(exitCode).toBe(0)
+    expect(output).toContain("store.commitCompaction(sessionId, entriesToAppend)")
+    const written = JSON.parse(readFileSync(out, "utf8")) as {
+      messages: Array<ModelMessage>
+      checkpoint: { id: string } | null
+      entriesToAppend: Array<never>
+    }
+    expect(written.checkpoint).not.toBeNull()
+    const store = JsonlTranscriptStore.open({ directory: mkdtempSync(join(tmpdir(), "new-user-sessions-")) })
+    const { transcript: imported } = await Import.importFilePromise(marshmallow)
+    await store.append("s", imported.entries)
+    await store.commitCompaction("s", written.entriesToAppend)
+    const { view, checkpoint, issues } = await store.activeView("s")
+    expect(issues).toEqual([])
+    expect(checkpoint?.id).toBe(written.checkpoint!.id)
+    expect(view.items.map((item) => item.message)).toEqual(written.messages)
   })
 })

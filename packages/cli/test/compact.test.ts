@@ -80,7 +80,9 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
     )
     expect(output).toContain("Nothing is deleted: the transcript file is not changed.")
     expect(output).toContain(`Wrote ${out}:`)
-    expect(output).toContain("entriesToAppend: the checkpoint and the stages' edits; append them to the transcript")
+    expect(output).toContain(
+      "entriesToAppend: the checkpoint and the stages' edits; to record this compaction, commit them to a context-engine transcript store"
+    )
   })
 
   it("with a sliding window, says which messages were dropped with no summary and what the recorded checkpoint covers", async () => {
