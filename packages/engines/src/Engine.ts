@@ -63,6 +63,15 @@ export type { Options } from "./EngineOptions.ts"
 
 export type { Kernel, Prepared, Targets } from "./Kernel.ts"
 
+/**
+ * The built-in stages' options with the prompt-cache guard off (`minReclaimTokens` 0) unless the caller set
+ * `toolTrim.minReclaimTokens` itself: for a compaction that rewrites the cache whatever its stages free.
+ */
+const withoutCacheGuard = (strategies: Tiers.Options = {}): Tiers.Options => ({
+  ...strategies,
+  toolTrim: { minReclaimTokens: 0, ...strategies.toolTrim }
+})
+
 /** Deterministic id of the `index`-th edit entry appended after `lastEntryId`. @category constructors */
 export const editEntryId = (lastEntryId: string, index: number): string => `${lastEntryId}/edit/${index}`
 
@@ -209,10 +218,14 @@ export const kernel = (
     for (const strategy of strategies) custom.add(strategy)
     return strategies
   }
-  const ladder: Kernel["ladder"] = (input, prepared) => [
+  const ladder: Kernel["ladder"] = (input, prepared, rewriting = false) => [
     ...(options.replaceBuiltInStrategies
       ? remember(options.replaceBuiltInStrategies(input.policy, prepared.budget))
-      : Tiers.deterministic(input.policy, prepared.budget, options.strategies)),
+      : Tiers.deterministic(
+          input.policy,
+          prepared.budget,
+          rewriting ? withoutCacheGuard(options.strategies) : options.strategies
+        )),
     ...remember(options.extraStrategies ?? [])
   ]
 

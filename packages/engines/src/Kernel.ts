@@ -63,8 +63,21 @@ export interface Kernel {
     prepared: Prepared,
     plan?: ContextEngine.CompactionPlan
   ) => Targets
-  /** The stages before the lossy tier: built-in (or their replacement), then the custom strategies. */
-  readonly ladder: (input: ContextEngine.EngineInput, prepared: Prepared) => Array<Strategy.Strategy>
+  /**
+   * The stages before the lossy tier: built-in (or their replacement), then the custom strategies.
+   * `rewriting` (default false): the compaction rewrites the prompt cache whatever its stages free (a
+   * threshold compaction of the tiered engine, run to the bottom: cheap stages or a checkpoint, either edits
+   * the cached prefix); the built-in stages' prompt-cache guard (`Tiers.cacheGuardTokens`, a minimum each
+   * stage must free so that an edit pays for the cache write it causes) is then off, unless the options set
+   * `toolTrim.minReclaimTokens`. Providers cache by prefix (Anthropic, OpenAI prompt caching), so the rewrite
+   * starts at the first edit whatever the later stages add; Anthropic's `clear_at_least` is likewise one
+   * minimum per activation of `clear_tool_uses` (results and inputs together), not one per kind of edit.
+   */
+  readonly ladder: (
+    input: ContextEngine.EngineInput,
+    prepared: Prepared,
+    rewriting?: boolean
+  ) => Array<Strategy.Strategy>
   /** Runs strategies on the prepared view with the checkpoint out of their reach. */
   readonly run: (
     input: ContextEngine.EngineInput,

@@ -11,8 +11,9 @@
  *    but the protected newest, as Anthropic's `clear_tool_uses` clears all
  *    but `keep`), and are applied alone when that reaches the low-water mark
  *    ({@link LOW_WATER_SHARE}): each rewrite buys the most steps the lossless
- *    stages can give. Short of the mark a checkpoint follows. A manual or
- *    overflow compaction's stages stop at its target;
+ *    stages can give (unguarded: see `Kernel.ladder`'s `rewriting`). Short
+ *    of the mark a checkpoint follows. A manual or overflow compaction's
+ *    stages stop at its target;
  * 2. if it is still over (or compaction is manual / an overflow), a cut
  *    point ({@link CutPoint.find}) and a summary of the newly covered range
  *    onto the previous checkpoint (beforeCompact hooks may supply it or cancel);
@@ -278,8 +279,9 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const { targetTokens, lowWaterTokens, force } = core.targets(input, ctx, plan)
       const timestamp = core.timestamp(input)
       const editEntries: Commit.EditEntries = (edits, after) => core.editEntries(input, edits, timestamp, after)
-      // A threshold compaction's lossless stages run to the bottom (target: the fixed overhead); see the module doc.
-      const cheap = core.run(input, ctx, core.ladder(input, ctx), force ? lowWaterTokens : budget.fixedOverheadTokens)
+      // A threshold compaction's lossless stages run to the bottom, unguarded (target: the fixed overhead).
+      const floorTokens = force ? lowWaterTokens : budget.fixedOverheadTokens
+      const cheap = core.run(input, ctx, core.ladder(input, ctx, !force), floorTokens)
       const failures: Array<Failure> = [...(cheap.failures ?? [])]
       const common = { cheap, before, targetTokens, editEntries }
       const reduce = (note: string) => {

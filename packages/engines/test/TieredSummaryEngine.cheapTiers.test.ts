@@ -6,7 +6,7 @@
  */
 import type { Entry, Message } from "@context-engine/core"
 import { Cases } from "@context-engine/core/testing"
-import { ToolTrim } from "@context-engine/strategies"
+import { Tiers, ToolTrim } from "@context-engine/strategies"
 import { describe, expect, it } from "vitest"
 import * as Engine from "../src/Engine.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
@@ -123,6 +123,44 @@ describe("TieredSummaryEngine: cheap tiers first", () => {
     expect(counter.calls).toBeGreaterThan(0)
     expect(result.checkpoint?.validation?.ok).toBe(true)
     expect(result.after.inputTokens).toBeLessThanOrEqual(lowWaterOf(decision.budget))
+  })
+
+  it("a threshold compaction's lossless stages are not held back by the per-stage prompt-cache guard: what soft trim leaves is cleared too", async () => {
+    // Long old results: soft trim keeps 3,000 of each 24,000 characters and frees most of the request; what it
+    // leaves (a few hundred tokens per result) is less than the guard, which used to skip the hard clear.
+    const longStep = (index: number): Array<Message.Message> => [
+      calls({ id: `r${index}`, name: "read", input: { path: `src/file_${index}.ts` } }),
+      results({ id: `r${index}`, name: "read", text: `line ${index}: ${"let value = compute(input);\n".repeat(900)}` }),
+      assistant(`Read src/file_${index}.ts.`)
+    ]
+    // A provider with a prompt cache (5 minutes, Anthropic's default TTL): the guard is on.
+    const wide = { ...Cases.policySync({ contextWindow: 64_000, maxOutputTokens: 4_000 }), promptCacheTtlMs: 300_000 }
+    const engine = TieredSummaryEngine.makeAsync()
+    let messages: Array<Message.Message> = [user("Read every file.")]
+    let decision = await engine.shouldCompact({ entries: toEntries(messages, "m"), policy: wide })
+    for (let index = 0; !decision.compact; index++) {
+      messages = [...messages, ...longStep(index)]
+      decision = await engine.shouldCompact({ entries: toEntries(messages, "m"), policy: wide })
+    }
+    const result = await engine.compact({ entries: toEntries(messages, "m"), policy: wide })
+    const stage = (name: string) => result.stages.find((report) => report.stage === name)!
+    const guard = Tiers.cacheGuardTokens(wide, decision.budget)
+    // the scenario exercises the guard: the hard clear frees less than it, after the soft trim
+    expect(stage(ToolTrim.SOFT).status).toBe("applied")
+    expect(stage(ToolTrim.CLEAR).status).toBe("applied")
+    expect(stage(ToolTrim.CLEAR).tokensBefore - stage(ToolTrim.CLEAR).tokensAfter).toBeGreaterThan(0)
+    expect(stage(ToolTrim.CLEAR).tokensBefore - stage(ToolTrim.CLEAR).tokensAfter).toBeLessThan(guard)
+    // every unprotected result is cleared, none left soft-trimmed; the three newest stay whole
+    expect(result.checkpoint).toBeUndefined()
+    expect(ToolTrim.candidates(result.view)).toEqual([])
+    const outputs = result.view.items.flatMap((item) =>
+      typeof item.message.content === "string"
+        ? []
+        : item.message.content.flatMap((part) => (part.type === "tool-result" ? [JSON.stringify(part.output)] : []))
+    )
+    expect(outputs.slice(0, -3).every((output) => output.includes("[Old tool result content cleared"))).toBe(true)
+    expect(outputs.slice(-3).every((output) => output.includes("let value = compute(input);"))).toBe(true)
+    expect(outputs.slice(-3).some((output) => output.includes("trimmed"))).toBe(false)
   })
 
   it("a manual compaction's lossless stages stop at its target and a checkpoint is written", async () => {
