@@ -14,6 +14,9 @@
  *
  * Each returns the messages it keeps as our messages, so every result is
  * measured exactly on the same definition by the bench.
+ *
+ * The replay bench also runs pi's compaction rule ({@link piCompaction}):
+ * `shouldCompact` and `findCutPoint` of the same package on the same file.
  */
 import { readFileSync } from "node:fs"
 import type * as Entry from "../packages/core/src/Entry.ts"
@@ -66,6 +69,15 @@ interface PiLine {
   readonly type: string
 }
 
+/** pi's entries of a session file (every line but the header), each with its line number (our id `pi:<line>`). */
+const piEntries = (file: string): Array<{ readonly line: number; readonly entry: PiLine }> =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .map((text, index) => ({ text, line: index + 1 }))
+    .filter((line) => line.text.trim().length > 0)
+    .map((line) => ({ line: line.line, entry: JSON.parse(line.text) as PiLine }))
+    .filter((item) => item.entry.type !== "session")
+
 /** pi's cut on its own session file: `(file, entries we imported, keepRecentTokens) => kept messages`. */
 export const piCut = async (): Promise<
   Peer<(file: string, imported: ReadonlyArray<Entry.Entry>, keepRecentTokens: number) => Array<Message>>
@@ -81,14 +93,7 @@ export const piCut = async (): Promise<
     }
     return {
       run: (file, imported, keepRecentTokens) => {
-        // pi's entries: every line but the session header; our importer names each entry `pi:<line number>`.
-        const lines = readFileSync(file, "utf8")
-          .split("\n")
-          .map((text, index) => ({ text, line: index + 1 }))
-          .filter((line) => line.text.trim().length > 0)
-        const entries = lines
-          .map((line) => ({ line: line.line, entry: JSON.parse(line.text) as PiLine }))
-          .filter((item) => item.entry.type !== "session")
+        const entries = piEntries(file)
         const cut = module.findCutPoint(
           entries.map((item) => item.entry),
           0,
@@ -101,6 +106,40 @@ export const piCut = async (): Promise<
             ? [entry.message]
             : []
         )
+      }
+    }
+  } catch (error) {
+    return { unavailable: reasonOf(error) }
+  }
+}
+
+/** pi's compaction rule, as its package exports it (`core/compaction`). */
+export interface PiCompaction {
+  readonly settings: { readonly enabled: boolean; readonly reserveTokens: number; readonly keepRecentTokens: number }
+  readonly shouldCompact: (contextTokens: number, contextWindow: number, settings: PiCompaction["settings"]) => boolean
+  readonly findCutPoint: (
+    entries: ReadonlyArray<unknown>,
+    startIndex: number,
+    endIndex: number,
+    keepRecentTokens: number
+  ) => { readonly firstKeptEntryIndex: number }
+  /** pi's entries of a session file (every line but the header), each with its line number (our id `pi:<line>`). */
+  readonly entries: (file: string) => Array<{ readonly line: number; readonly entry: PiLine }>
+}
+
+/** pi's `DEFAULT_COMPACTION_SETTINGS`, `shouldCompact` and `findCutPoint`. */
+export const piCompaction = async (): Promise<Peer<PiCompaction>> => {
+  try {
+    const module = (await import("@mariozechner/pi-coding-agent")) as unknown as Omit<
+      PiCompaction,
+      "settings" | "entries"
+    > & { DEFAULT_COMPACTION_SETTINGS: PiCompaction["settings"] }
+    return {
+      run: {
+        settings: module.DEFAULT_COMPACTION_SETTINGS,
+        shouldCompact: module.shouldCompact,
+        findCutPoint: module.findCutPoint,
+        entries: piEntries
       }
     }
   } catch (error) {

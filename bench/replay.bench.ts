@@ -6,15 +6,16 @@
  * middleware does. A model call is where the transcript holds a reply (an
  * assistant message): the request is the history before it (484 calls). No
  * request goes out between the results of one parallel tool batch (15 in
- * the file), after a tool result the user interrupted (the next user message
- * goes out with it), or after pi's `!cmd` output (`bashExecution`, added to
- * the context without a model call: the first two are followed by a user
- * message, the last one ends the session unanswered).
+ * the file), where a user message follows with no reply between (4: it goes
+ * out with the next one), or after pi's `!cmd` output (`bashExecution`,
+ * added to the context without a model call: the first two are followed by
+ * a user message, the last one ends the session unanswered).
  *
  * Prints the compaction events, how many were resolved without writing a
  * checkpoint (target ≥ 60 %), the prompt-cache rewrites (target: no more
- * than pi's 4, the issue's figure) and the peak request against the budget
- * (target: under it). A rewrite is counted from the requests themselves:
+ * than pi's 4, the issue's figure; pi's own rule is run on the same
+ * requests beside ours, {@link piReplay}) and the peak request against the
+ * budget (target: under it). A rewrite is counted from the requests themselves:
  * providers cache by prefix (Anthropic and OpenAI prompt caching), so a
  * request that does not start with the previous request's messages rewrites
  * the cache from the first message that differs; one that extends it reads
@@ -29,8 +30,72 @@ import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
 import { transcript } from "../packages/core/test/support/shared.ts"
 import { TieredSummaryEngine } from "../packages/engines/src/index.ts"
 import { Import } from "../packages/transcripts/src/index.ts"
+import * as Peers from "./peers.ts"
 
 const k = (tokens: number): string => `${(tokens / 1000).toFixed(1)}K`
+
+type Policy = ReturnType<typeof PolicyRegistry.derive>
+
+/**
+ * pi's compaction rule on the same requests, measured by us on the same definition: pi's `shouldCompact`
+ * (request > window − reserveTokens), then pi's `findCutPoint` on pi's own entries of the file (its own
+ * compactions left out) from the previous cut, keeping `keepRecentTokens`; the request becomes a summary
+ * plus the kept messages. The summary cannot be written here (an LLM call): it is given the mean size of
+ * pi's two real summaries in the file. Every compaction puts a new summary first: one rewrite each.
+ */
+const piReplay = async (
+  file: string,
+  messages: ReadonlyArray<Entry.MessageEntry>,
+  policy: Policy
+): Promise<
+  { readonly compactions: number; readonly landings: Array<number>; readonly summaryTokens: number } | string
+> => {
+  const pi = await Peers.piCompaction()
+  if ("unavailable" in pi) return pi.unavailable
+  const all = pi.run.entries(file)
+  const real = all.flatMap((item) =>
+    item.entry.type === "compaction" ? [(item.entry as unknown as { summary: string }).summary] : []
+  )
+  const count = Tokenizers.forPolicy(policy).count
+  const summaryTokens = Math.round(real.reduce((sum, text) => sum + count(text), 0) / Math.max(1, real.length))
+  const entries = all.filter((item) => item.entry.type !== "compaction")
+  const indexOf = new Map(entries.map((item, index) => [`pi:${item.line}`, index]))
+  // A stand-in summary of that size (one o200k token per "x ").
+  const summary = {
+    ...messages[0]!,
+    id: "pi-summary",
+    message: { role: "user" as const, content: "x ".repeat(summaryTokens) }
+  }
+  const measuring = TieredSummaryEngine.makeAsync()
+  const settings = pi.run.settings
+  let firstKept = -1
+  const landings: Array<number> = []
+  const request = async (upTo: number) => {
+    const kept = messages.slice(0, upTo + 1).filter((entry) => (indexOf.get(entry.id) ?? -1) >= firstKept)
+    const chain = firstKept < 0 ? kept : [summary, ...kept]
+    const linked = chain.map((entry, index) => ({ ...entry, parentId: index === 0 ? null : chain[index - 1]!.id }))
+    return (await measuring.measure({ entries: linked, policy })).inputTokens
+  }
+  for (const [index, entry] of messages.entries()) {
+    if (messages[index + 1]?.message.role !== "assistant" || entry.message.role === "assistant") continue
+    if (!pi.run.shouldCompact(await request(index), policy.contextWindowTokens, settings)) continue
+    const end = (indexOf.get(entry.id) ?? entries.length - 1) + 1
+    const cut = pi.run.findCutPoint(
+      entries.map((item) => item.entry),
+      Math.max(0, firstKept),
+      end,
+      settings.keepRecentTokens
+    )
+    firstKept = cut.firstKeptEntryIndex
+    landings.push(await request(index))
+  }
+  return {
+    compactions: landings.length,
+    landings,
+    summaryTokens,
+    triggerTokens: policy.contextWindowTokens - settings.reserveTokens
+  }
+}
 
 /** Index of the first message of `previous` that `next` does not repeat; `previous.length` when it extends it. */
 const firstDifference = (previous: ReadonlyArray<Message.Message>, next: ReadonlyArray<Message.Message>): number => {
@@ -43,7 +108,8 @@ const firstDifference = (previous: ReadonlyArray<Message.Message>, next: Readonl
 }
 
 export default async function (): Promise<void> {
-  const imported = await Import.importFilePromise(transcript("pi/before-compaction.jsonl"))
+  const file = transcript("pi/before-compaction.jsonl")
+  const imported = await Import.importFilePromise(file)
   // pi's own compaction entries are left out: the replay decides for itself.
   const messages = imported.transcript.entries.filter((entry): entry is Entry.MessageEntry => entry.kind === "message")
   // A 128K window as `replay --context-window 128000` builds it: the reserves (tool loop, safety margin,
@@ -135,11 +201,17 @@ export default async function (): Promise<void> {
   console.log(
     `  last request uncompacted ${k(lastRequestTokens)}, sent ${k(previousTokens)}; landings must average ≤ ${k(averageLanding(4))} for 4 rewrites, ≤ ${k(averageLanding(5))} for 5 (ours: ${k(landings.reduce((sum, tokens) => sum + tokens, 0) / Math.max(1, landings.length))})`
   )
+  const pi = await piReplay(file, messages, policy)
+  console.log(
+    typeof pi === "string"
+      ? `  pi's rule: unavailable (${pi})`
+      : `  pi's rule on the same requests (trigger > ${k(pi.triggerTokens)}, keepRecentTokens by pi's findCutPoint, a summary of ${k(pi.summaryTokens)} like pi's real ones): ${pi.compactions} compactions = ${pi.compactions} rewrites (${k(pi.landings.reduce((sum, tokens) => sum + tokens, 0))} written: each rewrites its whole landing), landings ${pi.landings.map(k).join(" / ")}`
+  )
   console.table([
     {
       "compaction events": events,
       "resolved without a checkpoint": `${withoutCheckpoint} (${events === 0 ? 0 : Math.round((withoutCheckpoint / events) * 100)} %, target ≥ 60 %)`,
-      "prompt-cache rewrites": `${rewrites} (pi: 4; ${rewritesOutsideEvents} outside compactions; ${k(writtenTokens)} written)`,
+      "prompt-cache rewrites": `${rewrites} (pi: ${typeof pi === "string" ? 4 : pi.compactions}; ${rewritesOutsideEvents} outside compactions; ${k(writtenTokens)} written)`,
       failures,
       "peak request": `${k(peak)} of ${k(peakBudget)} budget (${peak <= peakBudget ? "under" : "OVER"})`
     }
