@@ -1,45 +1,12 @@
 import { Checkpoint, type ContextEngine } from "@context-engine/core"
-import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Build from "../../src/checkpoint/Build.ts"
-import * as Prepare from "../../src/checkpoint/Prepare.ts"
-import * as ExtractiveSummarizer from "../../src/ExtractiveSummarizer.ts"
-import type { SummarizeResult } from "../../src/Summarizer.ts"
-import { request, sessionMessages } from "./fixture.ts"
+import { buildInput, extractiveSummary, prepared } from "./fixture.ts"
 
 const setup = () => {
-  const base = request(sessionMessages(8))
-  const req = { ...base, policy: { ...base.policy, keepRecentTokens: 1_200 } }
-  const preparation = Prepare.prepare({
-    entries: req.entries,
-    active: req.active,
-    view: req.cheap.view,
-    measurer: req.measurer,
-    budget: req.budget,
-    policy: req.policy,
-    targetTokens: req.budget.inputBudgetTokens,
-    lowWaterTokens: req.budget.inputBudgetTokens
-  })
-  if (preparation._tag !== "Ready") throw new Error(preparation.note)
-  const input = (targetTokens = req.budget.inputBudgetTokens): Build.BuildInput => ({
-    preparation,
-    prefix: req.active.prefix,
-    tools: [],
-    measurer: req.measurer,
-    budget: req.budget,
-    targetTokens,
-    generation: 1,
-    tokensBefore: req.measurement.inputTokens,
-    timestamp: "2026-01-01T00:00:00.000Z"
-  })
-  const summary: SummarizeResult = Effect.runSync(
-    ExtractiveSummarizer.make().summarize({
-      covered: preparation.covered,
-      maxTokens: 400,
-      countTokens: req.measurer.tokenizer.count
-    })
-  )
-  return { req, preparation, input, summary }
+  const { req, preparation } = prepared()
+  const input = (targetTokens?: number): Build.BuildInput => buildInput(req, preparation, targetTokens)
+  return { req, preparation, input, summary: extractiveSummary(req, preparation) }
 }
 
 describe("Build.build", () => {

@@ -1,14 +1,9 @@
 import type { Entry, ViewEdit } from "@context-engine/core"
-import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Build from "../../src/checkpoint/Build.ts"
 import * as Commit from "../../src/checkpoint/Commit.ts"
-import * as Prepare from "../../src/checkpoint/Prepare.ts"
-import * as ExtractiveSummarizer from "../../src/ExtractiveSummarizer.ts"
 import { user } from "../support.ts"
-import { request, sessionMessages } from "./fixture.ts"
-
-const TIMESTAMP = "2026-01-01T00:00:00.000Z"
+import { buildInput, extractiveSummary, prepared, TIMESTAMP } from "./fixture.ts"
 
 /** Edit entries with ids `edit/<n>` chained after `after` (or m32), like the kernel's. */
 const editEntries: Commit.EditEntries = (edits, after = []) => {
@@ -36,40 +31,8 @@ const replace = (entryId: string): ViewEdit.ViewEdit => ({
 })
 
 const setup = () => {
-  const base = request(sessionMessages(8))
-  const req = { ...base, policy: { ...base.policy, keepRecentTokens: 1_200 } }
-  const preparation = Prepare.prepare({
-    entries: req.entries,
-    active: req.active,
-    view: req.cheap.view,
-    measurer: req.measurer,
-    budget: req.budget,
-    policy: req.policy,
-    targetTokens: req.budget.inputBudgetTokens,
-    lowWaterTokens: req.budget.inputBudgetTokens
-  })
-  if (preparation._tag !== "Ready") throw new Error(preparation.note)
-  const summary = Effect.runSync(
-    ExtractiveSummarizer.make().summarize({
-      covered: preparation.covered,
-      maxTokens: 400,
-      countTokens: req.measurer.tokenizer.count
-    })
-  )
-  const built = Build.build(
-    {
-      preparation,
-      prefix: req.active.prefix,
-      tools: [],
-      measurer: req.measurer,
-      budget: req.budget,
-      targetTokens: req.budget.inputBudgetTokens,
-      generation: 1,
-      tokensBefore: req.measurement.inputTokens,
-      timestamp: TIMESTAMP
-    },
-    summary
-  )
+  const { req, preparation } = prepared()
+  const built = Build.build(buildInput(req, preparation), extractiveSummary(req, preparation))
   return { req, preparation, built }
 }
 

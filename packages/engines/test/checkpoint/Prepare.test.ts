@@ -1,25 +1,8 @@
-import type { Budget, ContextView } from "@context-engine/core"
+import type { Budget } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Prepare from "../../src/checkpoint/Prepare.ts"
 import { user } from "../support.ts"
-import { request, sessionMessages } from "./fixture.ts"
-
-const withKeepRecent = (req: ReturnType<typeof request>, keepRecentTokens: number) => ({
-  ...req,
-  policy: { ...req.policy, keepRecentTokens }
-})
-
-const prepareInput = (req: ReturnType<typeof request>, view: ContextView.ContextView = req.cheap.view) => ({
-  entries: req.entries,
-  active: req.active,
-  view,
-  measurer: req.measurer,
-  budget: req.budget,
-  policy: req.policy,
-  // A manual compaction: no low-water landing, the tail is keepRecentTokens.
-  targetTokens: req.budget.inputBudgetTokens,
-  lowWaterTokens: req.budget.inputBudgetTokens
-})
+import { buildInput, prepared, prepareInput, request, sessionMessages, withKeepRecent } from "./fixture.ts"
 
 describe("Prepare.summaryCapTokens", () => {
   const budget = (availableTokens: number) => ({ availableTokens }) as Budget.Budget
@@ -102,28 +85,16 @@ describe("Prepare.prepare", () => {
 
 describe("Prepare.summaryMaxTokens", () => {
   const ready = () => {
-    const req = withKeepRecent(request(sessionMessages(8)), 1_200)
-    const prepared = Prepare.prepare(prepareInput(req))
-    if (prepared._tag !== "Ready") throw new Error(prepared.note)
-    const room = (targetTokens: number) =>
-      Prepare.summaryMaxTokens({
-        preparation: prepared,
-        prefix: req.active.prefix,
-        tools: [],
-        measurer: req.measurer,
-        budget: req.budget,
-        targetTokens,
-        generation: 1,
-        timestamp: new Date(0).toISOString()
-      })
-    return { prepared, room }
+    const { req, preparation } = prepared()
+    const room = (targetTokens: number) => Prepare.summaryMaxTokens(buildInput(req, preparation, targetTokens))
+    return { preparation, room }
   }
 
   it("is the cap when the request has room, and shrinks token for token with the room, to at least 64", () => {
-    const { prepared, room } = ready()
-    expect(room(1_000_000)).toBe(prepared.summaryCapTokens)
+    const { preparation, room } = ready()
+    expect(room(1_000_000)).toBe(preparation.summaryCapTokens)
     const limited = room(1_400)
-    expect(limited).toBeLessThan(prepared.summaryCapTokens)
+    expect(limited).toBeLessThan(preparation.summaryCapTokens)
     expect(limited).toBeGreaterThan(64)
     expect(room(1_300)).toBe(limited - 100)
     expect(room(0)).toBe(64)

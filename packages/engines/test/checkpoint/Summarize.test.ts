@@ -2,25 +2,12 @@ import { Checkpoint, type ContextEngine, Errors } from "@context-engine/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Build from "../../src/checkpoint/Build.ts"
-import * as Prepare from "../../src/checkpoint/Prepare.ts"
 import * as Summarize from "../../src/checkpoint/Summarize.ts"
 import type { SummarizeRequest, Summarizer } from "../../src/Summarizer.ts"
-import { request, sessionMessages } from "./fixture.ts"
+import { buildInput, extractiveSummary, prepared } from "./fixture.ts"
 
 const setup = () => {
-  const base = request(sessionMessages(8))
-  const req = { ...base, policy: { ...base.policy, keepRecentTokens: 1_200 } }
-  const preparation = Prepare.prepare({
-    entries: req.entries,
-    active: req.active,
-    view: req.cheap.view,
-    measurer: req.measurer,
-    budget: req.budget,
-    policy: req.policy,
-    targetTokens: req.budget.inputBudgetTokens,
-    lowWaterTokens: req.budget.inputBudgetTokens
-  })
-  if (preparation._tag !== "Ready") throw new Error(preparation.note)
+  const { req, preparation } = prepared()
   const input: ContextEngine.EngineInput = { entries: req.entries, policy: req.policy }
   const plan: ContextEngine.CompactionPlan = { reasons: ["manual"], targetTokens: 1_000, stages: [] }
   return { req, preparation, input, plan }
@@ -54,7 +41,7 @@ describe("Summarize.beforeCompact", () => {
   })
 
   it("stops at a cancel with the hook's reason, and at a throwing hook with its failure", async () => {
-    const { preparation, input, plan } = setup()
+    const { req, preparation, input, plan } = setup()
     let later = 0
     const cancelled = await Effect.runPromise(
       Summarize.beforeCompact({
@@ -80,7 +67,23 @@ describe("Summarize.beforeCompact", () => {
     )
     if (threw._tag !== "Stop") throw new Error("expected a stop")
     expect(threw.failure).toMatchObject({ _tag: "PluginFailed", plugin: "beforeCompact[0]", failure: "threw" })
-    expect(threw.note).toMatch(/kept the previous checkpoint$/)
+    // there is no checkpoint before this one, so none is said to be kept
+    expect(threw.note).toMatch(/; no checkpoint written \(none before it\)$/)
+    const { checkpoint } = Build.build(buildInput(req, preparation), extractiveSummary(req, preparation))
+    const again = await Effect.runPromise(
+      Summarize.beforeCompact({
+        input,
+        plan,
+        preparation: { ...preparation, previous: checkpoint },
+        hooks: [
+          () => {
+            throw new Error("boom")
+          }
+        ]
+      })
+    )
+    if (again._tag !== "Stop") throw new Error("expected a stop")
+    expect(again.note).toMatch(/; kept the previous checkpoint$/)
   })
 })
 
@@ -95,21 +98,7 @@ describe("Summarize.summarize", () => {
         return Effect.fail(new Errors.SummarizerFailed({ summarizer: "recording", reason: "offline" }))
       }
     }
-    const build = (result: Parameters<typeof Build.build>[1]) =>
-      Build.build(
-        {
-          preparation,
-          prefix: req.active.prefix,
-          tools: [],
-          measurer: req.measurer,
-          budget: req.budget,
-          targetTokens: req.budget.inputBudgetTokens,
-          generation: 1,
-          tokensBefore: req.measurement.inputTokens,
-          timestamp: "2026-01-01T00:00:00.000Z"
-        },
-        result
-      )
+    const build = (result: Parameters<typeof Build.build>[1]) => Build.build(buildInput(req, preparation), result)
     const failed = await Effect.runPromise(
       Summarize.summarize({
         summarizer,

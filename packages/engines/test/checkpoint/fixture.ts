@@ -4,9 +4,14 @@
  * assistant reply), measured by the fake measurer (1 token per 4 characters
  * + 3 per message) so sizes are easy to reason about.
  */
-import { ActiveView, Budget, type Entry, type Measurer, type Message } from "@context-engine/core"
+import { ActiveView, Budget, type ContextView, type Entry, type Measurer, type Message } from "@context-engine/core"
 import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { Pipeline } from "@context-engine/strategies"
+import { Effect } from "effect"
+import type * as Build from "../../src/checkpoint/Build.ts"
+import * as Prepare from "../../src/checkpoint/Prepare.ts"
+import * as ExtractiveSummarizer from "../../src/ExtractiveSummarizer.ts"
+import type { SummarizeResult } from "../../src/Summarizer.ts"
 import { assistant, calls, results, user } from "../support.ts"
 
 export const entriesOf = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
@@ -53,3 +58,65 @@ export const request = (messages: ReadonlyArray<Message.Message>, contextWindow 
   })
   return { entries, active, measurer, policy, budget, measurement, cheap }
 }
+
+/** One request of {@link request}. */
+export type Request = ReturnType<typeof request>
+
+/** `req` with another `keepRecentTokens`. */
+export const withKeepRecent = (req: Request, keepRecentTokens: number): Request => ({
+  ...req,
+  policy: { ...req.policy, keepRecentTokens }
+})
+
+/** Prepare's input for a manual compaction of `req`: no low-water landing, so the tail is keepRecentTokens. */
+export const prepareInput = (req: Request, view: ContextView.ContextView = req.cheap.view): Prepare.PrepareInput => ({
+  entries: req.entries,
+  active: req.active,
+  view,
+  measurer: req.measurer,
+  budget: req.budget,
+  policy: req.policy,
+  targetTokens: req.budget.inputBudgetTokens,
+  lowWaterTokens: req.budget.inputBudgetTokens
+})
+
+/** The timestamp every built checkpoint of these tests carries. */
+export const TIMESTAMP = "2026-01-01T00:00:00.000Z"
+
+/**
+ * What Build, Commit and Summarize start from: 8 turns with a 1,200-token
+ * tail, prepared (the covered range is m1 … m24, the tail from m25).
+ */
+export const prepared = () => {
+  const req = withKeepRecent(request(sessionMessages(8)), 1_200)
+  const preparation = Prepare.prepare(prepareInput(req))
+  if (preparation._tag !== "Ready") throw new Error(preparation.note)
+  return { req, preparation }
+}
+
+/** Build's input for a prepared request: generation 1 at {@link TIMESTAMP}, aiming at `targetTokens`. */
+export const buildInput = (
+  req: Request,
+  preparation: Prepare.Preparation,
+  targetTokens: number = req.budget.inputBudgetTokens
+): Build.BuildInput => ({
+  preparation,
+  prefix: req.active.prefix,
+  tools: [],
+  measurer: req.measurer,
+  budget: req.budget,
+  targetTokens,
+  generation: 1,
+  tokensBefore: req.measurement.inputTokens,
+  timestamp: TIMESTAMP
+})
+
+/** The offline summary of the prepared covered range, at most 400 tokens. */
+export const extractiveSummary = (req: Request, preparation: Prepare.Preparation): SummarizeResult =>
+  Effect.runSync(
+    ExtractiveSummarizer.make().summarize({
+      covered: preparation.covered,
+      maxTokens: 400,
+      countTokens: req.measurer.tokenizer.count
+    })
+  )
