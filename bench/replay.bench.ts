@@ -48,7 +48,13 @@ const piReplay = async (
   messages: ReadonlyArray<Entry.MessageEntry>,
   policy: Policy
 ): Promise<
-  { readonly compactions: number; readonly landings: Array<number>; readonly summaryTokens: number } | string
+  | {
+      readonly compactions: number
+      readonly landings: Array<number>
+      readonly summaryTokens: number
+      readonly triggerTokens: number
+    }
+  | string
 > => {
   const pi = await Peers.piCompaction()
   if ("unavailable" in pi) return pi.unavailable
