@@ -77,6 +77,10 @@ export const handoffLines = (report: CompactReport): Array<string> => {
     keptTail.changedMessages > 0
       ? ` except ${n(keptTail.changedMessages)} changed by ${keptTail.changedBy.join(", ")} (see Stages; their originals stay in the transcript)`
       : ""
+  const synthesized =
+    keptTail.synthesizedMessages > 0
+      ? ` ${keptTail.synthesizedMessages === 1 ? "1 of them is a result" : `${n(keptTail.synthesizedMessages)} of them are results`} the request adds for interrupted tool calls (normalize), not transcript messages.`
+      : ""
   const leftOut =
     keptTail.leftOutMessages > 0
       ? ` ${plural(keptTail.leftOutMessages, "empty or reasoning-only message")} in that range ${keptTail.leftOutMessages === 1 ? "is" : "are"} left out (normalize).`
@@ -89,7 +93,7 @@ export const handoffLines = (report: CompactReport): Array<string> => {
     ]
   const out = [
     `What the next request holds (${n(transcriptMessages - notSentMessages)} of the transcript's ${plural(transcriptMessages, "message")} are sent)`,
-    `  Kept tail: the newest ${plural(keptTail.messages, "message")} (${range}${n(keptTail.tokens)} tokens), sent word for word${changed}.${leftOut} --keep-recent asks for ${n(report.policy.keepRecentTokens)} tokens of recent turns; the cut moves back to a turn boundary, so every tool call stays beside its result.`
+    `  Kept tail: the newest ${plural(keptTail.messages, "message")} (${range}${n(keptTail.tokens)} tokens), sent word for word${changed}.${synthesized}${leftOut} --keep-recent asks for ${n(report.policy.keepRecentTokens)} tokens of recent turns; the cut moves back to a turn boundary, so every tool call stays beside its result.`
   ]
   if (checkpoint?.written) {
     const own =

@@ -81,6 +81,8 @@ export interface CompactReport {
       readonly lastEntryId: string | null
       readonly changedMessages: number
       readonly changedBy: ReadonlyArray<string>
+      /** Of `messages`, the ones the request adds that are not in the transcript (results for interrupted tool calls; `normalize`). */
+      readonly synthesizedMessages: number
       /** Messages after the cut that are not sent because a provider would reject them (empty or reasoning-only; `normalize`). */
       readonly leftOutMessages: number
     }
@@ -174,6 +176,7 @@ export const handoffOf = (
       firstEntryId: fromTranscript[0]?.entryId ?? null,
       lastEntryId: fromTranscript.at(-1)?.entryId ?? null,
       changedMessages: changed.length,
+      synthesizedMessages: kept.filter((item) => item.source === "synthetic").length,
       changedBy: [...new Set(changed.flatMap((item) => item.editedBy))],
       // in a split turn the tail starts with the turn's user message, before the cut: the messages between are the checkpoint's (covered)
       leftOutMessages: afterCut.filter(unsendable).length

@@ -166,4 +166,17 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     expect(checkpoint?.id).toBe(written.checkpoint!.id)
     expect(view.items.map((item) => item.message)).toEqual(written.messages)
   })
+
+  it("the kept tail's count is reconciled with 'N of the transcript's messages are sent': synthesized results are named", async () => {
+    // QA session 4: '900 of the transcript's 914 messages are sent' beside 'Kept tail: the newest 903 messages' —
+    // 3 of the 903 are results the request adds for interrupted tool calls (pi:33, pi:234 and pi:843 end without results).
+    const large = transcript("pi/large-session.jsonl")
+    const { exitCode, output, report } = await Compact.run(large, {}, quiet)
+    expect(exitCode).toBe(0)
+    const { keptTail, transcriptMessages, notSentMessages, checkpoint } = report!.handoff
+    expect(checkpoint).toBeNull()
+    expect(keptTail.synthesizedMessages).toBe(3)
+    expect(keptTail.messages).toBe(transcriptMessages - notSentMessages + keptTail.synthesizedMessages)
+    expect(output).toContain("3 of them are results the request adds for interrupted tool calls (normalize)")
+  })
 })
