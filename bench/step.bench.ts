@@ -8,11 +8,16 @@
  * builds them; built outside the timed call) plus the messages since the
  * previous step (the assistant reply and its tool results). The model reports
  * usage every step (as providers do), so measurement is anchored and
- * usage-scaled like a real run's. Prints per-step median / p99 at ~1K and
- * ~8K messages beside the cost of tokenizing only the new message, and the
- * 8K / 1K ratio (target ≤ 1.5×; median target < 1 ms at 1K).
+ * usage-scaled like a real run's (the mock's record of calls is emptied after
+ * each step: a provider keeps no prompts). Prints per-step median / p99 at
+ * ~1K and ~8K messages, wall and CPU time, the garbage-collection pauses
+ * inside the steps, beside the cost of tokenizing only the new message, the
+ * 8K / 1K ratio (target ≤ 1.5×; median target < 1 ms at 1K) and the load
+ * average (the machine is shared: CPU time is the steadier figure).
  * `node bench/run.ts step`. Prints; never asserts times.
  */
+import { loadavg } from "node:os"
+import { PerformanceObserver } from "node:perf_hooks"
 import { wrapLanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import type { Message } from "../packages/core/src/Message.ts"
@@ -69,6 +74,7 @@ const replay = async (
 ): Promise<{
   readonly steps: Array<number>
   readonly cpuSteps: Array<number>
+  readonly gcSteps: Array<number>
   readonly newMessagesMs: Array<number>
 }> => {
   // The model reports usage, as providers do: the request's input tokens (here, the middleware's own measurement of
@@ -117,6 +123,14 @@ const replay = async (
   const steps: Array<number> = []
   const cpuSteps: Array<number> = []
   const newMessagesMs: Array<number> = []
+  // Garbage-collection pauses on the main thread during each step (wall time; most are scavenges that copy the
+  // prompt the step was given, which the AI SDK allocates right before the middleware runs).
+  const pauses: Array<{ readonly startMs: number; readonly durationMs: number }> = []
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push({ startMs: entry.startTime, durationMs: entry.duration })
+  })
+  observer.observe({ entryTypes: ["gc"] })
+  const windows: Array<readonly [number, number]> = []
   for (let index = 1; index < stepEnds.length; index++) {
     const count = stepEnds[index]!
     const prompt = promptOf(count)
@@ -124,14 +138,23 @@ const replay = async (
     const start = performance.now()
     await call(prompt)
     steps.push(performance.now() - start)
+    windows.push([start, performance.now()])
     const used = process.cpuUsage(cpu)
     cpuSteps.push((used.user + used.system) / 1000)
+    // The mock records every call's options (each step's whole prompt); a provider keeps none. Left to grow, the
+    // retained prompts were promoted and copied by every later scavenge inside the timed steps.
+    model.doGenerateCalls.length = 0
     const text = JSON.stringify(messages.slice(stepEnds[index - 1]!, count).map((message) => message.content))
     const tokenStart = performance.now()
     tokenizer.count(text)
     newMessagesMs.push(performance.now() - tokenStart)
   }
-  return { steps, cpuSteps, newMessagesMs }
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  observer.disconnect()
+  const gcSteps = windows.map(([from, to]) =>
+    pauses.filter((pause) => pause.startMs >= from && pause.startMs < to).reduce((sum, p) => sum + p.durationMs, 0)
+  )
+  return { steps, cpuSteps, gcSteps, newMessagesMs }
 }
 
 export default async function (): Promise<void> {
@@ -143,8 +166,9 @@ export default async function (): Promise<void> {
   const rows: Array<Record<string, string | number>> = []
   const medians: Array<number> = []
   const cpuMedians: Array<number> = []
+  const loadBefore = loadavg()[0]!
   for (const size of sizes) {
-    const { steps, cpuSteps, newMessagesMs } = await replay(all, size)
+    const { steps, cpuSteps, gcSteps, newMessagesMs } = await replay(all, size)
     const stepMedian = median(steps)
     medians.push(stepMedian)
     cpuMedians.push(median(cpuSteps))
@@ -154,11 +178,17 @@ export default async function (): Promise<void> {
       "step p99": fmt(p99(steps)),
       // CPU time of the process during the step (GC threads included): less swayed by other load on a shared machine.
       "step median (CPU)": fmt(median(cpuSteps)),
+      "step p99 (CPU)": fmt(p99(cpuSteps)),
+      "GC pause per step (median / mean)": `${fmt(median(gcSteps))} / ${fmt(gcSteps.reduce((a, b) => a + b, 0) / gcSteps.length)}`,
       "tokenize new messages (median)": fmt(median(newMessagesMs)),
       "step / tokenize new": `${(stepMedian / Math.max(median(newMessagesMs), 1e-6)).toFixed(1)}×`
     })
   }
   console.table(rows)
+  // Wall times on a shared machine swing with the other processes; CPU time is the steadier figure.
+  console.log(
+    `load average (1 min) before / after: ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)} on ${navigator.hardwareConcurrency} cores`
+  )
   console.log(
     `flatness: step median at ${sizes[1]} / ${sizes[0]} messages = ${(medians[1]! / medians[0]!).toFixed(2)}× (target ≤ 1.5×; median target < 1 ms at ~1K); CPU time: ${(cpuMedians[1]! / cpuMedians[0]!).toFixed(2)}×`
   )

@@ -123,6 +123,14 @@ export const validatePolicy = (policy: unknown): Effect.Effect<ModelPolicy, Engi
     )
   })
 
+/** Length of the prefix `entries` shares with `known`, by identity (a plain loop: the generator's is slower). */
+const sharedLength = (entries: ReadonlyArray<unknown>, known: ReadonlyArray<unknown>): number => {
+  const end = Math.min(known.length, entries.length)
+  let index = 0
+  while (index < end && entries[index] === known[index]) index++
+  return index
+}
+
 /**
  * Builds a {@link Validator}. {@link validate} uses one shared validator;
  * make your own to observe {@link Validator.decodedEntries} in isolation.
@@ -149,8 +157,7 @@ export const makeValidator = (): Validator => {
       let firstIndex = new Map<string, number>()
       let known: Array<unknown> = []
       if (lastValid !== undefined) {
-        const end = Math.min(lastValid.known.length, entries.length)
-        while (start < end && entries[start] === lastValid.known[start]) start++
+        start = sharedLength(entries, lastValid.known)
         if (start === lastValid.known.length) ({ known, firstIndex } = lastValid)
         else start = 0
       }

@@ -17,7 +17,9 @@
  */
 import * as ActiveView from "./ActiveView.ts"
 import type { ViewItem } from "./ContextView.ts"
+import * as ContextView from "./ContextView.ts"
 import type { Entry } from "./Entry.ts"
+import type { ViewEdit } from "./ViewEdit.ts"
 
 interface State {
   readonly entries: ReadonlyArray<Entry>
@@ -26,7 +28,7 @@ interface State {
   readonly ids: Set<string>
   readonly duplicates: boolean
   /** Ids the branch's edit entries name (dropped, replaced, inserted after, or inserted). */
-  readonly edited: ReadonlySet<string>
+  readonly edited: Set<string>
 }
 
 const editedIds = (branch: ReadonlyArray<Entry>): Set<string> => {
@@ -53,25 +55,52 @@ const coldState = (entries: ReadonlyArray<Entry>, options: ActiveView.ViewOption
   return { entries, active, ids, duplicates, edited: editedIds(active.branch) }
 }
 
-/** The appended entries as view items, or undefined when the shortcut does not apply. */
-const appendedItems = (state: State, entries: ReadonlyArray<Entry>): Array<ViewItem> | undefined => {
+/** The targets an edit names (an insert: the entry it follows) and the id it brings (an insert's item). */
+const namedBy = (edit: ViewEdit): { readonly target: string; readonly inserted?: string } =>
+  edit.op === "insert" ? { target: edit.afterEntryId, inserted: edit.id } : { target: edit.entryId }
+
+/**
+ * The appended entries as view items, or undefined when the shortcut does
+ * not apply. Appended edit entries (e.g. an offload of a tool result that
+ * just arrived) are applied to the appended items when every one names only
+ * messages appended with it — an edit affects only the items it names, so
+ * the earlier items are untouched.
+ */
+const appendedItems = (
+  state: State,
+  entries: ReadonlyArray<Entry>
+):
+  | { readonly items: Array<ViewItem>; readonly ids: ReadonlySet<string>; readonly edits: Array<ViewEdit> }
+  | undefined => {
   const before = state.entries
   if (state.duplicates || entries.length < before.length) return undefined
   for (let index = 0; index < before.length; index++) if (entries[index] !== before[index]) return undefined
   const fresh = new Set<string>()
   const items: Array<ViewItem> = []
+  const edits: Array<ViewEdit> = []
   for (let index = before.length; index < entries.length; index++) {
     const entry = entries[index]!
-    if (entry.kind !== "message" || entry.message.role === "system") return undefined
+    if (entry.kind !== "message" && entry.kind !== "edit") return undefined
+    if (entry.kind === "message" && entry.message.role === "system") return undefined
     if (state.ids.has(entry.id) || fresh.has(entry.id) || state.edited.has(entry.id)) return undefined
     const parent = entry.parentId
     const previous = entries[index - 1]
     if (parent !== null && parent !== previous?.id && (state.ids.has(parent) || fresh.has(parent))) return undefined
-    if (entry.message.role === "user" && state.active.checkpoint !== undefined) return undefined
     fresh.add(entry.id)
+    if (entry.kind === "edit") edits.push(entry.edit)
+    if (entry.kind !== "message") continue
+    if (entry.message.role === "user" && state.active.checkpoint !== undefined) return undefined
     items.push({ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] })
   }
-  return items
+  if (edits.length === 0) return { items, ids: fresh, edits }
+  const messageIds = new Set(items.map((item) => item.entryId))
+  for (const edit of edits) {
+    const { target, inserted } = namedBy(edit)
+    if (!messageIds.has(target)) return undefined
+    if (inserted !== undefined && (state.ids.has(inserted) || state.edited.has(inserted) || fresh.has(inserted)))
+      return undefined
+  }
+  return { items: [...ContextView.applyEdits({ items, tools: [] }, edits).items], ids: fresh, edits }
 }
 
 /**
@@ -100,18 +129,24 @@ export const make = (): Incremental => {
       return cold.active
     }
     const previous = state.active
-    for (const item of appended) state.ids.add(item.entryId)
-    const conversation = appended.length === 0 ? previous.conversation : previous.conversation.concat(appended)
-    const branch =
-      appended.length === 0
-        ? previous.branch
-        : previous.branch === state.entries
-          ? entries
-          : previous.branch.concat(entries.slice(state.entries.length))
+    for (const id of appended.ids) state.ids.add(id)
+    for (const edit of appended.edits) {
+      const { target, inserted } = namedBy(edit)
+      state.edited.add(target)
+      if (inserted !== undefined) state.edited.add(inserted)
+    }
+    const items = appended.items
+    const grown = entries.length > state.entries.length
+    const conversation = items.length === 0 ? previous.conversation : previous.conversation.concat(items)
+    const branch = !grown
+      ? previous.branch
+      : previous.branch === state.entries
+        ? entries
+        : previous.branch.concat(entries.slice(state.entries.length))
     const active: ActiveView.ActiveView = {
       ...previous,
       view: {
-        items: appended.length === 0 ? previous.view.items : previous.view.items.concat(appended),
+        items: items.length === 0 ? previous.view.items : previous.view.items.concat(items),
         tools: options.tools ?? []
       },
       conversation,

@@ -125,14 +125,16 @@ export const markExecutedCommands = (items: ReadonlyArray<ViewItem>): ReadonlyAr
   // The latest user message stays verbatim (DESIGN.md invariant) even when it is a command: with no words of
   // the user after it, it is what the request answers (Turns.latestUserIndex).
   const pinned = start < items.length ? Turns.latestUserIndex(items) : -1
-  let changed = false
-  const out = items.map((item, index) => {
-    if (index < start || index === pinned) return item
+  // Only the trailing user messages are read (a step's cost does not grow with the view).
+  let out: Array<ViewItem> | undefined
+  for (let index = start; index < items.length; index++) {
+    if (index === pinned) continue
+    const item = items[index]!
     const kind = UserSpeech.classify(UserSpeech.userText(item.message))
-    if (kind !== "command-record" && kind !== "slash-command") return item
-    if (MessageParts.textOf(item.message.content).startsWith(EXECUTED_COMMAND_MARK)) return item
-    changed = true
-    return { ...item, message: marked(item.message) }
-  })
-  return changed ? out : items
+    if (kind !== "command-record" && kind !== "slash-command") continue
+    if (MessageParts.textOf(item.message.content).startsWith(EXECUTED_COMMAND_MARK)) continue
+    out ??= items.slice()
+    out[index] = { ...item, message: marked(item.message) }
+  }
+  return out ?? items
 }

@@ -81,7 +81,7 @@ const pick = <S extends { items: Array<ViewItem>; used: number }>(
   items: ReadonlyArray<ViewItem>,
   limit: number,
   clock: number
-): { readonly slot: S; readonly shared: number } => {
+): { readonly slot: S; readonly shared: number; readonly identical: boolean } => {
   let extended: S | undefined
   let extendedLength = -1
   for (const slot of slots) {
@@ -92,7 +92,8 @@ const pick = <S extends { items: Array<ViewItem>; used: number }>(
   }
   // Any slot `items` extends serves (the counts and fingerprints of a prefix do not depend on the slot); the
   // item-by-item comparison is needed only when no slot is extended by identity.
-  if (extended === undefined) {
+  const identical = extended !== undefined
+  if (!identical) {
     for (const slot of slots) {
       const length = sharedPrefix(items, slot.items, limit)
       if (length === Math.min(slot.items.length, limit) && length > extendedLength) {
@@ -105,7 +106,7 @@ const pick = <S extends { items: Array<ViewItem>; used: number }>(
   for (const slot of slots) if (slot.used < oldest.used) oldest = slot
   const slot = extended ?? oldest
   slot.used = clock
-  return { slot, shared: extended ? extendedLength : sharedPrefix(items, slot.items, limit) }
+  return { slot, shared: extended ? extendedLength : sharedPrefix(items, slot.items, limit), identical }
 }
 
 /** Per-item counts, as the measurer produces them. */
@@ -255,7 +256,10 @@ let chainClock = 0
  * @category fingerprints
  */
 export const fingerprintThrough = (items: ReadonlyArray<ViewItem>, lastIndex: number): string => {
-  const { slot, shared } = pick(chainSlots, items, lastIndex + 1, ++chainClock)
+  const { slot, shared, identical } = pick(chainSlots, items, lastIndex + 1, ++chainClock)
+  // Items matched by content (rebuilt objects, or another session's equal items) are remembered as these
+  // objects, so the next step's view, which extends these, is matched by identity alone.
+  if (!identical) for (let index = 0; index < shared; index++) slot.items[index] = items[index]!
   slot.items.length = shared
   slot.fingerprints.length = shared
   for (let index = shared; index <= lastIndex; index++) {

@@ -33,6 +33,7 @@ const spec = fc.record({
     "tool-ish",
     "system",
     "edit",
+    "replace",
     "insert",
     "checkpoint",
     "memory"
@@ -63,6 +64,20 @@ const build = (specs: ReadonlyArray<Spec>): Array<Entry.Entry> => {
       case "edit":
         entries.push({ ...base, kind: "edit", edit: { op: "drop", entryId: earlier(), strategy: "t", reason: "r" } })
         // The edit may also name an entry that comes later (an id not yet used).
+        return
+      case "replace":
+        // As an offload of a tool result that just arrived: the message named is usually in the same step.
+        entries.push({
+          ...base,
+          kind: "edit",
+          edit: {
+            op: "replace",
+            entryId: entries.at(-1 - (one.pick % 3))?.id ?? "none",
+            strategy: "offload",
+            reason: "r",
+            message: { role: "tool", content: [] }
+          }
+        } as Entry.Entry)
         return
       case "insert":
         entries.push({
@@ -157,5 +172,36 @@ describe("IncrementalActiveView", () => {
     const view = reconstruct(entries.slice())
     expect(view.view.items[0]!.message).toEqual({ role: "user", content: "rewritten" })
     expect(view).toEqual(ActiveView.reconstruct(entries))
+  })
+
+  it("extends the view when a step appends messages and edits naming only them (an offload on arrival)", () => {
+    const entries: Array<Entry.Entry> = [
+      { ...header("u", null), kind: "message", message: { role: "user", content: "go" } },
+      { ...header("a", "u"), kind: "message", message: { role: "assistant", content: "reading" } }
+    ]
+    const reconstruct = IncrementalActiveView.make()
+    const first = reconstruct(entries.slice())
+    const offloaded = { role: "assistant" as const, content: "[offloaded: 40,000 tokens, ref r1]" }
+    entries.push(
+      { ...header("t", "a"), kind: "message", message: { role: "assistant", content: "a very long output" } },
+      {
+        ...header("x", "t"),
+        kind: "edit",
+        edit: { op: "replace", entryId: "t", strategy: "offload", reason: "large", message: offloaded }
+      }
+    )
+    const second = reconstruct(entries.slice())
+    expect(second).toEqual(ActiveView.reconstruct(entries))
+    // Extended: the earlier items are the same objects (a cold reconstruction builds every item again).
+    expect(second.view.items[0]).toBe(first.view.items[0])
+    expect(second.view.items[2]!.message).toBe(offloaded)
+    // An edit naming an earlier message: still equal to the full reconstruction.
+    entries.push({
+      ...header("y", "x"),
+      kind: "edit",
+      edit: { op: "drop", entryId: "a", strategy: "t", reason: "r" }
+    })
+    const third = reconstruct(entries.slice())
+    expect(third).toEqual(ActiveView.reconstruct(entries))
   })
 })

@@ -132,13 +132,18 @@ export const assemble = async (
   original: ReadonlyArray<Message.Message>
 ): Promise<Prepared> => {
   const assembled = await runtime.asyncEngine.assembleContext(input)
-  const items = assembled.view.items.filter((item) => !item.entryId.startsWith(EPHEMERAL_PREFIX))
+  // Ephemeral entries come first in the input (`ephemeralEntries`); without them every item is the session's.
+  const items = input.entries[0]?.id.startsWith(EPHEMERAL_PREFIX)
+    ? assembled.view.items.filter((item) => !item.entryId.startsWith(EPHEMERAL_PREFIX))
+    : assembled.view.items
   const messages = items.map((item) => item.message)
-  // What was synced is the session's message entries (the AI SDK's new objects were matched to them).
-  const synced = current.messageEntries()
-  const rewritten =
-    messages.length !== original.length ||
-    messages.some((message, index) => message !== original[index] && message !== synced[index]?.message)
+  // What was synced is the session's messages (the AI SDK's new objects were matched to them): array reads only.
+  const synced = current.messages()
+  let rewritten = messages.length !== original.length
+  for (let index = 0; !rewritten && index < messages.length; index++) {
+    const message = messages[index]
+    rewritten = message !== original[index] && message !== synced[index]
+  }
   const providerOptions = runtime.native?.providerOptions(input)
   runtime.emit({
     type: "request",

@@ -50,6 +50,11 @@ export interface Session {
   readonly entries: () => ReadonlyArray<Entry.Entry>
   /** The message entries of the active path, oldest first (kept incrementally; do not mutate). */
   readonly messageEntries: () => ReadonlyArray<Entry.MessageEntry>
+  /**
+   * The messages of {@link messageEntries}, position by position (kept incrementally; do not mutate): comparing
+   * a request with them reads one array, not every entry object.
+   */
+  readonly messages: () => ReadonlyArray<Message.Message>
   /** Every entry ever appended (all branches), oldest first. */
   readonly transcript: () => ReadonlyArray<Entry.Entry>
   /** Appends the messages not yet in the active path; returns the new message entries. */
@@ -120,8 +125,9 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
   let path = [...ActiveView.branch(all)]
   // The message entries of the active path, kept in step with `path`, and their leaves for matching.
   let messageEntries: Array<Entry.MessageEntry> = path.filter(isMessageEntry)
+  let messages = messageEntries.map((entry) => entry.message)
   const matcher = MessageMatch.make()
-  for (const entry of messageEntries) matcher.push(entry.message)
+  for (const message of messages) matcher.push(message)
   let counter = all.length
   const ids = new Set(all.map((entry) => entry.id))
   const nextId = (): string => {
@@ -167,13 +173,14 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
       path.push(entry)
       if (entry.kind === "message") {
         messageEntries.push(entry)
+        messages.push(entry.message)
         matcher.push(entry.message)
       }
     }
   }
 
-  const sync = async (messages: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
-    const matched = matcher.matchedPrefix(messages, (index) => messageEntries[index]!.message)
+  const sync = async (incoming: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
+    const matched = matcher.matchedPrefix(incoming, (index) => messages[index]!)
     if (matched < messageEntries.length) {
       // Diverged: continue on a branch after the last matching message and the
       // non-message entries (edits, checkpoints) that directly follow it.
@@ -182,10 +189,11 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
       if (lastMatched !== undefined) while (end < path.length && path[end]!.kind !== "message") end++
       path = path.slice(0, end)
       messageEntries = messageEntries.slice(0, matched)
+      messages = messages.slice(0, matched)
       matcher.truncate(matched)
     }
     const appended: Array<Entry.MessageEntry> = []
-    for (const message of messages.slice(matched)) {
+    for (const message of incoming.slice(matched)) {
       const entry = Entry.make(
         { id: nextId(), parentId: path.at(-1)?.id ?? null, timestamp: new Date().toISOString() },
         { kind: "message", message: MessageSeal.seal(message) }
@@ -201,6 +209,7 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
     sessionId,
     entries: () => path,
     messageEntries: () => messageEntries,
+    messages: () => messages,
     transcript: () => all,
     sync,
     append: async (entries) => {

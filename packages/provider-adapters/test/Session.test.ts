@@ -240,6 +240,10 @@ describe("Session.sync", () => {
     edited[0]!.text = "edited in place"
     expect(session.messageEntries()[1]!.message).toEqual(before)
     expect(await session.sync(sent)).toHaveLength(3)
+    // The flat message array follows the branch, position by position.
+    const onBranch = session.messageEntries().map((entry) => entry.message)
+    expect(session.messages()).toHaveLength(onBranch.length)
+    expect(session.messages().every((message, index) => message === onBranch[index])).toBe(true)
     // A reopened session seals what the store loads, leaving the store's entries as they were.
     const stored = session.transcript()
     const plain = stored.map((entry) => structuredClone(entry))
