@@ -130,7 +130,9 @@ const pointerText = (entryId: string): string =>
 /**
  * The edit that shows the model's `text` in place of an entry's content.
  * Tool results keep their ids (pairing holds) and get the note as output;
- * tool calls of an assistant message are kept; text is replaced.
+ * tool calls of an assistant message are kept; text is replaced. Refused
+ * (an {@link AgentEditError}) for a system message, an empty note and the
+ * latest user message, which stays verbatim as in a rewind.
  *
  * @category constructors
  */
@@ -145,6 +147,11 @@ export const offloadEdit = (
   if (entry === undefined) return { error: `no message ${entryId} on the active path` }
   const message = entry.message
   if (message.role === "system") return { error: "system messages are never offloaded" }
+  if (text.trim().length === 0) return { error: "the note is empty" }
+  // The same rule as a rewind: the latest user message is what the request answers and stays verbatim.
+  const conversation = ActiveView.reconstruct(path).conversation
+  if (conversation[Turns.latestUserIndex(conversation)]?.entryId === entryId)
+    return { error: "the latest user message stays verbatim; it is never offloaded" }
   const note = `${text.trim()}\n${pointerText(entryId)}`
   let replacement: Message.Message
   if (message.role === "tool" && typeof message.content !== "string")

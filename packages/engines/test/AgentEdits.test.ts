@@ -102,4 +102,21 @@ describe("AgentEdits restore / offload / read", () => {
     })
     expect(AgentEdits.offloadEdit(path, "e0", "x")).toHaveProperty("error")
   })
+
+  it("offload refuses the latest user message (it stays verbatim, as in a rewind) and an empty note", () => {
+    // QA session 4: context_offload on the latest user message returned { offloaded: true } and the next request
+    // ended with the offload pointer instead of the user's words.
+    const endsOnUser = entries([
+      { role: "user", content: "Task 1: read src/a.ts" },
+      call("c1", "src/a.ts"),
+      result("c1", "A".repeat(100)),
+      { role: "assistant", content: "done" },
+      { role: "user", content: "next" } // e4
+    ])
+    expect(AgentEdits.offloadEdit(endsOnUser, "e4", "the user said next")).toEqual({
+      error: "the latest user message stays verbatim; it is never offloaded"
+    })
+    expect(AgentEdits.offloadEdit(endsOnUser, "e0", "task 1")).not.toHaveProperty("error")
+    expect(AgentEdits.offloadEdit(endsOnUser, "e2", "  ")).toEqual({ error: "the note is empty" })
+  })
 })
