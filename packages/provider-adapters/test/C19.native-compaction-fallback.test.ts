@@ -119,6 +119,47 @@ const harness = (
   return { model, calls, events, middleware, transcript }
 }
 
+/** One request of the case's app through `h`: its system prompt, native-compaction options and (unless off) tools; no SDK retries. */
+const send = (
+  h: ReturnType<typeof harness>,
+  messages: Array<ModelMessage>,
+  options: { readonly tools?: boolean } = {}
+) =>
+  generateText({
+    model: h.model,
+    system,
+    messages,
+    ...(options.tools === false ? {} : { tools }),
+    providerOptions: appOptions as never,
+    maxRetries: 0
+  })
+
+/** A stream that starts (`response.created` / `response.in_progress`) and then sends nothing more. */
+const stalledStream = (onCancel?: () => void): ReadableStream<LanguageModelV4StreamPart> =>
+  new ReadableStream<LanguageModelV4StreamPart>({
+    start(controller) {
+      controller.enqueue({ type: "stream-start", warnings: [] })
+      controller.enqueue({ type: "response-metadata", id: "resp_0b3d9e7a", modelId: c19.route.model })
+      // … and no further bytes.
+    },
+    cancel() {
+      onCancel?.()
+    }
+  })
+
+/** A stream that answers `answerText` and finishes. */
+const textStream = (answerText: string): ReadableStream<LanguageModelV4StreamPart> =>
+  new ReadableStream<LanguageModelV4StreamPart>({
+    start(controller) {
+      controller.enqueue({ type: "stream-start", warnings: [] })
+      controller.enqueue({ type: "text-start", id: "t" })
+      controller.enqueue({ type: "text-delta", id: "t", delta: answerText })
+      controller.enqueue({ type: "text-end", id: "t" })
+      controller.enqueue({ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: usage(1200, 6) })
+      controller.close()
+    }
+  })
+
 const nativeEvents = (events: ReadonlyArray<ContextEvent>) =>
   events.filter(
     (event): event is Extract<ContextEvent, { type: "native-unavailable" }> => event.type === "native-unavailable"
@@ -169,38 +210,17 @@ describe("C19: provider-native compaction falls back to local compaction on a ro
     const h = harness((_params, call) =>
       call === 0 ? answer(A.response) : { ...answer(A.response), content: [{ type: "text", text: "Looking." }] }
     )
-    const first = await generateText({
-      model: h.model,
-      system,
-      messages: conversation,
-      tools,
-      providerOptions: appOptions as never,
-      maxRetries: 0
-    })
+    const first = await send(h, conversation)
     expect(h.calls).toHaveLength(1)
     expect(NativeFallback.thresholdTokens(h.calls[0]!.providerOptions)).toBe(threshold)
     expect(first.toolCalls.map((call) => call.toolCallId)).toEqual(["c_t3"])
     // The loop continues: the app appends the tool result and sends the next request (still asking for native).
     const next = [...conversation, ...first.response.messages, ...A.appendThen]
-    await generateText({
-      model: h.model,
-      system,
-      messages: next,
-      tools,
-      providerOptions: appOptions as never,
-      maxRetries: 0
-    })
+    await send(h, next)
     expect(h.calls).toHaveLength(2)
     await expectLocalFallback(h, h.calls[1]!, "no-item")
     // Later turns: still no contextManagement on this route.
-    await generateText({
-      model: h.model,
-      system,
-      messages: [...next, { role: "user", content: "Go on." }],
-      tools,
-      providerOptions: appOptions as never,
-      maxRetries: 0
-    })
+    await send(h, [...next, { role: "user", content: "Go on." }])
     expect(carriesNative(h.calls[2]!)).toBe(false)
   })
 
@@ -210,24 +230,11 @@ describe("C19: provider-native compaction falls back to local compaction on a ro
       if (carriesNative(params)) throw httpError(B.status, B.headers, B.body)
       return { ...answer(control.response), content: contentOf(control.response).filter((p) => p.type !== "custom") }
     })
-    const result = await generateText({
-      model: h.model,
-      system,
-      messages: conversation,
-      tools,
-      providerOptions: appOptions as never,
-      maxRetries: 0
-    })
+    const result = await send(h, conversation)
     expect(result.toolCalls.map((call) => call.toolCallId)).toEqual(["c_t3"])
     expect(h.calls.map(carriesNative)).toEqual([true, false])
     await expectLocalFallback(h, h.calls[1]!, "http-500")
-    await generateText({
-      model: h.model,
-      system,
-      messages: [...conversation, { role: "user", content: "Go on." }],
-      providerOptions: appOptions as never,
-      maxRetries: 0
-    })
+    await send(h, [...conversation, { role: "user", content: "Go on." }], { tools: false })
     expect(carriesNative(h.calls[2]!)).toBe(false)
   })
 
@@ -244,31 +251,11 @@ describe("C19: provider-native compaction falls back to local compaction on a ro
             "event: response.created",
             "event: response.in_progress"
           ])
-          return new ReadableStream<LanguageModelV4StreamPart>({
-            start(controller) {
-              controller.enqueue({ type: "stream-start", warnings: [] })
-              controller.enqueue({ type: "response-metadata", id: "resp_0b3d9e7a", modelId: c19.route.model })
-              // … and no further bytes.
-            },
-            cancel() {
-              stalled.cancelled = true
-            }
+          return stalledStream(() => {
+            stalled.cancelled = true
           })
         }
-        return new ReadableStream<LanguageModelV4StreamPart>({
-          start(controller) {
-            controller.enqueue({ type: "stream-start", warnings: [] })
-            controller.enqueue({ type: "text-start", id: "t" })
-            controller.enqueue({ type: "text-delta", id: "t", delta: "Running the test again." })
-            controller.enqueue({ type: "text-end", id: "t" })
-            controller.enqueue({
-              type: "finish",
-              finishReason: { unified: "stop", raw: undefined },
-              usage: usage(1200, 6)
-            })
-            controller.close()
-          }
-        })
+        return textStream("Running the test again.")
       }
     )
     const result = streamText({
@@ -293,11 +280,7 @@ describe("C19: provider-native compaction falls back to local compaction on a ro
       },
       (params) => {
         stalledSignal = params.abortSignal
-        return new ReadableStream<LanguageModelV4StreamPart>({
-          start(controller) {
-            controller.enqueue({ type: "stream-start", warnings: [] })
-          }
-        })
+        return stalledStream()
       }
     )
     const caller = new AbortController()
@@ -326,42 +309,19 @@ describe("C19: provider-native compaction falls back to local compaction on a ro
       if (call === 0) throw httpError(rateLimited.status, rateLimited.headers, rateLimited.body)
       return answer(control.response)
     })
-    await expect(
-      generateText({
-        model: h.model,
-        system,
-        messages: conversation,
-        tools,
-        providerOptions: appOptions as never,
-        maxRetries: 0
-      })
-    ).rejects.toMatchObject({ statusCode: 429 })
+    await expect(send(h, conversation)).rejects.toMatchObject({ statusCode: 429 })
     expect(nativeEvents(h.events)).toEqual([])
     expect(h.middleware.controller.nativeRoutes.reasonFor(`openai.responses:${c19.route.model}`)).toBeUndefined()
     expect(checkpoints(await h.transcript())).toEqual([])
     // Retried later as usual: still native.
-    await generateText({
-      model: h.model,
-      system,
-      messages: conversation,
-      tools,
-      providerOptions: appOptions as never,
-      maxRetries: 0
-    })
+    await send(h, conversation)
     expect(h.calls.map(carriesNative)).toEqual([true, true])
   })
 
   it("C19 control: one compaction item — native works, the provider's item is recorded, no local summarization", async () => {
     const { control } = c19.providerResponses
     const h = harness(() => answer(control.response))
-    const first = await generateText({
-      model: h.model,
-      system,
-      messages: conversation,
-      tools,
-      providerOptions: appOptions as never,
-      maxRetries: 0
-    })
+    const first = await send(h, conversation)
     const entries = await h.transcript()
     expect(nativeEvents(h.events)).toEqual([])
     expect(checkpoints(entries)).toEqual([])
@@ -369,14 +329,7 @@ describe("C19: provider-native compaction falls back to local compaction on a ro
     expect(
       entries.filter((entry) => entry.kind === "event" && entry.event.name === ProviderNativeEngine.EVENT_COMPACTION)
     ).toHaveLength(1)
-    await generateText({
-      model: h.model,
-      system,
-      messages: [...conversation, ...first.response.messages, ...c19.providerResponses.A.appendThen],
-      tools,
-      providerOptions: appOptions as never,
-      maxRetries: 0
-    })
+    await send(h, [...conversation, ...first.response.messages, ...c19.providerResponses.A.appendThen])
     expect(h.calls.map(carriesNative)).toEqual([true, true])
     expect(checkpoints(await h.transcript())).toEqual([])
   })
