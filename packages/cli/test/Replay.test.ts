@@ -77,4 +77,28 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     )
     expect(text).toContain("Requests over the input budget: 5 of 5")
   })
+
+  it("in advisory mode a withheld checkpoint names the tokens actually sent, not only what the checkpoint would have sent", async () => {
+    // QA session 4: '(shadow: not applied) … request 13,011 → 4,612 tokens' in advisory mode, where the deterministic
+    // stages were applied and 8,017 tokens went out (gemini-cli-console at 32k).
+    const marshmallow = transcript("swe-agent/marshmallow-1867__function_calling_replace_from_source.traj")
+    const { report } = await ReplayCommand.buildWithLargest(
+      marshmallow,
+      { contextWindow: 16_000, mode: "advisory" },
+      quiet
+    )
+    const withheld = report.compactions.filter((compaction) => compaction.shadow)
+    expect(withheld.length).toBeGreaterThan(0)
+    const text = ReplayCommand.render(report)
+    expect(text).not.toContain("(shadow: not applied)")
+    for (const compaction of withheld) {
+      const sent = report.steps.find((step) => step.step === compaction.step)!.inputTokens
+      // what went out is not the request before (the deterministic stages ran), nor what the checkpoint would have left
+      expect(sent).toBeLessThan(compaction.tokensBefore)
+      expect(sent).not.toBe(compaction.tokensAfter)
+      expect(text).toContain(
+        `  step ${compaction.step} (advisory: checkpoint not applied, deterministic stages applied, ${sent.toLocaleString("en-US")} tokens sent)`
+      )
+    }
+  })
 })

@@ -94,6 +94,18 @@ export const buildWithLargest = async (
   return { report, largest }
 }
 
+/**
+ * What a withheld (shadow) compaction left sent: in `shadow` nothing was applied; in `advisory` the
+ * deterministic stages were, and only the checkpoint was withheld — its "request A → B" is what it would have
+ * sent, so the tokens actually sent at that step are named.
+ */
+const withheld = (report: ReplayReport, compaction: Replay.CompactionRecord): string => {
+  if (!compaction.shadow) return ""
+  if (report.mode !== "advisory") return " (shadow: not applied)"
+  const sent = report.steps.find((step) => step.step === compaction.step)?.inputTokens
+  return ` (advisory: checkpoint not applied, deterministic stages applied${sent === undefined ? "" : `, ${n(sent)} tokens sent`})`
+}
+
 /** Failed compactions one per line (the first 5), skipped ones as one line: each left a request uncompacted. */
 const renderFailures = (report: ReplayReport): ReadonlyArray<string> => {
   const failed = report.failures.filter((failure) => failure.kind === "failed")
@@ -134,7 +146,7 @@ export const render = (report: ReplayReport): string => {
   for (const compaction of report.compactions) {
     const checkpoint = compaction.checkpoint
     out.push(
-      `  step ${compaction.step}${compaction.shadow ? " (shadow: not applied)" : ""}: ${compaction.reasons.join(", ")} · request ${n(compaction.tokensBefore)} → ${n(compaction.tokensAfter)} tokens · resolved by ${compaction.tier}${checkpoint ? ` · checkpoint gen ${checkpoint.generation}: ${n(checkpoint.tokens)} tokens of the request, validation ${checkpoint.validation?.ok === false ? "FAILED" : "passed"}` : ""}`
+      `  step ${compaction.step}${withheld(report, compaction)}: ${compaction.reasons.join(", ")} · request ${n(compaction.tokensBefore)} → ${n(compaction.tokensAfter)} tokens · resolved by ${compaction.tier}${checkpoint ? ` · checkpoint gen ${checkpoint.generation}: ${n(checkpoint.tokens)} tokens of the request, validation ${checkpoint.validation?.ok === false ? "FAILED" : "passed"}` : ""}`
     )
   }
   out.push(...renderFailures(report))
