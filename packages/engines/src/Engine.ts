@@ -190,7 +190,7 @@ export const kernel = (
     const found: Array<ContextEngine.CompactionReason> = []
     if (input.manual === true) found.push("manual")
     if (state.overflow !== undefined) found.push("overflow")
-    if (prepared.measurement.inputTokens > prepared.budget.inputBudgetTokens) found.push("threshold")
+    if (sentMeasurement(prepared).inputTokens > prepared.budget.inputBudgetTokens) found.push("threshold")
     if (ByteCap.isOver(input.policy, prepared.view)) found.push("request-bytes")
     return found
   }
@@ -320,14 +320,30 @@ export const kernel = (
   }
 
   const incremental = IncrementalNormalization.make()
-  const normalize: Kernel["normalize"] = (prepared) =>
-    incremental(prepared.view, prepared.measurer, prepared.measurement)
+  // One normalization per preparation: shouldCompact's decision and the request assembleContext sends share it.
+  const normalized = new WeakMap<Prepared, IncrementalNormalization.Normalized>()
+  const normalize: Kernel["normalize"] = (prepared) => {
+    let found = normalized.get(prepared)
+    if (found === undefined) {
+      found = incremental(prepared.view, prepared.measurer, prepared.measurement)
+      normalized.set(prepared, found)
+    }
+    return found
+  }
+  /**
+   * What the request will measure once assembled: the normalized view (pairing repair synthesizes a result for
+   * every unanswered tool call, so a view with many interrupted calls grows when sent). A preparation counted
+   * by estimates (`prepareToCompact`) keeps its own measurement: it is compacted next, normalize stage first.
+   */
+  const sentMeasurement = (prepared: Prepared): Measurement.Measurement =>
+    prepared.exact === undefined ? normalize(prepared).after : prepared.measurement
 
   return {
     measurerFor,
     prepare,
     prepareToCompact,
     normalize,
+    measured: sentMeasurement,
     reasons,
     targets,
     ladder,
@@ -360,7 +376,7 @@ export const make = (core: ReturnType<typeof kernel>, configuration: Configurati
   EngineInput.guard({
     specificationVersion: ContextEngine.SPECIFICATION_VERSION,
     name: configuration.name,
-    measure: (input) => Effect.sync(() => core.prepare(input).measurement),
+    measure: (input) => Effect.sync(() => core.measured(core.prepare(input))),
     shouldCompact: (input) =>
       Effect.sync(() => {
         const prepared = core.prepare(input)
@@ -368,7 +384,7 @@ export const make = (core: ReturnType<typeof kernel>, configuration: Configurati
         return {
           compact: reasons.length > 0 && !reasons.includes("fixed-overhead-exceeded"),
           reasons,
-          measurement: prepared.measurement,
+          measurement: core.measured(prepared),
           budget: prepared.budget
         }
       }),

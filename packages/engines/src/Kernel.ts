@@ -91,6 +91,11 @@ export interface Kernel {
    * does, with its measurement; incremental across steps of one session (`IncrementalNormalization`).
    */
   readonly normalize: (prepared: Prepared) => IncrementalNormalization.Normalized
+  /**
+   * What the request measures once assembled (the normalized view's measurement — what `measure`,
+   * `shouldCompact` and the threshold reason use); an estimate-counted preparation keeps its own.
+   */
+  readonly measured: (prepared: Prepared) => Measurement.Measurement
   readonly editEntries: (
     input: ContextEngine.EngineInput,
     edits: ReadonlyArray<ViewEdit.ViewEdit>,

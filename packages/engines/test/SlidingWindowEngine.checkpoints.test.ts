@@ -58,7 +58,10 @@ describe("SlidingWindowEngine on pi/before-compaction.jsonl (2 imported pi compa
       ContextView.fromEntries(entries.filter((entry) => entry.kind === "message"))
     ).inputTokens
     expect(wholeHistory).toBeGreaterThan(400_000)
-    expect(measured.inputTokens).toBe(measurer.measure(view, {}).inputTokens)
+    // What is sent: the view with pairing repaired (pi's interrupted calls get synthesized results).
+    const sent = Effect.runSync(engine.assembleContext(input)).view
+    expect(measured.inputTokens).toBe(measurer.measure(sent, {}).inputTokens)
+    expect(measured.inputTokens).toBeGreaterThan(measurer.measure(view, {}).inputTokens)
     expect(measured.inputTokens).toBeLessThan(wholeHistory / 2)
     expect(measured.byCategory.checkpoint).toBeGreaterThan(0)
   }, 30_000)

@@ -1,0 +1,85 @@
+/**
+ * The decision measures the request that will be sent. Found by the
+ * session-4 new-user trial: replaying pi's large session in a 200K window
+ * sent requests of 163,986 and 164,249 tokens against a 163,616-token budget
+ * without compacting, because `shouldCompact` measured the view before the
+ * normalize stage synthesized results for 18 unanswered tool calls
+ * (813 tokens) and `assembleContext` measured it after.
+ */
+import { type ContextEngine, type Entry, type Message, PolicyRegistry } from "@context-engine/core"
+import { describe, expect, it } from "vitest"
+import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
+import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
+import { assistant, user } from "./support.ts"
+
+const entries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
+  messages.map((message, index) => ({
+    id: `m${index}`,
+    parentId: index === 0 ? null : `m${index - 1}`,
+    timestamp: new Date(0).toISOString(),
+    schemaVersion: 1,
+    kind: "message",
+    message
+  }))
+
+// 24 parallel edits the user interrupted: no result was recorded for any of them.
+const interrupted: Message.Message = {
+  role: "assistant",
+  content: Array.from({ length: 24 }, (_, index) => ({
+    type: "tool-call" as const,
+    toolCallId: `call-${index}`,
+    toolName: "edit",
+    input: { path: `src/file-${index}.ts`, oldText: "a", newText: "b" }
+  }))
+}
+const session = entries([
+  user("Rename the option in every source file."),
+  interrupted,
+  user("stop — I will do it by hand"),
+  assistant("Stopped."),
+  user("Now explain what the option does.")
+])
+
+const engines: ReadonlyArray<[string, () => ContextEngine.AsyncContextEngine]> = [
+  ["tiered-summary", () => TieredSummaryEngine.makeAsync()],
+  ["sliding-window", () => SlidingWindowEngine.makeAsync()]
+]
+
+describe.each(engines)("%s: shouldCompact measures what assembleContext sends", (_name, makeEngine) => {
+  it("the decision's measurement is the assembled request's, and the pairing repair is what differs", async () => {
+    const policy = PolicyRegistry.resolveSync({
+      model: "decision-test",
+      contextWindowTokens: 200_000,
+      maxOutputTokens: 4_096
+    })
+    const engine = makeEngine()
+    const input = { entries: session, policy }
+    const decision = await engine.shouldCompact(input)
+    const assembled = await engine.assembleContext(input)
+    // 24 results were synthesized, so the sent request is larger than the raw view.
+    expect(
+      assembled.messages.filter((message) => message.role === "tool").flatMap((message) => message.content)
+    ).toHaveLength(24)
+    expect(decision.measurement.inputTokens).toBe(assembled.measurement.inputTokens)
+    expect((await engine.measure(input)).inputTokens).toBe(assembled.measurement.inputTokens)
+  })
+
+  it("at every window around the boundary, compaction is due exactly when the sent request is over the budget", async () => {
+    let sawOverOnlyWhenSent = false
+    for (let windowTokens = 2_400; windowTokens <= 3_400; windowTokens += 20) {
+      const policy = PolicyRegistry.resolveSync({
+        model: "decision-test",
+        contextWindowTokens: windowTokens,
+        maxOutputTokens: 1_024
+      })
+      const engine = makeEngine()
+      const input = { entries: session, policy }
+      const decision = await engine.shouldCompact(input)
+      const sent = (await engine.assembleContext(input)).measurement.inputTokens
+      expect(decision.compact).toBe(sent > decision.budget.inputBudgetTokens)
+      if (sent > decision.budget.inputBudgetTokens && sent - 300 <= decision.budget.inputBudgetTokens)
+        sawOverOnlyWhenSent = true
+    }
+    expect(sawOverOnlyWhenSent).toBe(true)
+  })
+})
