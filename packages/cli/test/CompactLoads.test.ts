@@ -1,8 +1,8 @@
 /**
  * What `context-engine compact` loads (issue #13 req 6, the fixed part of its
- * memory): with the offline summarizer and an o200k model it loads neither the
- * AI SDK (provider-adapters, `ai`) nor tiktoken's WASM, and only the o200k
- * rank table — observed through a module-resolution hook in the CLI's process.
+ * memory): with the offline summarizer it loads neither the AI SDK
+ * (provider-adapters, `ai`) nor tiktoken's WASM — observed through a
+ * module-resolution hook in the CLI's process.
  */
 import { spawnSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"
@@ -20,11 +20,11 @@ const loadedBy = (args: ReadonlyArray<string>) => {
   expect(run.status, run.stderr).toBe(0)
   const line = /LOADED (.+)/.exec(run.stderr)?.[1]
   expect(line).toBeDefined()
-  return JSON.parse(line!) as { packages: ReadonlyArray<string>; rankTables: ReadonlyArray<string> }
+  return JSON.parse(line!) as { packages: ReadonlyArray<string> }
 }
 
 describe("what compact loads", { timeout: 300_000 }, () => {
-  it("compact --model gpt-4o (offline summarizer): no AI SDK, no tiktoken, only the o200k rank table", () => {
+  it("compact --model gpt-4o (offline summarizer): no AI SDK, no tiktoken", () => {
     const out = join(mkdtempSync(join(tmpdir(), "compact-loads-")), "out.json")
     const loaded = loadedBy(["compact", transcript("pi/before-compaction.jsonl"), "--model", "gpt-4o", "--out", out])
     expect(loaded.packages).toContain("@context-engine/engines")
@@ -33,7 +33,6 @@ describe("what compact loads", { timeout: 300_000 }, () => {
     expect(loaded.packages).not.toContain("ai")
     expect(loaded.packages.filter((name) => name.startsWith("@ai-sdk/"))).toEqual([])
     expect(loaded.packages).not.toContain("tiktoken")
-    expect(loaded.rankTables).toEqual(["o200k_base"])
   })
 
   it("a model summarizer does load the AI SDK (the hook sees it)", () => {

@@ -186,20 +186,3 @@ export class TranscriptStoreFailed extends Schema.TaggedError<TranscriptStoreFai
     return true
   }
 }
-
-/**
- * An exact tokenizer's rank table was needed before it was loaded, in a
- * runtime that cannot load it synchronously (no `process.getBuiltinModule`,
- * e.g. an edge runtime, or a bundle without `gpt-tokenizer` on disk):
- * `await Tokenizers.load(encoding)` before counting (`Tokenizers.ts`).
- *
- * @category errors
- */
-export class TokenizerNotLoaded extends Schema.TaggedError<TokenizerNotLoaded>()("TokenizerNotLoaded", {
-  encoding: Schema.String,
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `The ${this.encoding} rank table is not loaded and cannot be loaded synchronously here (${this.reason}); call \`await Tokenizers.load("${this.encoding}")\` before counting`
-  }
-}

@@ -11,18 +11,9 @@
  * `@context-engine/core/node` (`Tiktoken`), because its loader reads a WASM
  * file from disk.
  *
- * Rank tables load on demand, only the one an encoding needs (gpt-4o counts
- * with `o200k_base` and never loads `cl100k_base`, ≈ 20 MiB of RSS in Node;
- * `o200k_base` costs ≈ 38 MiB): importing this module loads none. The first
- * `count` of an encoding loads its table synchronously where the runtime
- * offers `process.getBuiltinModule` (Node ≥ 22.3, Bun, Deno: `createRequire`
- * of `gpt-tokenizer/bpeRanks/<encoding>`, reached at run time, so the main
- * entry still imports no `node:` module). Elsewhere (edge bundles), or when
- * the package is bundled without `gpt-tokenizer` on disk, call
- * `await Tokenizers.load(encoding)` once before counting: it is a dynamic
- * `import()` of a literal specifier per encoding, which bundlers include as a
- * chunk; a `count` before it throws `Errors.TokenizerNotLoaded`. The encoder of
- * an encoding is built on its first `count`. Text is
+ * The encoders are plain static `import`s (no `createRequire`, so bundlers
+ * for edge runtimes see them); their rank tables are parsed when this module
+ * loads and the encoder of an encoding is built on its first `count`. Text is
  * encoded as ordinary text: special-token strings such as `<|endoftext|>`
  * inside a message count as the characters they are (tiktoken
  * `encode_ordinary`), so counting never throws. Text is encoded in chunks of
@@ -33,8 +24,9 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
+import cl100kBaseRanks from "gpt-tokenizer/bpeRanks/cl100k_base"
+import o200kBaseRanks from "gpt-tokenizer/bpeRanks/o200k_base"
 import { GptEncoding } from "gpt-tokenizer/GptEncoding"
-import * as Errors from "./Errors.ts"
 import * as Estimator from "./Estimator.ts"
 import type { ModelPolicy, TokenizerId } from "./ModelPolicy.ts"
 import * as TextChunks from "./TextChunks.ts"
@@ -77,63 +69,14 @@ export interface ExactTokenizer extends Tokenizer {
   readonly free: () => void
 }
 
-/** A `gpt-tokenizer` rank table (the default export of `gpt-tokenizer/bpeRanks/<encoding>`). */
-type RankTable = Parameters<typeof GptEncoding.getEncodingApi>[1] extends (...args: never) => infer R ? R : never
-
-const rankTables = new Map<Encoding, RankTable>()
-
-/**
- * Loads the rank table of `encoding` (a dynamic `import()` bundlers see), so
- * that `count` works in runtimes without synchronous loading (edge bundles).
- * Idempotent; not needed in Node, Bun or Deno.
- *
- * @category constructors
- */
-export const load = async (encoding: Encoding): Promise<void> => {
-  if (rankTables.has(encoding)) return
-  const table =
-    encoding === "o200k_base"
-      ? (await import("gpt-tokenizer/bpeRanks/o200k_base")).default
-      : (await import("gpt-tokenizer/bpeRanks/cl100k_base")).default
-  if (!rankTables.has(encoding)) rankTables.set(encoding, table)
-}
-
-type Require = (id: string) => { readonly default: RankTable }
-
-/** `createRequire` of this module, reached through `process.getBuiltinModule` (no static `node:` import). */
-const runtimeRequire = (): Require | string => {
-  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-  if (typeof runtime?.getBuiltinModule !== "function") return "no process.getBuiltinModule"
-  const nodeModule = runtime.getBuiltinModule("node:module") as
-    | { createRequire?: (from: string) => (id: string) => unknown }
-    | undefined
-  if (typeof nodeModule?.createRequire !== "function") return "no createRequire"
-  return nodeModule.createRequire(import.meta.url) as Require
-}
-
-const rankTable = (encoding: Encoding): RankTable => {
-  const known = rankTables.get(encoding)
-  if (known !== undefined) return known
-  const require = runtimeRequire()
-  if (typeof require === "string") throw new Errors.TokenizerNotLoaded({ encoding, reason: require })
-  let table: RankTable
-  try {
-    table = require(`gpt-tokenizer/bpeRanks/${encoding}`).default
-  } catch (error) {
-    throw new Errors.TokenizerNotLoaded({ encoding, reason: error instanceof Error ? error.message : String(error) })
-  }
-  rankTables.set(encoding, table)
-  return table
-}
-
+const ranks = { o200k_base: o200kBaseRanks, cl100k_base: cl100kBaseRanks } as const
 const gptEncodings = new Map<Encoding, GptEncoding>()
 
 // Building an encoder from its rank table costs ~300 ms, so it happens once, on first use.
 const gptEncoding = (encoding: Encoding): GptEncoding => {
   let api = gptEncodings.get(encoding)
   if (api === undefined) {
-    const table = rankTable(encoding)
-    api = GptEncoding.getEncodingApi(encoding, () => table)
+    api = GptEncoding.getEncodingApi(encoding, () => ranks[encoding])
     gptEncodings.set(encoding, api)
   }
   return api

@@ -1,10 +1,9 @@
 // `node --import ./loadedPackages.mjs …`: on exit, prints to stderr one line `LOADED <json>` with every package
-// the process resolved (ESM imports and require alike, through module.registerHooks) and every gpt-tokenizer
-// rank table, so a test can assert what a command loads.
+// the process resolved (ESM imports and require alike, through module.registerHooks), so a test can assert what a
+// command loads.
 import { registerHooks } from "node:module"
 
 const packages = new Set()
-const rankTables = new Set()
 registerHooks({
   resolve(specifier, context, nextResolve) {
     const resolved = nextResolve(specifier, context)
@@ -12,11 +11,9 @@ registerHooks({
     const workspace = /\/packages\/([^/]+)\/(?:src|dist)\//.exec(resolved.url)?.[1]
     if (pkg !== undefined) packages.add(pkg)
     if (workspace !== undefined) packages.add(`@context-engine/${workspace}`)
-    const table = /bpeRanks\/(\w+)\.js$/.exec(resolved.url)?.[1]
-    if (table !== undefined) rankTables.add(table)
     return resolved
   }
 })
 process.on("exit", () => {
-  process.stderr.write(`\nLOADED ${JSON.stringify({ packages: [...packages].sort(), rankTables: [...rankTables] })}\n`)
+  process.stderr.write(`\nLOADED ${JSON.stringify({ packages: [...packages].sort() })}\n`)
 })
