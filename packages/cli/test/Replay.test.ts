@@ -33,6 +33,15 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     )
   })
 
+  it("the SWE-agent trajectory through the middleware at 8k: every request fits, the newest observation clamped when nothing else is left", async () => {
+    // steps 5 and 9 failed with BudgetExceeded (3,563 of 3,440): system, pinned task, checkpoint and the newest
+    // observation (protected by the trim stages) were all that was left; the reduction's clamp.fit cuts that one
+    const { report } = await ReplayCommand.buildWithLargest(swe, { model: "gpt-4o", contextWindow: 8_000 }, quiet)
+    expect(report.failures).toEqual([])
+    expect(report.overBudgetSteps).toBe(0)
+    expect(report.compactions.some((compaction) => compaction.tier === "reduce:clamp.fit")).toBe(true)
+  })
+
   // A new user's replay of a transcript whose compactions failed said "No compaction was needed." and a bare
   // peak of 64,882 tokens in an 8,000-token window: the controller's compaction-failed / compaction-skipped
   // events were dropped. Every user message here is ~15K tokens and the latest user message is always sent

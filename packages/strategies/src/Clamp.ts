@@ -219,6 +219,72 @@ const mayClamp = (guard: Invariants.Protected, item: ContextView.ViewItem, clamp
   !guard.systemIds.has(item.entryId) && (clampLatestUser || guard.latestUserId !== item.entryId)
 
 /**
+ * Name of {@link fit} (and of its stage in reports).
+ *
+ * @category constants
+ */
+export const FIT_NAME = "clamp.fit"
+
+/**
+ * `clamp.fit`, the last resort before `BudgetExceeded`: while the request is
+ * still over its target after every other stage, the largest message that
+ * may be edited (never a system message or the latest user message) is
+ * clamped to head + tail, with the same marker naming its transcript entry,
+ * by the excess (each of its parts to at most its tokens less the excess, at
+ * least `minPartTokens`). Engines run it after the sliding window, where the
+ * only big item left is often the newest tool output — kept whole by the trim
+ * stages because the agent acts on it, but cut rather than failing the
+ * request.
+ *
+ * @category constructors
+ */
+export const fit = (options: Options = {}): Strategy.Strategy => {
+  const headShare = options.headShare ?? defaults.headShare
+  const floor = options.minPartTokens ?? defaults.minPartTokens
+  return {
+    name: FIT_NAME,
+    minReclaimTokens: 0,
+    apply: ({ view, measurement, targetTokens, measurer }) => {
+      const excess = measurement.inputTokens - targetTokens
+      if (excess <= 0) return { edits: [], tokensFreed: 0, note: "already within target" }
+      const guard = Invariants.protectedOf(view)
+      let largest: { readonly item: ContextView.ViewItem; readonly tokens: number } | undefined
+      for (const item of view.items) {
+        if (!mayClamp(guard, item, false)) continue
+        const tokens = measurer.messageTokens(item.message, item.source)
+        if (largest === undefined || tokens > largest.tokens) largest = { item, tokens }
+      }
+      if (largest === undefined) return { edits: [], tokensFreed: 0, note: "no message may be clamped" }
+      const { item, tokens } = largest
+      // The limit is per part; the message also counts its framing: lower the limit by what is still over (twice at most).
+      let limit = Math.max(floor, tokens - excess)
+      let clamped = clampMessage(item.message, item.entryId, limit, headShare, measurer.tokenizer.count)
+      for (let retry = 0; retry < 2 && clamped !== undefined && limit > floor; retry++) {
+        const over = measurer.messageTokens(clamped, item.source) - (tokens - excess)
+        if (over <= 0) break
+        limit = Math.max(floor, limit - over)
+        clamped = clampMessage(item.message, item.entryId, limit, headShare, measurer.tokenizer.count)
+      }
+      if (clamped === undefined)
+        return { edits: [], tokensFreed: 0, note: `largest message ${item.entryId} not clampable` }
+      return {
+        edits: [
+          {
+            op: "replace",
+            entryId: item.entryId,
+            message: clamped,
+            strategy: FIT_NAME,
+            reason: `largest message clamped to head + tail (part(s) to ${limit} tokens) to fit the request`
+          }
+        ],
+        tokensFreed: tokens - measurer.messageTokens(clamped, item.source),
+        note: `${item.entryId} clamped by ${excess} tokens over the target`
+      }
+    }
+  }
+}
+
+/**
  * The strategy with default options.
  *
  * @category constructors

@@ -100,3 +100,36 @@ describe("Clamp", () => {
     expect(second.stages.find((stage) => stage.stage === "clamp")?.status).toBe("not-needed")
   })
 })
+
+describe("Clamp.fit", () => {
+  const fitMeasurer = FakeMeasurer.make()
+  const messages: Array<Message.Message> = [
+    { role: "system", content: "sys" },
+    { role: "user", content: `Fix the bug. ${"please ".repeat(50)}` },
+    { role: "assistant", content: "Opening the file." },
+    { role: "user", content: `[File: /repo/big.py (900 lines total)]\nHEAD ${"x = 1\n".repeat(2_000)} TAIL` }
+  ]
+
+  it("clamps the largest editable message by the excess, with the marker naming its entry, never the latest ask", () => {
+    const view = StrategyInput.frozenView(messages)
+    const total = StrategyInput.make(view, fitMeasurer, 0).measurement.inputTokens
+    const target = total - 1_000
+    const input = StrategyInput.make(view, fitMeasurer, target)
+    const { edits } = Clamp.fit().apply(input)
+    expect(edits.map((edit) => (edit.op === "insert" ? edit.id : edit.entryId))).toEqual(["m3"])
+    const after = ContextView.applyEdits(view, edits)
+    expect(fitMeasurer.measure(after, { budget: input.budget }).inputTokens).toBeLessThanOrEqual(target)
+    const text = after.items[3]!.message.content as string
+    expect(text.startsWith("[File: /repo/big.py")).toBe(true)
+    expect(text.endsWith("TAIL")).toBe(true)
+    expect(text).toContain("full text in transcript entry m3")
+    expect(after.items[1]!.message).toBe(view.items[1]!.message)
+  })
+
+  it("does nothing within the target, and nothing when only the system prompt and the latest ask are left", () => {
+    const view = StrategyInput.frozenView(messages)
+    expect(Clamp.fit().apply(StrategyInput.make(view, fitMeasurer, 1_000_000)).edits).toEqual([])
+    const onlyProtected = StrategyInput.frozenView(messages.slice(0, 2))
+    expect(Clamp.fit().apply(StrategyInput.make(onlyProtected, fitMeasurer, 1)).edits).toEqual([])
+  })
+})

@@ -17,7 +17,7 @@ import {
   type ModelPolicy,
   type Strategy
 } from "@context-engine/core"
-import { Pipeline, Tiers } from "@context-engine/strategies"
+import { Clamp, Pipeline, Tiers } from "@context-engine/strategies"
 import { checkpointStage, type EditEntries } from "./Commit.ts"
 
 /**
@@ -26,7 +26,9 @@ import { checkpointStage, type EditEntries } from "./Commit.ts"
  * prompt-cache guard off and only the last tool result and assistant message
  * protected, then the sliding window, which drops the oldest whole turns
  * after the previous checkpoint (never a system message or the turn in
- * progress; the transcript keeps everything it drops).
+ * progress; the transcript keeps everything it drops), and last `Clamp.fit`:
+ * the largest editable message (often the newest tool output, protected
+ * until then) clamped to head + tail by what is still over.
  *
  * @category constructors
  */
@@ -34,10 +36,13 @@ export const reductionStrategies = (
   policy: ModelPolicy.ModelPolicy,
   budget: Budget.Budget
 ): ReadonlyArray<Strategy.Strategy> =>
-  Tiers.withWindow(policy, budget, {
-    toolTrim: { minReclaimTokens: 0, keepRecentToolResults: 1, keepLastAssistants: 1 },
-    slidingWindow: { minReclaimTokens: 0 }
-  }).map(keepingCheckpoint)
+  [
+    ...Tiers.withWindow(policy, budget, {
+      toolTrim: { minReclaimTokens: 0, keepRecentToolResults: 1, keepLastAssistants: 1 },
+      slidingWindow: { minReclaimTokens: 0 }
+    }),
+    Clamp.fit()
+  ].map(keepingCheckpoint)
 
 /**
  * A strategy that never drops or rewrites the previous checkpoint: it sees
