@@ -263,6 +263,25 @@ const tailStart = (
 }
 
 /**
+ * Whether the view of `branch` (one branch, as {@link branch} returns it)
+ * pins the latest user message ahead of the checkpoint's kept tail: the
+ * checkpoint covered it, and {@link reconstruct} keeps it verbatim before the
+ * tail. A newer user message would unpin it (the view changes before the
+ * tail), so an incremental view cannot simply append one.
+ *
+ * @category getters
+ */
+export const pinsLatestUser = (branch: ReadonlyArray<Entry>): boolean => {
+  const { checkpoint } = selectCheckpoint(branch)
+  if (checkpoint === undefined) return false
+  const messages = branch.filter(
+    (entry): entry is MessageEntry => entry.kind === "message" && entry.message.role !== "system"
+  )
+  const latestUser = Turns.latestUserIndex(messages)
+  return latestUser >= 0 && latestUser < tailStart(branch, messages, checkpoint)
+}
+
+/**
  * Reconstructs the active view from a session's entries (in transcript
  * order, every branch). Pure; never throws on inconsistent input: invalid
  * checkpoints are skipped and listed in `skippedCheckpoints`.

@@ -10,8 +10,10 @@
  * a non-system message entry with a fresh id that continues the entry before
  * it (`parentId` null, that entry's id, or no earlier entry), no edit entry
  * names it, the view is not navigated (`leafId` / `beforeCheckpointId`), and
- * no user message arrives while a checkpoint is in force (the pinned latest
- * user message would move). Otherwise the view is reconstructed cold.
+ * no user message arrives while the view pins the latest user message ahead
+ * of a checkpoint's kept tail (`ActiveView.pinsLatestUser`: the pin would
+ * move). Edit entries appended with messages are applied to them when they
+ * name only those messages. Otherwise the view is reconstructed cold.
  *
  * @since 0.1.0
  */
@@ -29,6 +31,8 @@ interface State {
   readonly duplicates: boolean
   /** Ids the branch's edit entries name (dropped, replaced, inserted after, or inserted). */
   readonly edited: Set<string>
+  /** The view pins the latest user message ahead of the checkpoint's tail (`ActiveView.pinsLatestUser`). */
+  readonly pinned: boolean
 }
 
 const editedIds = (branch: ReadonlyArray<Entry>): Set<string> => {
@@ -52,7 +56,8 @@ const coldState = (entries: ReadonlyArray<Entry>, options: ActiveView.ViewOption
     if (ids.has(entry.id)) duplicates = true
     ids.add(entry.id)
   }
-  return { entries, active, ids, duplicates, edited: editedIds(active.branch) }
+  const edited = editedIds(active.branch)
+  return { entries, active, ids, duplicates, edited, pinned: ActiveView.pinsLatestUser(active.branch) }
 }
 
 /** The targets an edit names (an insert: the entry it follows) and the id it brings (an insert's item). */
@@ -89,7 +94,7 @@ const appendedItems = (
     fresh.add(entry.id)
     if (entry.kind === "edit") edits.push(entry.edit)
     if (entry.kind !== "message") continue
-    if (entry.message.role === "user" && state.active.checkpoint !== undefined) return undefined
+    if (entry.message.role === "user" && state.pinned) return undefined
     items.push({ entryId: entry.id, message: entry.message, source: "transcript", editedBy: [] })
   }
   if (edits.length === 0) return { items, ids: fresh, edits }

@@ -204,4 +204,24 @@ describe("IncrementalActiveView", () => {
     const third = reconstruct(entries.slice())
     expect(third).toEqual(ActiveView.reconstruct(entries))
   })
+
+  it("appends a user message after a checkpoint when no earlier user message is pinned ahead of the tail", () => {
+    const entries: Array<Entry.Entry> = [
+      { ...header("u1", null), kind: "message", message: { role: "user", content: "task" } },
+      { ...header("a1", "u1"), kind: "message", message: { role: "assistant", content: "working" } },
+      { ...header("u2", "a1"), kind: "message", message: { role: "user", content: "and then this" } },
+      { ...header("a2", "u2"), kind: "message", message: { role: "assistant", content: "still working" } },
+      // Keeps u2 (the latest user message) in the tail: nothing is pinned.
+      { ...header("cp", "a2"), kind: "checkpoint", checkpoint: checkpointBody("cp", "a1", "u2") }
+    ]
+    expect(ActiveView.pinsLatestUser(entries)).toBe(false)
+    const reconstruct = IncrementalActiveView.make()
+    const first = reconstruct(entries.slice())
+    entries.push({ ...header("u3", "cp"), kind: "message", message: { role: "user", content: "next task" } })
+    const second = reconstruct(entries.slice())
+    expect(second).toEqual(ActiveView.reconstruct(entries))
+    // Extended (a cold reconstruction builds every item again).
+    expect(second.conversation[0]).toBe(first.conversation[0])
+    expect(second.conversation.map((item) => item.entryId)).toEqual(["u2", "a2", "u3"])
+  })
 })
