@@ -44,6 +44,26 @@ export const outputFile = (value: string): string => {
   return value
 }
 
+/**
+ * Refuses an `--out` path that is the transcript being read (the same file,
+ * also through another name or link): the command would overwrite the
+ * agent's session while reporting it unchanged. Throws an `Error` tagged
+ * `UsageError` (exit code 3, `ExitCodes.forError`).
+ *
+ * @category parsers
+ */
+export const checkOutputIsNotInput = (out: string, input: string): void => {
+  if (!existsSync(out) || !existsSync(input)) return
+  const [written, read] = [statSync(out), statSync(input)]
+  if (written.dev === read.dev && written.ino === read.ino)
+    throw Object.assign(
+      new Error(
+        `option '--out': ${out} is the transcript being read; give another path (the transcript is never overwritten)`
+      ),
+      { _tag: "UsageError" as const }
+    )
+}
+
 /** `anthropic:<id>`, `openai:<id>`, or an AI Gateway id `<provider>/<model>` (`ModelSpec`'s forms). */
 const MODEL_SPEC_RE = /^(?:(?:anthropic|openai):\S+|[\w.-]+\/\S+)$/
 

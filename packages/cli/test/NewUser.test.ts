@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { copyFileSync, linkSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { JsonlTranscriptStore } from "@context-engine/core/node"
@@ -178,5 +178,26 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     expect(keptTail.synthesizedMessages).toBe(3)
     expect(keptTail.messages).toBe(transcriptMessages - notSentMessages + keptTail.synthesizedMessages)
     expect(output).toContain("3 of them are results the request adds for interrupted tool calls (normalize)")
+  })
+
+  it("--out naming the transcript being read (also through a hard link) is refused; the transcript is not touched", () => {
+    // QA session 4: 'compact m.traj --out m.traj' overwrote the SWE-agent trajectory with the JSON output and printed
+    // "The input file was not changed."; 'report m.traj --out m.traj' replaced it with HTML.
+    const dir = mkdtempSync(join(tmpdir(), "new-user-same-"))
+    const input = join(dir, "session.traj")
+    copyFileSync(marshmallow, input)
+    const link = join(dir, "link.traj")
+    linkSync(input, link)
+    const original = readFileSync(marshmallow)
+    for (const [command, out] of [
+      ["compact", input],
+      ["compact", link],
+      ["report", input]
+    ] as const) {
+      const result = cli(command, input, "--context-window", "16k", "--out", out)
+      expect(result.status).toBe(ExitCodes.USAGE)
+      expect(result.stderr).toContain(`option '--out': ${out} is the transcript being read`)
+      expect(readFileSync(input).equals(original)).toBe(true)
+    }
   })
 })

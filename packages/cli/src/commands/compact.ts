@@ -95,6 +95,21 @@ const summarizerFor = (spec: string | Summarizer.Summarizer | undefined) =>
             )
         )
 
+/** A usage problem found before any work (exit 3): a `--summarizer` in none of its forms, an `--out` that is the transcript. */
+const usageProblem = (file: string, options: CompactOptions): unknown => {
+  try {
+    if (typeof options.summarizer === "string") Arguments.summarizerSpec(options.summarizer)
+  } catch (error) {
+    return new Error(`option '--summarizer': ${(error as Error).message}`)
+  }
+  try {
+    if (options.out) Arguments.checkOutputIsNotInput(options.out, file)
+  } catch (error) {
+    return error
+  }
+  return undefined
+}
+
 /**
  * Runs `compact` and returns the text to print and the exit code; writes
  * `--out` when given.
@@ -112,11 +127,8 @@ export const run = async (
     return exitCode === undefined ? failed : { ...failed, exitCode }
   }
   let summarizer: Summarizer.Summarizer | undefined
-  try {
-    if (typeof options.summarizer === "string") Arguments.summarizerSpec(options.summarizer)
-  } catch (error) {
-    return fail(new Error(`option '--summarizer': ${(error as Error).message}`), ExitCodes.USAGE)
-  }
+  const problem = usageProblem(file, options)
+  if (problem !== undefined) return fail(problem, ExitCodes.USAGE)
   try {
     summarizer = await Effect.runPromise(summarizerFor(options.summarizer))
   } catch (error) {

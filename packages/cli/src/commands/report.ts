@@ -32,6 +32,7 @@ export interface ReportOptions extends ReplayCommand.ReplayOptions {
 export const run = async (file: string, options: ReportOptions): Promise<{ output: string; exitCode: number }> => {
   const progress = Progress.make()
   try {
+    Arguments.checkOutputIsNotInput(options.out, file)
     const { report, largest } = await ReplayCommand.buildWithLargest(file, options, progress)
     writeFileSync(options.out, ReportHtml.render(report, largest))
     const summary = `Wrote ${resolve(options.out)}: ${report.steps.length} steps, ${report.compactions.length} compactions (${report.compactions.filter((c) => c.shadow).length} shadow), peak ${report.peak.inputTokens.toLocaleString("en-US")} tokens. Open it in a browser; it needs no network.`
