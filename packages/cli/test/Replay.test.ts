@@ -5,6 +5,7 @@ import { Tokenizers } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import { afterAll, describe, expect, it } from "vitest"
 import * as ReplayCommand from "../src/commands/replay.ts"
+import * as ReportCommand from "../src/commands/report.ts"
 import * as Progress from "../src/Progress.ts"
 
 const quiet = Progress.make({ enabled: false })
@@ -85,6 +86,12 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
       `over the input budget of ${fmt(peakStep.budgetTokens)} by ${fmt(report.peak.inputTokens - peakStep.budgetTokens)} (window 8,000)`
     )
     expect(text).toContain("Requests over the input budget: 5 of 5")
+    // `report` says so in its one-line summary too (the page has the rows)
+    const written = await ReportCommand.run(file, { contextWindow: 8_000, out: join(dir, "report.html") })
+    expect(written.exitCode).toBe(0)
+    expect(written.output).toContain(
+      "0 compactions (0 shadow), 3 failed compactions, 5 of 5 requests over the budget, peak"
+    )
   })
 
   it("in advisory mode a withheld checkpoint names the tokens actually sent, not only what the checkpoint would have sent", async () => {

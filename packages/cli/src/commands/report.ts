@@ -35,7 +35,14 @@ export const run = async (file: string, options: ReportOptions): Promise<{ outpu
     Arguments.checkOutputIsNotInput(options.out, file)
     const { report, largest } = await ReplayCommand.buildWithLargest(file, options, progress)
     writeFileSync(options.out, ReportHtml.render(report, largest))
-    const summary = `Wrote ${resolve(options.out)}: ${report.steps.length} steps, ${report.compactions.length} compactions (${report.compactions.filter((c) => c.shadow).length} shadow), peak ${report.peak.inputTokens.toLocaleString("en-US")} tokens. Open it in a browser; it needs no network.`
+    const failed = report.failures.filter((failure) => failure.kind === "failed").length
+    const trouble = [
+      ...(failed > 0 ? [`${failed} failed compaction${failed === 1 ? "" : "s"}`] : []),
+      ...(report.overBudgetSteps > 0
+        ? [`${report.overBudgetSteps} of ${report.steps.length} requests over the budget`]
+        : [])
+    ]
+    const summary = `Wrote ${resolve(options.out)}: ${report.steps.length} steps, ${report.compactions.length} compactions (${report.compactions.filter((c) => c.shadow).length} shadow)${trouble.map((item) => `, ${item}`).join("")}, peak ${report.peak.inputTokens.toLocaleString("en-US")} tokens. Open it in a browser; it needs no network.`
     return { output: options.json ? JSON.stringify({ report, largest }, null, 2) : summary, exitCode: ExitCodes.OK }
   } catch (error) {
     progress.stop()
