@@ -43,6 +43,20 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     expect(report.compactions.some((compaction) => compaction.tier === "reduce:clamp.fit")).toBe(true)
   })
 
+  it("the SWE-agent trajectory at 8k with the default model's estimate tokenizer: no compaction fails, none is skipped", async () => {
+    // claude-sonnet-4-5 (estimate:anthropic): steps 6–8 failed 15–23 tokens over the 3,200 budget (clamp.fit stopped
+    // at the 256-token part floor), the circuit opened and steps 9–11 went out at up to 8,065 tokens
+    const { report } = await ReplayCommand.buildWithLargest(
+      swe,
+      { model: "claude-sonnet-4-5", contextWindow: 8_000 },
+      quiet
+    )
+    expect(report.failures).toEqual([])
+    const compactedSteps = new Set(report.compactions.map((compaction) => compaction.step))
+    for (const step of [6, 7, 8, 9, 10, 11]) expect(compactedSteps.has(step)).toBe(true)
+    for (const step of report.steps.slice(6)) expect(step.inputTokens).toBeLessThanOrEqual(step.budgetTokens)
+  })
+
   // A new user's replay of a transcript whose compactions failed said "No compaction was needed." and a bare
   // peak of 64,882 tokens in an 8,000-token window: the controller's compaction-failed / compaction-skipped
   // events were dropped. Every user message here is ~15K tokens and the latest user message is always sent

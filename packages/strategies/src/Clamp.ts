@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 
-import type { ContextView, Message, Strategy, ViewEdit } from "@context-engine/core"
+import type { ContextView, Measurer, Message, Strategy, ViewEdit } from "@context-engine/core"
 import { MessageParts } from "@context-engine/core"
 import * as HeadTail from "./HeadTail.ts"
 import * as Invariants from "./Invariants.ts"
@@ -227,11 +227,17 @@ export const FIT_NAME = "clamp.fit"
 
 /**
  * `clamp.fit`, the last resort before `BudgetExceeded`: while the request is
- * still over its target after every other stage, the largest message that
- * may be edited (never a system message or the latest user message) is
- * clamped to head + tail, with the same marker naming its transcript entry,
- * by the excess (each of its parts to at most its tokens less the excess, at
- * least `minPartTokens`). Engines run it after the sliding window, where the
+ * still over its target after every other stage, the messages that may be
+ * edited (never a system message or the latest user message), largest
+ * first, are clamped to head + tail, with the same marker naming their
+ * transcript entry, by what is still over: each part to at most the
+ * message's tokens less the excess, at least `minPartTokens`; when every
+ * editable message is at that floor and the request is still over, a second
+ * pass goes below the floor (down to the marker alone), because the
+ * alternative is a request over the budget. Each cut is re-measured with the
+ * policy's measurer (the marker and the message framing count too) and
+ * lowered by what is still over, so the result is at or under the target
+ * whatever the tokenizer. Engines run it after the sliding window, where the
  * only big item left is often the newest tool output — kept whole by the trim
  * stages because the agent acts on it, but cut rather than failing the
  * request.
@@ -240,48 +246,82 @@ export const FIT_NAME = "clamp.fit"
  */
 export const fit = (options: Options = {}): Strategy.Strategy => {
   const headShare = options.headShare ?? defaults.headShare
-  const floor = options.minPartTokens ?? defaults.minPartTokens
+  const minPart = options.minPartTokens ?? defaults.minPartTokens
   return {
     name: FIT_NAME,
     minReclaimTokens: 0,
     apply: ({ view, measurement, targetTokens, measurer }) => {
-      const excess = measurement.inputTokens - targetTokens
+      let excess = measurement.inputTokens - targetTokens
       if (excess <= 0) return { edits: [], tokensFreed: 0, note: "already within target" }
       const guard = Invariants.protectedOf(view)
-      let largest: { readonly item: ContextView.ViewItem; readonly tokens: number } | undefined
-      for (const item of view.items) {
-        if (!mayClamp(guard, item, false)) continue
-        const tokens = measurer.messageTokens(item.message, item.source)
-        if (largest === undefined || tokens > largest.tokens) largest = { item, tokens }
+      const candidates = view.items
+        .filter((item) => mayClamp(guard, item, false))
+        .map((item) => ({ item, tokens: measurer.messageTokens(item.message, item.source) }))
+        .sort((a, b) => b.tokens - a.tokens)
+      if (candidates.length === 0) return { edits: [], tokensFreed: 0, note: "no message may be clamped" }
+      const cut = new Map<
+        string,
+        { readonly message: Message.Message; readonly tokens: number; readonly limit: number }
+      >()
+      for (const floor of [minPart, 0]) {
+        for (const { item, tokens: original } of candidates) {
+          if (excess <= 0) break
+          const current = cut.get(item.entryId)?.tokens ?? original
+          const result = clampTo(item, current - excess, floor, headShare, measurer)
+          if (result === undefined || result.tokens >= current) continue
+          excess -= current - result.tokens
+          cut.set(item.entryId, result)
+        }
       }
-      if (largest === undefined) return { edits: [], tokensFreed: 0, note: "no message may be clamped" }
-      const { item, tokens } = largest
-      // The limit is per part; the message also counts its framing: lower the limit by what is still over (twice at most).
-      let limit = Math.max(floor, tokens - excess)
-      let clamped = clampMessage(item.message, item.entryId, limit, headShare, measurer.tokenizer.count)
-      for (let retry = 0; retry < 2 && clamped !== undefined && limit > floor; retry++) {
-        const over = measurer.messageTokens(clamped, item.source) - (tokens - excess)
-        if (over <= 0) break
-        limit = Math.max(floor, limit - over)
-        clamped = clampMessage(item.message, item.entryId, limit, headShare, measurer.tokenizer.count)
-      }
-      if (clamped === undefined)
-        return { edits: [], tokensFreed: 0, note: `largest message ${item.entryId} not clampable` }
+      if (cut.size === 0)
+        return { edits: [], tokensFreed: 0, note: `largest message ${candidates[0]!.item.entryId} not clampable` }
+      const edits = [...cut].map(
+        ([entryId, { message, limit }]): ViewEdit.ViewEdit => ({
+          op: "replace",
+          entryId,
+          message,
+          strategy: FIT_NAME,
+          reason: `clamped to head + tail (part(s) to ${limit} tokens) to fit the request`
+        })
+      )
+      const freed = candidates.reduce(
+        (sum, { item, tokens }) => sum + tokens - (cut.get(item.entryId)?.tokens ?? tokens),
+        0
+      )
       return {
-        edits: [
-          {
-            op: "replace",
-            entryId: item.entryId,
-            message: clamped,
-            strategy: FIT_NAME,
-            reason: `largest message clamped to head + tail (part(s) to ${limit} tokens) to fit the request`
-          }
-        ],
-        tokensFreed: tokens - measurer.messageTokens(clamped, item.source),
-        note: `${item.entryId} clamped by ${excess} tokens over the target`
+        edits,
+        tokensFreed: freed,
+        note: `${[...cut.keys()].join(", ")} clamped by ${freed} tokens (${measurement.inputTokens - targetTokens} over the target)`
       }
     }
   }
+}
+
+/**
+ * The item's original message clamped so it measures at most `targetTokens`
+ * (its parts to `limit`, at least `floor`): the per-part limit is lowered by
+ * what the re-measured message is still over (the marker and framing count),
+ * three times at most.
+ */
+const clampTo = (
+  item: ContextView.ViewItem,
+  targetTokens: number,
+  floor: number,
+  headShare: number,
+  measurer: Measurer.Measurer
+): { readonly message: Message.Message; readonly tokens: number; readonly limit: number } | undefined => {
+  const count = measurer.tokenizer.count
+  let limit = Math.max(floor, targetTokens)
+  let clamped = clampMessage(item.message, item.entryId, limit, headShare, count)
+  let tokens = clamped === undefined ? 0 : measurer.messageTokens(clamped, item.source)
+  for (let retry = 0; retry < 3 && clamped !== undefined && tokens > targetTokens && limit > floor; retry++) {
+    limit = Math.max(floor, limit - (tokens - targetTokens))
+    const next = clampMessage(item.message, item.entryId, limit, headShare, count)
+    if (next === undefined) break
+    clamped = next
+    tokens = measurer.messageTokens(next, item.source)
+  }
+  return clamped === undefined ? undefined : { message: clamped, tokens, limit }
 }
 
 /**

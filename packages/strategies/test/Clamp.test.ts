@@ -1,5 +1,5 @@
 import type { Message } from "@context-engine/core"
-import { ContextView } from "@context-engine/core"
+import { ContextView, Measurer, Tokenizers } from "@context-engine/core"
 import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import { Clamp, Pipeline } from "../src/index.ts"
@@ -125,6 +125,53 @@ describe("Clamp.fit", () => {
     expect(text).toContain("full text in transcript entry m3")
     expect(after.items[1]!.message).toBe(view.items[1]!.message)
   })
+
+  // pydicom 8k replay (claude-sonnet-4-5, estimate tokenizer): the only editable message was a 678-token
+  // observation and the request 460 over; the part limit stopped at minPartTokens (256), the cut message
+  // measured 241 and the request stayed 23 over, so the compaction failed three times and the circuit opened.
+  for (const tokenizer of ["estimate:anthropic", "estimate:generic", "o200k_base"] as const) {
+    const measurer = Measurer.make(Tokenizers.get(tokenizer))
+    const observation = `[File: /repo/dataset.py (3000 lines total)]\nHEAD ${"value = tag.read(fp)  # parse\n".repeat(90)} TAIL`
+    const rows: Array<Message.Message> = [
+      { role: "system", content: "sys" },
+      { role: "user", content: `Fix the bug. ${"please ".repeat(50)}` },
+      { role: "assistant", content: "Opening the file." },
+      { role: "user", content: observation }
+    ]
+    const observationTokens = measurer.messageTokens(rows[3]!)
+
+    it(`${tokenizer}: cuts below minPartTokens when that is what the target needs, and lands at or under it`, () => {
+      expect(observationTokens).toBeGreaterThan(500)
+      const view = StrategyInput.frozenView(rows)
+      const total = StrategyInput.make(view, measurer, 0).measurement.inputTokens
+      // the observation must end at or under 150 tokens, below the 256-token floor
+      const target = total - (observationTokens - 150)
+      const input = StrategyInput.make(view, measurer, target)
+      const after = ContextView.applyEdits(view, Clamp.fit().apply(input).edits)
+      expect(measurer.measure(after, { budget: input.budget }).inputTokens).toBeLessThanOrEqual(target)
+      const text = after.items[3]!.message.content as string
+      expect(text.startsWith("[File: /repo/dataset.py")).toBe(true)
+      expect(text).toContain("full text in transcript entry m3")
+      expect(after.items[1]!.message).toBe(view.items[1]!.message)
+    })
+
+    it(`${tokenizer}: when the largest message at the floor is not enough, the next largest is cut too`, () => {
+      const two = [
+        ...rows.slice(0, 3),
+        { role: "user", content: observation.replace("dataset", "other") },
+        ...rows.slice(2)
+      ]
+      const view = StrategyInput.frozenView(two as Array<Message.Message>)
+      const total = StrategyInput.make(view, measurer, 0).measurement.inputTokens
+      // each observation cut to the floor frees about observationTokens - 256; ask for more than one can give
+      const target = total - Math.round((observationTokens - 256) * 1.5)
+      const input = StrategyInput.make(view, measurer, target)
+      const { edits } = Clamp.fit().apply(input)
+      expect(edits.map((edit) => (edit.op === "insert" ? edit.id : edit.entryId)).sort()).toEqual(["m3", "m5"])
+      const after = ContextView.applyEdits(view, edits)
+      expect(measurer.measure(after, { budget: input.budget }).inputTokens).toBeLessThanOrEqual(target)
+    })
+  }
 
   it("does nothing within the target, and nothing when only the system prompt and the latest ask are left", () => {
     const view = StrategyInput.frozenView(messages)

@@ -27,8 +27,9 @@ import { checkpointStage, type EditEntries } from "./Commit.ts"
  * protected, then the sliding window, which drops the oldest whole turns
  * after the previous checkpoint (never a system message or the turn in
  * progress; the transcript keeps everything it drops), and last `Clamp.fit`:
- * the largest editable message (often the newest tool output, protected
- * until then) clamped to head + tail by what is still over.
+ * the editable messages, largest first (often the newest tool output,
+ * protected until then), clamped to head + tail by what is still over —
+ * below the per-part floor when nothing else is left.
  *
  * @category constructors
  */
