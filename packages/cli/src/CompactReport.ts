@@ -157,7 +157,6 @@ export const handoffOf = (
     : checkpoint
       ? entries.length
       : 0
-  const tailStart = fromTranscript[0] ? (indexOf.get(fromTranscript[0].entryId) ?? entries.length) : entries.length
   const covered = notSent.filter((item) => item.index < firstKeptIndex)
   // After the cut, a message is left out by normalization only when a provider would reject it (empty or
   // reasoning-only); any other one was dropped by the sliding window — also between a pinned first ask and the tail.

@@ -16,7 +16,6 @@ import {
   type Options,
   toolFramingTokens
 } from "./MeasurerOptions.ts"
-import type { MediaFamily } from "./MediaTokens.ts"
 import type { Message } from "./Message.ts"
 import * as MessageTokens from "./MessageTokens.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"

@@ -21,7 +21,7 @@
  *
  * @since 0.2.0
  */
-import type { Entry as EntryType, Measurement, Message, ModelPolicy, Strategy, ViewEdit } from "@context-engine/core"
+import type { Measurement, Message, ModelPolicy, Strategy } from "@context-engine/core"
 import {
   type ActiveView,
   Budget,

@@ -3,6 +3,7 @@ import { loadCase } from "@context-engine/core/test-support"
 import { Cases } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
+import { entriesOf } from "./support.ts"
 
 interface Scenario {
   readonly id: string
@@ -23,16 +24,6 @@ const noPrefill: ModelPolicy.ModelPolicy = {
   assistantPrefill: c15.provider.supportsAssistantPrefill
 }
 const withPrefill: ModelPolicy.ModelPolicy = Cases.policySync(c15.policy, "prefill-model")
-
-const toEntries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
-  messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
 
 const scenario = (id: string): { scenario: Scenario; messages: Array<Message.Message> } => {
   const found = c15.scenarios.find((candidate) => candidate.id === id)!
@@ -69,7 +60,7 @@ describe("C15: the request ends on a user message or tool result", () => {
     const { messages } = scenario("A")
     // With the built-in stages (they suffice here) and without them (a checkpoint is written).
     for (const options of [{}, { replaceBuiltInStrategies: () => [] }]) {
-      const { decision, result, assembled } = await compactThenAssemble(toEntries(messages), noPrefill, false, options)
+      const { decision, result, assembled } = await compactThenAssemble(entriesOf(messages), noPrefill, false, options)
       expect(decision.compact).toBe(true)
       noSyntheticAssistant(result!.entriesToAppend)
       expect(assembled.messages.at(-1)).toEqual(messages.at(-1))
@@ -85,7 +76,7 @@ describe("C15: the request ends on a user message or tool result", () => {
 
   it("C15 B: inside a tool loop the request ends on the tool result, right after its call", async () => {
     const { messages } = scenario("B")
-    const { result, assembled } = await compactThenAssemble(toEntries(messages), noPrefill)
+    const { result, assembled } = await compactThenAssemble(entriesOf(messages), noPrefill)
     noSyntheticAssistant(result?.entriesToAppend ?? [])
     const last = assembled.messages.at(-1)!
     expect(last).toEqual(messages.at(-1))
@@ -96,7 +87,7 @@ describe("C15: the request ends on a user message or tool result", () => {
 
   it("C15 C: a trailing prefill is dropped and reported for this provider, kept where prefill is supported", async () => {
     const { messages } = scenario("C")
-    const entries = toEntries(messages)
+    const entries = entriesOf(messages)
     const frozen = structuredClone(entries)
     const engine = TieredSummaryEngine.makeAsync()
     const assembled = await engine.assembleContext({ entries, policy: noPrefill })
@@ -116,7 +107,7 @@ describe("C15: the request ends on a user message or tool result", () => {
   it("C15 D: a manual /compact adds no acknowledgement; the next request ends on the new ask, verbatim", async () => {
     const { scenario: d, messages } = scenario("D")
     expect(messages.at(-1)!.role).toBe("assistant")
-    const { result, after, assembled } = await compactThenAssemble(toEntries(messages), noPrefill, true)
+    const { result, after, assembled } = await compactThenAssemble(entriesOf(messages), noPrefill, true)
     noSyntheticAssistant(result?.entriesToAppend ?? [])
     // Nothing new to answer: the finished answer is not sent as a prefill; the drop is reported.
     endsOnUserOrTool(assembled.messages)

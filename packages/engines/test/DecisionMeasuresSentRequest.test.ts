@@ -6,21 +6,11 @@
  * normalize stage synthesized results for 18 unanswered tool calls
  * (813 tokens) and `assembleContext` measured it after.
  */
-import { type ContextEngine, type Entry, type Message, PolicyRegistry } from "@context-engine/core"
+import { type ContextEngine, type Message, PolicyRegistry } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { assistant, user } from "./support.ts"
-
-const entries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
-  messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
+import { assistant, entriesOf, user } from "./support.ts"
 
 // 24 parallel edits the user interrupted: no result was recorded for any of them.
 const interrupted: Message.Message = {
@@ -32,7 +22,7 @@ const interrupted: Message.Message = {
     input: { path: `src/file-${index}.ts`, oldText: "a", newText: "b" }
   }))
 }
-const session = entries([
+const session = entriesOf([
   user("Rename the option in every source file."),
   interrupted,
   user("stop — I will do it by hand"),

@@ -6,7 +6,8 @@ import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import { type Summarizer, SummarizerService } from "../src/Summarizer.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { entriesOf, sessionMessages } from "./checkpoint/fixture.ts"
+import { sessionMessages } from "./checkpoint/fixture.ts"
+import { entriesOf } from "./support.ts"
 
 const input: ContextEngine.EngineInput = {
   entries: entriesOf(sessionMessages(8)),

@@ -20,7 +20,7 @@ import { describe, expect, it } from "vitest"
 import * as ProviderNativeEngine from "../src/ProviderNativeEngine.ts"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { conversation } from "./support.ts"
+import { conversation, entriesOf } from "./support.ts"
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60)
 const TYPED = new Set([
@@ -92,16 +92,6 @@ const hostileConversation = fc
   )
   .map(([items, mutations]) => mutate([system, ...items.map((item) => item.message)], mutations))
 
-const toEntries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
-  messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
-
 const engines: Record<string, () => ContextEngine.AsyncContextEngine> = {
   "sliding-window": () => SlidingWindowEngine.makeAsync(),
   "tiered-summary": () => TieredSummaryEngine.makeAsync(),
@@ -162,7 +152,7 @@ describe("fuzz: generated hostile conversations through every engine", () => {
             fc.boolean(),
             async (messages, window, keepRecentTokens, manual, assistantPrefill) => {
               const engine = makeEngine()
-              const entries = deepFreeze(toEntries(messages))
+              const entries = deepFreeze(entriesOf(messages))
               const snapshot = JSON.stringify(entries)
               const policy = {
                 ...Cases.policySync({ contextWindow: window, maxOutputTokens: 1_000, keepRecentTokens }),

@@ -9,7 +9,7 @@ import { Cases } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { assistant, calls, results, user } from "./support.ts"
+import { assistant, calls, entriesOf, results, user } from "./support.ts"
 
 const session = (turns: number): Array<Entry.Entry> => {
   const messages: Array<Message.Message> = [{ role: "system", content: "You are a coding agent." }]
@@ -20,14 +20,7 @@ const session = (turns: number): Array<Entry.Entry> => {
       results({ id: `c${turn}`, name: "read", text: `// module ${turn}\n${"x ".repeat(3_000)}` }),
       assistant(`module_${turn} exports handler${turn}.`)
     )
-  return messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
+  return entriesOf(messages)
 }
 
 const strategy = (name: string, apply: () => unknown): Strategy.Strategy => ({

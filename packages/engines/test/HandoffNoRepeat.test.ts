@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import { mergeContent } from "../src/Summarizer.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { assistant, calls, results, user, withIds } from "./support.ts"
+import { assistant, calls, entriesOf, results, user, withIds } from "./support.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 
@@ -103,14 +103,7 @@ describe("engine: a split turn's pinned ask appears once in the request", () => 
       messages.push(calls({ id: `r${step}`, name: "read", input: { path: `src/part${step}.ts` } }))
       messages.push(results({ id: `r${step}`, name: "read", text: `${step}`.repeat(3_000) }))
     }
-    const entries: Array<Entry.Entry> = messages.map((message, index) => ({
-      id: `m${index}`,
-      parentId: index === 0 ? null : `m${index - 1}`,
-      timestamp: new Date(0).toISOString(),
-      schemaVersion: 1,
-      kind: "message",
-      message
-    }))
+    const entries: Array<Entry.Entry> = entriesOf(messages)
     const engine = TieredSummaryEngine.makeAsync({ replaceBuiltInStrategies: () => [] })
     const policy = Cases.policySync({ contextWindow: 16_000, maxOutputTokens: 1_000, keepRecentTokens: 2_000 })
     const result = await engine.compact({ entries, policy, manual: true })

@@ -3,23 +3,13 @@ import { trace } from "@opentelemetry/api"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { beforeEach, describe, expect, it } from "vitest"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { assistant, calls, results, user } from "./support.ts"
+import { assistant, calls, entriesOf, results, user } from "./support.ts"
 
 const exporter = new InMemorySpanExporter()
 trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
 beforeEach(() => exporter.reset())
 
 const SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
-
-const toEntries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
-  messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
 
 /** A session of 12 turns, each reading a large file, with a secret pasted in the first ask. */
 const session = (): Array<Entry.Entry> => {
@@ -30,7 +20,7 @@ const session = (): Array<Entry.Entry> => {
     messages.push(assistant(`Read src/module${turn}.ts; next I will check module ${turn + 1}.`))
     messages.push(user(`Continue with step ${turn + 1}.`))
   }
-  return toEntries(messages)
+  return entriesOf(messages)
 }
 
 const policy = PolicyRegistry.resolveSync({ model: "test-model", contextWindowTokens: 24_000, maxOutputTokens: 2_000 })

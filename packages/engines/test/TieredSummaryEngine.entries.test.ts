@@ -1,17 +1,8 @@
-import type { Entry, Message } from "@context-engine/core"
+import type { Message } from "@context-engine/core"
 import { Cases } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-
-const toEntries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
-  messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
+import { entriesOf } from "./support.ts"
 
 /** Turns of an ask, a read and a large, distinct result: cheap stages trim, then a checkpoint is still needed. */
 const session = (turns: number): Array<Message.Message> => {
@@ -49,7 +40,7 @@ describe("TieredSummaryEngine entries to append", () => {
   it("records overlays only for entries the new checkpoint keeps, and the transcript rebuilds the same view", async () => {
     const engine = TieredSummaryEngine.makeAsync()
     const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
-    const input = { entries: toEntries(session(30)), policy }
+    const input = { entries: entriesOf(session(30)), policy }
     const result = await engine.compact(input)
     expect(result.checkpoint).toBeDefined()
     expect(result.stages.some((stage) => stage.stage !== "checkpoint" && stage.status === "applied")).toBe(true)

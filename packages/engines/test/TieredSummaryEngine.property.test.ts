@@ -1,23 +1,13 @@
-import type { Entry, Message } from "@context-engine/core"
+import type { Message } from "@context-engine/core"
 import { Cases } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { conversation } from "./support.ts"
+import { conversation, entriesOf } from "./support.ts"
 
 const TYPED = new Set(["BudgetExceeded", "SummarizerFailed", "ValidationFailed", "FixedOverheadExceedsBudget"])
 
 const system: Message.Message = { role: "system", content: "You are a coding agent working in /work/app." }
-
-const toEntries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
-  messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
 
 const isEmpty = (message: Message.Message): boolean =>
   typeof message.content === "string" ? message.content.length === 0 : message.content.length === 0
@@ -35,7 +25,7 @@ describe("TieredSummaryEngine invariants (DESIGN.md, property-tested)", () => {
         fc.boolean(),
         async (items, window, keepRecentTokens, manual, cheap) => {
           const messages = [system, ...items.map((item) => item.message)]
-          const entries = toEntries(messages)
+          const entries = entriesOf(messages)
           const snapshot = JSON.stringify(entries)
           const policy = Cases.policySync({
             contextWindow: window,

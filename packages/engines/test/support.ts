@@ -1,7 +1,7 @@
 /**
  * Small builders for engine tests: conversations as view items with ids.
  */
-import type { Message } from "@context-engine/core"
+import type { Entry, Message } from "@context-engine/core"
 import fc from "fast-check"
 
 export interface Item {
@@ -77,3 +77,14 @@ export const conversation = fc
     }
     return withIds(messages)
   })
+
+/** Messages as a chain of message entries `m0`, `m1`, … (each the parent of the next), timestamped at the epoch. */
+export const entriesOf = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
+  messages.map((message, index) => ({
+    id: `m${index}`,
+    parentId: index === 0 ? null : `m${index - 1}`,
+    timestamp: new Date(0).toISOString(),
+    schemaVersion: 1,
+    kind: "message",
+    message
+  }))

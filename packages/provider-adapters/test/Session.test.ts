@@ -182,14 +182,14 @@ describe("Session.sync", () => {
   it("notices a one-character edit inside a long earlier text, at any position (a sampled fingerprint missed it)", async () => {
     // 4,000 characters: the previous fingerprint hashed a long text by its length and 32 evenly spaced
     // characters, so an edit of the same length between two samples kept the old message in the transcript.
-    const long = "x".repeat(2_000) + "rm -rf /tmp/build-a" + "y".repeat(1_981)
+    const long = `${"x".repeat(2_000)}rm -rf /tmp/build-a${"y".repeat(1_981)}`
     const conversation = (text: string): Array<Message.Message> => [
       { role: "user", content: [{ type: "text", text }] },
       { role: "assistant", content: [{ type: "text", text: "ok" }] },
       { role: "user", content: "next" }
     ]
     for (const position of [2_017, 2_018, 1, 3_999]) {
-      const edited = long.slice(0, position) + "#" + long.slice(position + 1)
+      const edited = `${long.slice(0, position)}#${long.slice(position + 1)}`
       expect(edited).toHaveLength(long.length)
       const session = await Session.make("s")
       await session.sync(conversation(long))

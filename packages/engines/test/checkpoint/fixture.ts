@@ -4,7 +4,7 @@
  * assistant reply), measured by the fake measurer (1 token per 4 characters
  * + 3 per message) so sizes are easy to reason about.
  */
-import { ActiveView, Budget, type ContextView, type Entry, type Measurer, type Message } from "@context-engine/core"
+import { ActiveView, Budget, type ContextView, type Measurer, type Message } from "@context-engine/core"
 import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { Pipeline } from "@context-engine/strategies"
 import { Effect } from "effect"
@@ -12,17 +12,7 @@ import type * as Build from "../../src/checkpoint/Build.ts"
 import * as Prepare from "../../src/checkpoint/Prepare.ts"
 import * as ExtractiveSummarizer from "../../src/ExtractiveSummarizer.ts"
 import type { SummarizeResult } from "../../src/Summarizer.ts"
-import { assistant, calls, results, user } from "../support.ts"
-
-export const entriesOf = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
-  messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
+import { assistant, calls, entriesOf, results, user } from "../support.ts"
 
 export const sessionMessages = (turns: number, resultChars = 2_000): Array<Message.Message> => {
   const messages: Array<Message.Message> = [{ role: "system", content: "You are a coding agent." }]
