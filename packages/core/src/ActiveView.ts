@@ -262,6 +262,22 @@ const tailStart = (
   return start === -1 ? messages.length : start
 }
 
+const EDITED: ReadonlyArray<string> = ["edit"]
+
+/**
+ * Index in `messages` of the latest user message as the engines' views find
+ * it (`Turns.latestUserIndex` over the edited items): a message an edit
+ * replaces or drops is not the user's words (`Turns.isUserWordsItem`).
+ */
+const latestUserOf = (messages: ReadonlyArray<MessageEntry>, edits: ReadonlyArray<ViewEdit>): number => {
+  const edited = new Set<string>()
+  for (const edit of edits) if (edit.op !== "insert") edited.add(edit.entryId)
+  if (edited.size === 0) return Turns.latestUserIndex(messages)
+  return Turns.latestUserIndex(
+    messages.map((entry) => (edited.has(entry.id) ? { message: entry.message, editedBy: EDITED } : entry))
+  )
+}
+
 /**
  * Whether the view of `branch` (one branch, as {@link branch} returns it)
  * pins the latest user message ahead of the checkpoint's kept tail: the
@@ -277,7 +293,8 @@ export const pinsLatestUser = (branch: ReadonlyArray<Entry>): boolean => {
   const messages = branch.filter(
     (entry): entry is MessageEntry => entry.kind === "message" && entry.message.role !== "system"
   )
-  const latestUser = Turns.latestUserIndex(messages)
+  const edits = branch.flatMap((entry) => (entry.kind === "edit" ? [entry.edit] : []))
+  const latestUser = latestUserOf(messages, edits)
   return latestUser >= 0 && latestUser < tailStart(branch, messages, checkpoint)
 }
 
@@ -308,7 +325,7 @@ export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptio
   const start = tailStart(entries, messages, checkpoint)
   // the user's latest words, as the cut point pins them (user-role data after them — a slash command, shell
   // output — is covered like tool output, shared case C21)
-  const latestUser = Turns.latestUserIndex(messages)
+  const latestUser = latestUserOf(messages, edits)
   const chosen = [...(latestUser >= 0 && latestUser < start ? [messages[latestUser]!] : []), ...messages.slice(start)]
   const conversation = ContextView.applyEdits(ContextView.fromEntries(chosen), edits).items
   const checkpointItems = checkpoint ? [checkpointItem(checkpoint.entry.id, checkpoint.entry.checkpoint)] : []

@@ -114,6 +114,32 @@ export const isUserWords = (message: Message): boolean =>
   message.role === "user" && (UserSpeech.isSpeech(message) || UserSpeech.userText(message).trim().length === 0)
 
 /**
+ * A view item as {@link isUserWordsItem} reads it: its message and, when it
+ * was edited, the names of the strategies whose edits shaped it.
+ *
+ * @category models
+ */
+export type WordsCandidate = Pick<ViewItem, "message"> & { readonly editedBy?: ReadonlyArray<string> | undefined }
+
+/**
+ * Whether a view item is the user's words: an unedited user message that
+ * {@link isUserWords}. An edited item (`editedBy` not empty: clamped,
+ * offloaded, a synthetic insert) is never the user's words, whatever its
+ * edited text reads as: strategies never edit the latest user words (they
+ * are protected), so an edited user message was data — or older words —
+ * when it was edited, and a transcript only grows. Reading the edited text
+ * instead would let a clamped traceback (fewer lines, a marker) pass for
+ * speech, and the engine's compaction (which reads the edited view) and
+ * `ActiveView.reconstruct` (which reads the entries) would pin different
+ * messages — the request sent would then be larger than the compaction
+ * measured.
+ *
+ * @category guards
+ */
+export const isUserWordsItem = (item: WordsCandidate): boolean =>
+  (item.editedBy === undefined || item.editedBy.length === 0) && isUserWords(item.message)
+
+/**
  * Index of the latest user message that is not data (`UserSpeech.classify`:
  * the user's words, or a message without text such as an image), or, when
  * every user message is data, of the latest user message; -1 when there is
@@ -124,12 +150,12 @@ export const isUserWords = (message: Message): boolean =>
  *
  * @category analysis
  */
-export const latestUserIndex = (items: ReadonlyArray<Pick<ViewItem, "message">>): number => {
+export const latestUserIndex = (items: ReadonlyArray<WordsCandidate>): number => {
   let fallback = -1
   for (let index = items.length - 1; index >= 0; index--) {
-    const message = items[index]!.message
-    if (message.role !== "user") continue
-    if (isUserWords(message)) return index
+    const item = items[index]!
+    if (item.message.role !== "user") continue
+    if (isUserWordsItem(item)) return index
     if (fallback === -1) fallback = index
   }
   return fallback

@@ -25,7 +25,7 @@
  *
  * @since 0.1.0
  */
-import { type Message, Turns } from "@context-engine/core"
+import { Turns } from "@context-engine/core"
 
 /**
  * What {@link find} needs. `tokens[i]` is the token count of `items[i]`.
@@ -33,7 +33,7 @@ import { type Message, Turns } from "@context-engine/core"
  * @category models
  */
 export interface CutPointInput {
-  readonly items: ReadonlyArray<{ readonly message: Message.Message }>
+  readonly items: ReadonlyArray<Turns.WordsCandidate>
   readonly tokens: ReadonlyArray<number>
   /** Tokens to keep verbatim, newest first (Pi's `keepRecentTokens`, default 20,000). */
   readonly keepRecentTokens: number

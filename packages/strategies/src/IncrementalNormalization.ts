@@ -92,7 +92,7 @@ const lastIndex = (items: ReadonlyArray<Item>, test: (item: Item) => boolean): n
   return -1
 }
 const isUser = (item: Item): boolean => item.message.role === "user"
-const isWords = (item: Item): boolean => Turns.isUserWords(item.message)
+const isWords = (item: Item): boolean => Turns.isUserWordsItem(item)
 
 const sameItem = (a: Item, b: Item): boolean =>
   a === b ||
