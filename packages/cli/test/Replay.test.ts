@@ -73,6 +73,50 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
   // verbatim (DESIGN.md), so no compaction can make a request fit an 8K window.
   const dir = mkdtempSync(join(tmpdir(), "replay-failures-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  it("a synthetic SWE-agent-like session (a task, then user-role observations) at 8k: every request sent is what its compaction measured, within budget", async () => {
+    // A long traceback observation is clamped (clamp.fit); the engine must not read the clamped text as the
+    // user's words while the request rebuilt from the entries pins the task (Turns.isUserWordsItem).
+    const task = [
+      "We're currently solving the following issue within our repository. Here's the issue text:",
+      ...Array.from(
+        { length: 30 },
+        (_, line) =>
+          `The pixel data handler should not require the optional attribute number ${line} when the data is float, and reading it must keep working for the integer case as well.`
+      )
+    ].join("\n")
+    const traceback = (step: number) =>
+      [
+        "Traceback (most recent call last):",
+        ...Array.from(
+          { length: step === 3 ? 120 : 8 },
+          (_, frame) =>
+            `  File "/repo/package/module_${step}_${frame}.py", line ${100 + frame}, in function_${frame}\n    result = handler_${frame}.convert(dataset.pixel_data, representation=${frame})`
+        ),
+        `AttributeError: 'Dataset' object has no attribute 'PixelRepresentation' (step ${step})`
+      ].join("\n")
+    const messages = [
+      { role: "user", content: task },
+      ...Array.from({ length: 12 }, (_, step) => [
+        { role: "assistant", content: `Let me run the reproduction script again (attempt ${step}).` },
+        { role: "user", content: traceback(step) }
+      ]).flat()
+    ]
+    const file = join(dir, "swe-like.json")
+    writeFileSync(file, JSON.stringify(messages))
+    const { report } = await ReplayCommand.buildWithLargest(file, { contextWindow: 8_000 }, quiet)
+    expect(report.failures).toEqual([])
+    const compacted = report.compactions.filter((compaction) => !compaction.shadow)
+    expect(compacted.length).toBeGreaterThan(0)
+    for (const compaction of compacted) {
+      const sent = report.steps.find((step) => step.step === compaction.step)!
+      expect({ step: compaction.step, sent: sent.inputTokens }).toEqual({
+        step: compaction.step,
+        sent: compaction.tokensAfter
+      })
+    }
+    for (const step of report.steps) expect(step.inputTokens).toBeLessThanOrEqual(step.budgetTokens)
+  })
+
   it("lists compactions that failed or were skipped, and the requests sent over the budget", async () => {
     const messages = Array.from({ length: 5 }, (_, turn) => [
       {
