@@ -7,8 +7,24 @@ import { afterAll, describe, expect, it } from "vitest"
 import * as ReplayCommand from "../src/commands/replay.ts"
 import * as ReportCommand from "../src/commands/report.ts"
 import * as Progress from "../src/Progress.ts"
+import type * as Replay from "../src/Replay.ts"
 
 const quiet = Progress.make({ enabled: false })
+
+/** Every compaction's step sent what the compaction reported, and no step went over its budget. */
+const expectSentAsReported = (
+  report: Replay.ReplayResult,
+  compacted: ReadonlyArray<Replay.ReplayResult["compactions"][number]>
+) => {
+  for (const compaction of compacted) {
+    const sent = report.steps.find((step) => step.step === compaction.step)!
+    expect({ step: compaction.step, sent: sent.inputTokens }).toEqual({
+      step: compaction.step,
+      sent: compaction.tokensAfter
+    })
+  }
+  for (const step of report.steps) expect(step.inputTokens).toBeLessThanOrEqual(step.budgetTokens)
+}
 const swe = transcript("swe-agent/pydicom__pydicom-1458.traj")
 
 describe("context-engine replay", { timeout: 180_000 }, () => {
@@ -57,14 +73,7 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     const compacted = report.compactions.filter((compaction) => !compaction.shadow)
     const compactedSteps = new Set(compacted.map((compaction) => compaction.step))
     for (const step of [4, 5, 6, 7, 8, 9, 10]) expect(compactedSteps.has(step)).toBe(true)
-    for (const compaction of compacted) {
-      const sent = report.steps.find((step) => step.step === compaction.step)!
-      expect({ step: compaction.step, sent: sent.inputTokens }).toEqual({
-        step: compaction.step,
-        sent: compaction.tokensAfter
-      })
-    }
-    for (const step of report.steps) expect(step.inputTokens).toBeLessThanOrEqual(step.budgetTokens)
+    expectSentAsReported(report, compacted)
   })
 
   // A new user's replay of a transcript whose compactions failed said "No compaction was needed." and a bare
@@ -107,14 +116,7 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     expect(report.failures).toEqual([])
     const compacted = report.compactions.filter((compaction) => !compaction.shadow)
     expect(compacted.length).toBeGreaterThan(0)
-    for (const compaction of compacted) {
-      const sent = report.steps.find((step) => step.step === compaction.step)!
-      expect({ step: compaction.step, sent: sent.inputTokens }).toEqual({
-        step: compaction.step,
-        sent: compaction.tokensAfter
-      })
-    }
-    for (const step of report.steps) expect(step.inputTokens).toBeLessThanOrEqual(step.budgetTokens)
+    expectSentAsReported(report, compacted)
   })
 
   it("lists compactions that failed or were skipped, and the requests sent over the budget", async () => {

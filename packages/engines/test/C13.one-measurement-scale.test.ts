@@ -4,6 +4,7 @@ import { Cases } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
+import { messageEntry } from "./support.ts"
 
 interface Case {
   readonly messages: Array<Message.Message>
@@ -15,14 +16,7 @@ interface Case {
   }
 }
 
-const entry = (id: string, parentId: string | null, message: Message.Message): Entry.Entry => ({
-  id,
-  parentId,
-  timestamp: new Date(0).toISOString(),
-  schemaVersion: 1,
-  kind: "message",
-  message
-})
+const entry = messageEntry
 
 const toEntries = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
   messages.map((message, index) => entry(`m${index}`, index === 0 ? null : `m${index - 1}`, message))

@@ -12,17 +12,11 @@ import { describe, expect, it } from "vitest"
 import * as MemoryExtractor from "../src/MemoryExtractor.ts"
 import * as OverflowRecovery from "../src/OverflowRecovery.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
+import { messageEntry } from "./support.ts"
 
 const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
 
-const entry = (id: string, parentId: string | null, message: Message.Message): Entry.Entry => ({
-  id,
-  parentId,
-  timestamp: new Date(0).toISOString(),
-  schemaVersion: 1,
-  kind: "message",
-  message
-})
+const entry = messageEntry
 
 /** A session whose user states standing rules in some turns, with large tool results in every turn. */
 const turns = (from: number, count: number, startParent: string | null): Array<Entry.Entry> => {

@@ -16,7 +16,7 @@
 import { type Entry, type Message, PolicyRegistry } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { assistant, user } from "./support.ts"
+import { assistant, messageEntry, user } from "./support.ts"
 
 const task = user(
   [
@@ -46,14 +46,8 @@ const traceback = (step: number): Message.Message =>
     ].join("\n")
   )
 
-const entryOf = (message: Message.Message, id: string, parentId: string | null): Entry.Entry => ({
-  id,
-  parentId,
-  timestamp: new Date(0).toISOString(),
-  schemaVersion: 1,
-  kind: "message",
-  message
-})
+const entryOf = (message: Message.Message, id: string, parentId: string | null): Entry.Entry =>
+  messageEntry(id, parentId, message)
 
 describe("tiered-summary: a task message, then user-role observations, in a small window", () => {
   it.each([3_000, 3_400, 3_800, 4_200])(

@@ -78,13 +78,16 @@ export const conversation = fc
     return withIds(messages)
   })
 
+/** One message entry, timestamped at the epoch. */
+export const messageEntry = (id: string, parentId: string | null, message: Message.Message): Entry.Entry => ({
+  id,
+  parentId,
+  timestamp: new Date(0).toISOString(),
+  schemaVersion: 1,
+  kind: "message",
+  message
+})
+
 /** Messages as a chain of message entries `m0`, `m1`, … (each the parent of the next), timestamped at the epoch. */
 export const entriesOf = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
-  messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
+  messages.map((message, index) => messageEntry(`m${index}`, index === 0 ? null : `m${index - 1}`, message))
