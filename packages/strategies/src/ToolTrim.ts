@@ -34,7 +34,7 @@
  */
 
 import type { ContextView, Message, Strategy } from "@context-engine/core"
-import { MessageParts, ViewEdit } from "@context-engine/core"
+import { MessageParts, UserSpeech, ViewEdit } from "@context-engine/core"
 import * as HeadTail from "./HeadTail.ts"
 import * as UserData from "./UserData.ts"
 
@@ -223,7 +223,7 @@ export const outputs = (view: ContextView.ContextView, options: Options = {}): A
   return oldOf(view, options, (itemIndex): Array<Output> => [...results(itemIndex), ...userData(itemIndex)]).filter(
     (output) =>
       output.part.type === "text"
-        ? !UserData.isCleared(output.part.text)
+        ? !UserSpeech.isClearedText(output.part.text)
         : !exclude.has(output.part.toolName) &&
           !MessageParts.outputHasMedia(output.part.output) &&
           !isCleared(output.part, placeholder)

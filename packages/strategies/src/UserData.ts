@@ -70,10 +70,3 @@ export const placeholderText = (part: Part): string =>
     part.part.text.length,
     part.entryId
   )
-
-/**
- * Whether a text is already a {@link placeholderText}.
- *
- * @category guards
- */
-export const isCleared = (text: string): boolean => UserSpeech.isClearedText(text)
