@@ -1,7 +1,9 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as ContentHash from "../src/ContentHash.ts"
 import type { ViewItem } from "../src/ContextView.ts"
 import * as ContextView from "../src/ContextView.ts"
+import { categories } from "../src/Measurement.ts"
 import * as ViewPrefix from "../src/ViewPrefix.ts"
 import { piMessages } from "./support/piTranscript.ts"
 
@@ -42,5 +44,49 @@ describe("ViewPrefix.fingerprintThrough", () => {
     const next = [...rebuilt.slice(0, 199), items[199]!]
     expect(ViewPrefix.fingerprintThrough(next, 199)).toBe(chained(items, 199))
     expect(reads.count).toBe(0)
+  })
+})
+
+describe("ViewPrefix.makeSums", () => {
+  /** A per-item count that depends on the item and on whether it is before the tool loop. */
+  const countOf = (item: ViewItem, prior: boolean): ViewPrefix.ItemCount => {
+    const size = JSON.stringify(item.message.content).length
+    return {
+      byCategory: prior ? { userText: size } : { userText: size, toolResults: size % 7 },
+      unknownImages: size % 3 === 0 ? 1 : 0,
+      estimatedFiles: size % 5 === 0 ? 1 : 0
+    }
+  }
+
+  it("every prefix sum is the sum of its items' counts, across views that extend, shorten and switch lineage", () => {
+    const items = ContextView.fromMessages(piMessages().slice(0, 300)).items
+    const rebuilt = items.map((item) => ({ ...item, message: { ...item.message } }) as ViewItem)
+    const sums = ViewPrefix.makeSums(2, ViewPrefix.shallowStamps)
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ length: fc.nat(300), loopStart: fc.nat(300), other: fc.boolean() }), { minLength: 1 }),
+        (views) => {
+          for (const { length, loopStart, other } of views) {
+            const view = (other ? rebuilt : items).slice(0, length)
+            const result = sums(view, loopStart, countOf)
+            const end = Math.floor(length / 2)
+            const expected = { userText: 0, toolResults: 0, images: 0, files: 0 }
+            for (let index = 0; index < end; index++) {
+              const count = countOf(view[index]!, index < loopStart)
+              expected.userText += count.byCategory.userText ?? 0
+              expected.toolResults += count.byCategory.toolResults ?? 0
+              expected.images += count.unknownImages
+              expected.files += count.estimatedFiles
+            }
+            const vector = result.categories(end)
+            expect(vector[categories.indexOf("userText")]).toBe(expected.userText)
+            expect(vector[categories.indexOf("toolResults")]).toBe(expected.toolResults)
+            expect(result.unknownImages(end)).toBe(expected.images)
+            expect(result.estimatedFiles(end)).toBe(expected.files)
+          }
+        }
+      ),
+      { numRuns: 40 }
+    )
   })
 })
