@@ -93,7 +93,8 @@ export interface CompactionRecord {
  * A compaction that was due but did not happen: `failed` — it ran and failed
  * (typed error; the request went out as it was, the previous valid context
  * kept); `skipped` — automatic compaction was off on the route (the circuit
- * opened after consecutive failures). From the controller's
+ * opened after consecutive failures) and the deterministic reduction that
+ * still runs then failed too. From the controller's
  * `compaction-failed` / `compaction-skipped` events.
  *
  * @category models

@@ -49,8 +49,10 @@ export interface EngineInput {
    */
   readonly compactInstructions?: string
   /**
-   * Run only the deterministic tiers (no summarizer, no checkpoint): the
-   * `advisory` rollout mode. Engines without a summarizer ignore it.
+   * Run only the deterministic tiers (no summarizer, hook or memory-extractor
+   * call, no checkpoint): the `advisory` rollout mode, and an automatic
+   * compaction on a route whose circuit breaker is open (provider-adapters
+   * `GuardedCompaction`). Engines without a summarizer ignore it.
    */
   readonly deterministicOnly?: boolean
   /**

@@ -318,7 +318,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         maxCheckpointTokens: options.maxCheckpointTokens
       })
       if (preparation._tag === "NothingToSummarize") return yield* reduce(preparation.note)
-      if (input.deterministicOnly === true) return yield* reduce("deterministic tiers only (advisory mode)")
+      if (input.deterministicOnly === true) return yield* reduce("deterministic only (advisory mode, open circuit)")
       const hooks = yield* Summarize.beforeCompact({
         hooks: options.hooks?.beforeCompact ?? [],
         input,

@@ -51,10 +51,19 @@ export type ContextEvent =
       readonly error: GuardedCompaction.Failure
       /** Failures in a row on this route, this one included. */
       readonly consecutiveFailures: number
-      /** The circuit opened: later automatic compactions on this route are skipped. */
+      /** The circuit opened: later automatic compactions on this route run only the deterministic reduction. */
       readonly circuitOpen: boolean
     }
-  | { readonly type: "compaction-skipped"; readonly sessionId: string; readonly reason: string }
+  | {
+      /**
+       * The route's circuit is open and the request went out uncompacted
+       * although a compaction was due: the deterministic reduction failed
+       * too, or the decision did (`reason` says which).
+       */
+      readonly type: "compaction-skipped"
+      readonly sessionId: string
+      readonly reason: string
+    }
   | {
       readonly type: "overflow"
       readonly sessionId: string

@@ -103,8 +103,11 @@ export interface ControllerOptions {
   /** Deadline of one compaction in ms (default `GuardedCompaction.DEFAULT_COMPACTION_TIMEOUT_MS`). */
   readonly compactionTimeoutMs?: number
   /**
-   * Consecutive failed compactions after which automatic compaction stops on
-   * a route (default `PluginGuard.DEFAULT_MAX_CONSECUTIVE_FAILURES`, 3).
+   * Consecutive failed compactions after which the route's circuit opens
+   * (default `PluginGuard.DEFAULT_MAX_CONSECUTIVE_FAILURES`, 3): automatic
+   * compactions then run only the engine's deterministic reduction (no
+   * summarizer call, no checkpoint) and the request goes out even when that
+   * does not fit (`GuardedCompaction`).
    */
   readonly maxConsecutiveCompactionFailures?: number
   /**

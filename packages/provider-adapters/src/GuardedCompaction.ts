@@ -4,8 +4,29 @@
  * deadline and the caller's `AbortSignal`; any failure — typed, a raw throw
  * inside the engine or a plug-in, a hang, an abort — comes back as a value,
  * so the caller keeps the previous valid context and still sends the
- * request. A per-route {@link PluginGuard.CircuitBreaker} skips automatic
- * compaction after `maxConsecutiveFailures` failures in a row and says so.
+ * request. A per-route {@link PluginGuard.CircuitBreaker} stops automatic
+ * summarizing compaction after `maxConsecutiveFailures` failures in a row and
+ * says so.
+ *
+ * While the circuit is open, a request the engine says is over its budget
+ * still gets the engine's deterministic reduction
+ * (`EngineInput.deterministicOnly`: clamp, dedupe, tool-output trim, media,
+ * the sliding window and `clamp.fit` — no summarizer, hook or memory-extractor
+ * call, no checkpoint written), and the request goes out whether or not that
+ * fits. Why: the breaker exists to stop paying for a compaction that keeps
+ * failing (`PluginGuard.DEFAULT_MAX_CONSECUTIVE_FAILURES`: Claude Code's cap
+ * of 3 on its summarizing autocompact), and Claude Code's microcompact, which
+ * clears old tool results without a model call, is a separate tier that cap
+ * does not stop (https://claude-wiki.com/auto-compact.html, "Three tiers of
+ * compression" and "circuit breaker"). A reduction costs no model call
+ * and cannot fail validation, so the breaker's reason does not apply to it,
+ * while skipping it sends requests over the window that the provider rejects
+ * (Codex ends the turn with "ran out of room in the model's context window"
+ * when its compaction fails, openai/codex#11071; a breaker that latches while
+ * the history grows crashed OpenClaude's sessions, Gitlawb/openclaude#1375).
+ * A reduction does not close the circuit: it says nothing about the
+ * summarizer; a manual compaction that succeeds, or `CircuitBreaker.reset`,
+ * does.
  *
  * @since 0.2.0
  */
@@ -40,6 +61,8 @@ export type Outcome =
       readonly _tag: "Compacted"
       readonly decision: ContextEngine.CompactionDecision
       readonly result: ContextEngine.CompactionResult
+      /** The route's circuit is open: only the deterministic reduction ran (see the module notes). */
+      readonly circuitOpen?: PluginGuard.RouteState
     }
   | {
       readonly _tag: "Failed"
@@ -47,7 +70,17 @@ export type Outcome =
       readonly error: Failure
       readonly route: PluginGuard.RouteState
     }
-  | { readonly _tag: "CircuitOpen"; readonly route: PluginGuard.RouteState }
+  | {
+      /**
+       * The route's circuit is open and no compaction happened: none was due
+       * (`decision.compact` false), or the deterministic reduction failed
+       * (`error`) — the request goes out as it is.
+       */
+      readonly _tag: "CircuitOpen"
+      readonly route: PluginGuard.RouteState
+      readonly decision?: ContextEngine.CompactionDecision
+      readonly error?: Failure
+    }
 
 /**
  * Inputs of {@link run}.
@@ -88,17 +121,31 @@ const failureOf = <E>(cause: Cause.Cause<E>, request: Request): Failure => {
       })
 }
 
+/** The open circuit's path: decide, and when due run only the deterministic reduction (see the module notes). */
+const reduceOnly = async (request: Request, route: PluginGuard.RouteState): Promise<Outcome> => {
+  const decided = await Effect.runPromiseExit(guarded(request, request.engine.shouldCompact(request.input)))
+  if (Exit.isFailure(decided)) return { _tag: "CircuitOpen", route, error: failureOf(decided.cause, request) }
+  const decision = decided.value
+  if (!decision.compact) return { _tag: "CircuitOpen", route, decision }
+  const reduced = await Effect.runPromiseExit(
+    guarded(request, request.engine.compact({ ...request.input, deterministicOnly: true }))
+  )
+  if (Exit.isFailure(reduced)) return { _tag: "CircuitOpen", route, decision, error: failureOf(reduced.cause, request) }
+  return { _tag: "Compacted", decision, result: reduced.value, circuitOpen: route }
+}
+
 /**
  * Decides and, when needed, compacts. Never rejects. Manual compactions
  * (`input.manual`) run even when the route's circuit is open, and a success
- * closes it.
+ * closes it; an automatic one on an open circuit runs only the deterministic
+ * reduction (see the module notes) and leaves the circuit as it is.
  *
  * @category constructors
  */
 export const run = async (request: Request): Promise<Outcome> => {
   const { breaker, route, input, engine } = request
   const state = breaker.state(route)
-  if (state.open && input.manual !== true) return { _tag: "CircuitOpen", route: state }
+  if (state.open && input.manual !== true) return reduceOnly(request, state)
   const decided = await Effect.runPromiseExit(guarded(request, engine.shouldCompact(input)))
   if (Exit.isFailure(decided)) {
     return { _tag: "Failed", error: failureOf(decided.cause, request), route: breaker.recordFailure(route) }

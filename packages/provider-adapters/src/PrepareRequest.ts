@@ -172,11 +172,13 @@ const settle = async (
   if (outcome._tag === "Failed") {
     // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.
     runtime.emit(ContextEvent.compactionFailed(current.sessionId, outcome.error, outcome.route))
-  } else if (outcome._tag === "CircuitOpen") {
+  } else if (outcome._tag === "CircuitOpen" && outcome.decision?.compact !== false) {
+    // Open circuit: the deterministic reduction was due and failed (or the decision did) — the request goes out as it is.
+    const reduction = outcome.error ? `; the deterministic reduction failed too: ${outcome.error.message}` : ""
     runtime.emit({
       type: "compaction-skipped",
       sessionId: current.sessionId,
-      reason: `automatic compaction is off for ${model.provider}:${model.modelId} after ${outcome.route.consecutiveFailures} consecutive failures (cap ${runtime.breaker.maxConsecutiveFailures}); a manual compaction or a new controller retries`
+      reason: `automatic compaction is off for ${model.provider}:${model.modelId} after ${outcome.route.consecutiveFailures} consecutive failures (cap ${runtime.breaker.maxConsecutiveFailures}); a manual compaction or a new controller retries${reduction}`
     })
   }
   return false

@@ -165,5 +165,48 @@ describe("circuit breaker", () => {
     const skipped = events.filter((event) => event.type === "compaction-skipped")
     expect(skipped).toHaveLength(2)
     expect(skipped[0]?.type === "compaction-skipped" && skipped[0].reason).toContain("3 consecutive failures")
+    // The open circuit still tried the deterministic reduction (this engine fails that too) and says so.
+    expect(skipped[0]?.type === "compaction-skipped" && skipped[0].reason).toMatch(
+      /the deterministic reduction failed too: .*configured to fail$/
+    )
+    expect(engine.compactions).toHaveLength(5)
+  }, 120_000)
+
+  it("while the circuit is open, a request over its budget gets the deterministic reduction (no summarizer call) and goes out within budget", async () => {
+    let summaries = 0
+    const hung = summarizer(() => {
+      summaries++
+      return Effect.never
+    })
+    const engine = TieredSummaryEngine.make({ summarizer: hung, fallbackSummarizer: null, pluginTimeoutMs: 600_000 })
+    const events: Array<ContextEvent> = []
+    // The model accepts up to 100K tokens; the policy's 8K window is what the engine must keep to.
+    const { model, calls } = windowedModel({ windowTokens: 100_000, replies: () => ({ text: "ok" }) })
+    const middleware = contextEngineMiddleware({
+      engine,
+      policy,
+      compactionTimeoutMs: 100,
+      onEvent: (event) => events.push(event)
+    })
+    const wrapped = wrapLanguageModel({ model, middleware })
+    const messages = longHistory(12) as Array<ModelMessage>
+    for (let step = 0; step < 4; step++) expect((await generateText({ model: wrapped, messages })).text).toBe("ok")
+    const failed = events.filter((event) => event.type === "compaction-failed")
+    expect(failed.map((event) => event.type === "compaction-failed" && event.circuitOpen)).toEqual([false, false, true])
+    // Steps 0–2: the summarizer hung past the compaction deadline, the request went out uncompacted.
+    const requests = events.flatMap((event) => (event.type === "request" ? [event] : []))
+    for (const request of requests.slice(0, 3)) expect(request.inputTokens).toBeGreaterThan(request.budgetTokens)
+    // Step 3: circuit open — reduced without asking the summarizer, and the request fits.
+    expect(summaries).toBe(3)
+    expect(events.filter((event) => event.type === "compaction-skipped")).toEqual([])
+    const compaction = events.find((event) => event.type === "compaction")
+    expect(compaction?.type === "compaction" && compaction.checkpointId).toBeUndefined()
+    const checkpointStage =
+      compaction?.type === "compaction" ? compaction.stages.find((stage) => stage.stage === "checkpoint") : undefined
+    expect(checkpointStage).toMatchObject({ status: "skipped" })
+    expect(checkpointStage?.note).toContain("open circuit")
+    expect(requests[3]!.inputTokens).toBeLessThanOrEqual(requests[3]!.budgetTokens)
+    expect(calls[3]!.tokens).toBeLessThan(calls[0]!.tokens / 2)
+    expect(pairingIntact(calls[3]!.params)).toBe(true)
   }, 120_000)
 })
