@@ -39,7 +39,7 @@ const header = (report: CompactReport): Array<string> => {
 const tokenTable = (report: CompactReport): Array<string> => {
   const { before, after } = report.tokens
   const out = [
-    `Decision: ${report.decision.compact ? "compact" : "no compaction needed"}${report.decision.reasons.length > 0 ? ` (${report.decision.reasons.join(", ")})` : ""} — ${n(before.input)} input tokens, budget ${n(report.policy.inputBudgetTokens)}`,
+    `Decision: ${report.decision.compact ? "compact" : "no compaction needed"}${report.decision.reasons.length > 0 ? ` (${report.decision.reasons.join(", ")})` : ""} — ${n(report.decision.inputTokens)} input tokens, budget ${n(report.policy.inputBudgetTokens)}`,
     "",
     `Tokens per category${" ".repeat(11)}${lpad("before", 10)}${lpad("after", 10)}${lpad("change", 10)}`
   ]

@@ -44,7 +44,15 @@ export interface CompactReport {
   readonly summarizer: string
   /** `--instructions` (`/compact <instructions>`) given to the summarizer, or null. */
   readonly instructions: string | null
-  readonly decision: { readonly compact: boolean; readonly reasons: ReadonlyArray<string> }
+  /**
+   * The engine's decision; `inputTokens` is the request it measured (as sent: after the pairing repair), the
+   * same count as `tokens.before.input`.
+   */
+  readonly decision: {
+    readonly compact: boolean
+    readonly reasons: ReadonlyArray<string>
+    readonly inputTokens: number
+  }
   /** What the request needed repaired to be valid for the provider, listed even when no compaction was needed. */
   readonly repairs: ReadonlyArray<RequestRepairs.Repair>
   readonly tokens: {
@@ -246,7 +254,7 @@ export const build = (input: {
           ? options.summarizer.name
           : (options.summarizer ?? "extractive"),
     instructions: options.instructions?.trim() || null,
-    decision: { compact: decision.compact, reasons: decision.reasons },
+    decision: { compact: decision.compact, reasons: decision.reasons, inputTokens: decision.measurement.inputTokens },
     repairs: input.repairs,
     tokens: { before: withInput(result.before), after: withInput(result.after) },
     stages: result.stages,

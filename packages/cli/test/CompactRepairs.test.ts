@@ -67,4 +67,52 @@ describe("context-engine compact lists its repairs", { timeout: 120_000 }, () =>
     expect(report!.repairs).toEqual([])
     expect(output).toContain("Repairs: none")
   })
+
+  it("the Decision line and the 'before' column give the count the decision measured: the request with its repairs", async () => {
+    // Session 4: pi's session printed 'Decision: … 165,386 input tokens' (the raw view) while the decision measured
+    // 165,460 (with the synthesized results of its unanswered calls) — two counts for one request.
+    const file = join(dir, "interrupted.json")
+    const interrupted = {
+      role: "assistant",
+      content: Array.from({ length: 24 }, (_, index) => ({
+        type: "tool-call",
+        toolCallId: `call_${index}`,
+        toolName: "edit_file",
+        input: { path: `src/file-${index}.ts`, oldText: "a", newText: "b" }
+      }))
+    }
+    const exchanges = Array.from({ length: 8 }, (_, index) => [
+      call(`read_${index}`, `docs/part-${index}.md`),
+      result(
+        `read_${index}`,
+        `Part ${index} of the guide.\n${"The option controls how files are renamed. ".repeat(60)}`
+      ),
+      { role: "assistant", content: `Part ${index} read.` }
+    ]).flat()
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { role: "user", content: "Rename the option in every source file." },
+        interrupted,
+        { role: "user", content: "stop — I will do it by hand. Read the guide instead." },
+        ...exchanges,
+        { role: "user", content: "Now explain what the option does." }
+      ])
+    )
+    const { exitCode, report, output } = await Compact.run(
+      file,
+      { format: "model-messages", model: "gpt-4o", contextWindow: 8_000 },
+      quiet
+    )
+    expect(exitCode).toBe(0)
+    expect(report!.decision.compact).toBe(true)
+    const measured = report!.decision.inputTokens
+    expect(report!.tokens.before.input).toBe(measured)
+    expect(output).toContain(`Decision: compact (threshold) — ${measured.toLocaleString("en-US")} input tokens`)
+    expect(output).toMatch(new RegExp(`total input\\s+${measured.toLocaleString("en-US")}\\s`))
+    // The normalize stage starts from the raw view and ends at what the decision measured.
+    const normalize = report!.stages.find((stage) => stage.stage === "normalize")
+    expect(normalize!.tokensBefore).toBeLessThan(measured)
+    expect(normalize!.tokensAfter).toBe(measured)
+  })
 })

@@ -127,6 +127,12 @@ export interface CompactionResult {
   readonly checkpoint?: Checkpoint
   readonly entriesToAppend: ReadonlyArray<Entry>
   readonly stages: ReadonlyArray<StageReport>
+  /**
+   * The request before compaction as the decision measured it
+   * (`CompactionDecision.measurement`): the request that would have been
+   * sent, after the normalize stage's pairing repair — not the raw view,
+   * which the first stage report (`normalize`) starts from.
+   */
   readonly before: Measurement
   readonly after: Measurement
   readonly fits: boolean

@@ -257,7 +257,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
           Build.build(
             {
               ...fixed,
-              tokensBefore: ctx.measurement.inputTokens,
+              tokensBefore: core.measured(ctx).inputTokens,
               minIdentifierRetention: options.minIdentifierRetention
             },
             result
@@ -273,7 +273,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     Effect.gen(function* () {
       const ctx = core.prepare(input)
       yield* Budget.checkFixedOverhead(ctx.budget, ctx.overhead)
-      const { measurer, budget, measurement: before } = ctx
+      const { measurer, budget } = ctx
       // Hysteresis: a threshold compaction aims at the low-water mark; a caller's plan (e.g. overflow
       // recovery) may lower the target; a manual compaction and an overflow keep their own targets.
       const { targetTokens, lowWaterTokens, force } = core.targets(input, ctx, plan)
@@ -283,7 +283,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const floorTokens = force ? lowWaterTokens : budget.fixedOverheadTokens
       const cheap = core.run(input, ctx, core.ladder(input, ctx, !force), floorTokens)
       const failures: Array<Failure> = [...(cheap.failures ?? [])]
-      const common = { cheap, before, targetTokens, editEntries }
+      const common = { cheap, before: core.measured(ctx), targetTokens, editEntries }
       const reduce = (note: string) => {
         const reduced = Reduce.reduce({
           ...common,

@@ -72,4 +72,25 @@ describe.each(engines)("%s: shouldCompact measures what assembleContext sends", 
     }
     expect(sawOverOnlyWhenSent).toBe(true)
   })
+
+  it("a compaction reports as `before` what its decision measured (the sent request), not the raw view", async () => {
+    // Session 4: the compaction's before / tokensBefore (events, OTel, the CLI's Decision line) was the raw view's
+    // count while the decision measured the normalized request — two numbers for one request.
+    const policy = PolicyRegistry.resolveSync({
+      model: "decision-test",
+      contextWindowTokens: 1_900,
+      maxOutputTokens: 512
+    })
+    const engine = makeEngine()
+    const input = { entries: session, policy }
+    const decision = await engine.shouldCompact(input)
+    expect(decision.compact).toBe(true)
+    const result = await engine.compact(input)
+    expect(result.before).toEqual(decision.measurement)
+    // The normalize stage's own report still shows the growth it caused, from the raw view up to what is sent.
+    const normalize = result.stages.find((stage) => stage.stage === "normalize")
+    expect(normalize?.tokensAfter).toBe(decision.measurement.inputTokens)
+    expect(normalize!.tokensBefore).toBeLessThan(decision.measurement.inputTokens)
+    if (result.checkpoint !== undefined) expect(result.checkpoint.tokensBefore).toBe(decision.measurement.inputTokens)
+  })
 })
