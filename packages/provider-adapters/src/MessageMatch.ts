@@ -8,11 +8,14 @@
  *
  * {@link sameMessage} is the exact comparison (identity short-cuts every
  * shared subtree). {@link make} keeps, per held message, its leaves in one
- * flat array (role, content string or part count, each part's field names
- * and values), so matching a step walks the incoming messages and that
- * array — not the held message objects, scattered in memory by the time a
- * session is long — and falls back to {@link sameMessage} where the fast
- * walk does not agree (fields in another order, a rebuilt value).
+ * flat array (role, content string or part count; per part its type, the
+ * values of its type's fields in a fixed order and its field count — or,
+ * for a part with a field its type does not list, each field's name and
+ * value), so matching a step walks the incoming messages and that array —
+ * not the held message objects, scattered in memory by the time a session
+ * is long — reading each known field directly, and falls back to
+ * {@link sameMessage} where the fast walk does not agree (fields in another
+ * order, a rebuilt value).
  *
  * @since 0.3.0
  */
@@ -98,8 +101,44 @@ export const sameMessage = (known: Message.Message, next: Message.Message): bool
 
 /** Marks the end of a part's fields in the leaves. */
 const END_OF_PART = Symbol("end-of-part")
+/** Starts a part held field by field (a part with a field its type's list does not name). */
+const ANY_PART = Symbol("any-part")
 
 const isSkipped = (key: string, value: unknown): boolean => value === undefined || key === "providerOptions"
+
+/**
+ * The fields each part type of `ModelMessage` and the V4 prompt carries
+ * besides `type` and `providerOptions` (`@ai-sdk/provider-utils` content
+ * parts, `LanguageModelV4Prompt`). A held part whose fields are all listed
+ * for its type is held as `type`, the listed values in this order and its
+ * field count; matching reads those fields directly and counts the incoming
+ * part's fields (with the values equal, equal counts mean no other field).
+ */
+const FIELDS: Readonly<Record<string, ReadonlyArray<string>>> = {
+  text: ["text"],
+  reasoning: ["text"],
+  "tool-call": ["toolCallId", "toolName", "input", "providerExecuted"],
+  "tool-result": ["toolCallId", "toolName", "output"],
+  file: ["data", "mediaType", "filename"],
+  image: ["image", "mediaType"],
+  "reasoning-file": ["data", "mediaType"],
+  "tool-approval-request": ["approvalId", "toolCallId"],
+  "tool-approval-response": ["approvalId", "approved", "reason", "providerExecuted"],
+  custom: ["kind"]
+}
+
+/** The part's fields that are compared: all but `providerOptions` and those holding `undefined`. */
+const fieldCount = (part: Record<string, unknown>): number => {
+  let count = 0
+  for (const key in part) if (!isSkipped(key, part[key])) count++
+  return count
+}
+
+const isListed = (part: Record<string, unknown>, fields: ReadonlyArray<string> | undefined): boolean => {
+  if (fields === undefined) return false
+  for (const key in part) if (!isSkipped(key, part[key]) && key !== "type" && !fields.includes(key)) return false
+  return true
+}
 
 const pushLeaves = (leaves: Array<unknown>, message: Message.Message): void => {
   leaves.push(message.role)
@@ -110,6 +149,14 @@ const pushLeaves = (leaves: Array<unknown>, message: Message.Message): void => {
   }
   leaves.push(content.length)
   for (const part of content as ReadonlyArray<Record<string, unknown>>) {
+    const fields = typeof part.type === "string" && Object.hasOwn(FIELDS, part.type) ? FIELDS[part.type] : undefined
+    if (fields !== undefined && isListed(part, fields)) {
+      leaves.push(part.type)
+      for (const field of fields) leaves.push(part[field])
+      leaves.push(fieldCount(part))
+      continue
+    }
+    leaves.push(ANY_PART)
     for (const key in part) {
       const value = part[key]
       if (!isSkipped(key, value)) leaves.push(key, value)
@@ -118,7 +165,65 @@ const pushLeaves = (leaves: Array<unknown>, message: Message.Message): void => {
   }
 }
 
-/** Whether `next` matches the leaves from `start`, field by field in order (false is not "different"). */
+const same = (held: unknown, value: unknown): boolean => held === value || sameValue(held, value)
+
+/** Whether `part` matches the part held field by field from `cursor`; the cursor after it, or -1. */
+const matchesAnyPart = (leaves: ReadonlyArray<unknown>, cursor: number, part: Record<string, unknown>): number => {
+  for (const key in part) {
+    const value = part[key]
+    if (isSkipped(key, value)) continue
+    if (leaves[cursor] !== key || !same(leaves[cursor + 1], value)) return -1
+    cursor += 2
+  }
+  return leaves[cursor] === END_OF_PART ? cursor + 1 : -1
+}
+
+/**
+ * Whether `part` matches the part held from `cursor` (its type, then its
+ * type's fields — see {@link FIELDS}); the cursor after it, or -1. Written
+ * out per type: one property read per field, no key lookups.
+ */
+const matchesPart = (leaves: ReadonlyArray<unknown>, cursor: number, part: Record<string, unknown>): number => {
+  const head = leaves[cursor]
+  if (head === ANY_PART) return matchesAnyPart(leaves, cursor + 1, part)
+  if (head !== part.type) return -1
+  let next: number
+  switch (head) {
+    case "text":
+    case "reasoning":
+      if (!same(leaves[cursor + 1], part.text)) return -1
+      next = cursor + 2
+      break
+    case "tool-call":
+      if (
+        !same(leaves[cursor + 1], part.toolCallId) ||
+        !same(leaves[cursor + 2], part.toolName) ||
+        !same(leaves[cursor + 3], part.input) ||
+        !same(leaves[cursor + 4], part.providerExecuted)
+      )
+        return -1
+      next = cursor + 5
+      break
+    case "tool-result":
+      if (
+        !same(leaves[cursor + 1], part.toolCallId) ||
+        !same(leaves[cursor + 2], part.toolName) ||
+        !same(leaves[cursor + 3], part.output)
+      )
+        return -1
+      next = cursor + 4
+      break
+    default: {
+      const fields = FIELDS[head as string]!
+      for (let index = 0; index < fields.length; index++)
+        if (!same(leaves[cursor + 1 + index], part[fields[index]!])) return -1
+      next = cursor + 1 + fields.length
+    }
+  }
+  return leaves[next] === fieldCount(part) ? next + 1 : -1
+}
+
+/** Whether `next` matches the leaves from `start` (false is not "different": fields in another order). */
 const matchesLeaves = (leaves: ReadonlyArray<unknown>, start: number, next: Message.Message): boolean => {
   let cursor = start
   if (leaves[cursor++] !== next.role) return false
@@ -126,16 +231,9 @@ const matchesLeaves = (leaves: ReadonlyArray<unknown>, start: number, next: Mess
   const head = leaves[cursor++]
   if (!Array.isArray(content)) return head === content
   if (head !== content.length) return false
-  for (const part of content as ReadonlyArray<Record<string, unknown>>) {
-    for (const key in part) {
-      const value = part[key]
-      if (isSkipped(key, value)) continue
-      if (leaves[cursor] !== key) return false
-      const held = leaves[cursor + 1]
-      if (held !== value && !sameValue(held, value)) return false
-      cursor += 2
-    }
-    if (leaves[cursor++] !== END_OF_PART) return false
+  for (let index = 0; index < content.length; index++) {
+    cursor = matchesPart(leaves, cursor, content[index] as Record<string, unknown>)
+    if (cursor < 0) return false
   }
   return true
 }

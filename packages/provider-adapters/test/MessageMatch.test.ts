@@ -83,6 +83,50 @@ describe("MessageMatch", () => {
     }
   })
 
+  it("matches parts of known types by their fields alone (no held message read); other parts field by field", () => {
+    // A part with a field its type does not list (isError on a tool result) and a part of a type no list names.
+    const unusual: ReadonlyArray<Message.Message> = [
+      ...held,
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "call-2",
+            toolName: "run",
+            output: { type: "text", value: "boom" },
+            isError: true
+          } as Message.ToolContentPart
+        ]
+      },
+      { role: "assistant", content: [{ type: "note", body: "kept as is" } as unknown as Message.AssistantContentPart] }
+    ]
+    const matcher = matcherOf(unusual)
+    let reads = 0
+    const heldAt = (index: number): Message.Message => {
+      reads++
+      return unusual[index]!
+    }
+    // New objects around the same values in the same field order: the walk of the leaves decides, no fallback.
+    expect(matcher.matchedPrefix(copies(unusual), heldAt)).toBe(5)
+    expect(reads).toBe(0)
+    // The unlisted field and the unknown part's field are compared too.
+    const flipped = copies(unusual)
+    ;(flipped[3]!.content as Array<Record<string, unknown>>)[0]!.isError = false
+    expect(matcher.matchedPrefix(flipped, heldAt)).toBe(3)
+    const noted = copies(unusual)
+    ;(noted[4]!.content as Array<Record<string, unknown>>)[0]!.body = "kept as iS"
+    expect(matcher.matchedPrefix(noted, heldAt)).toBe(4)
+    // A listed part that gains a field its type does not list (same values otherwise) is a change.
+    const extended = copies(unusual)
+    ;(extended[1]!.content as Array<Record<string, unknown>>)[0]!.note = "x"
+    expect(matcher.matchedPrefix(extended, heldAt)).toBe(1)
+    // An unlisted field set to undefined is absent, as in JSON.
+    const cleared = copies(unusual)
+    ;(cleared[1]!.content as Array<Record<string, unknown>>)[0]!.note = undefined
+    expect(matcher.matchedPrefix(cleared, heldAt)).toBe(5)
+  })
+
   it("truncate keeps the first positions; later pushes are matched from there", () => {
     const matcher = matcherOf(held)
     matcher.truncate(1)
