@@ -6,7 +6,9 @@
  * one vocabulary.
  *
  * Spans (tracer `@context-engine/core`):
- * - `context_engine.measure` — tokens per category of one request;
+ * - `context_engine.measure` — tokens per category of one request (the
+ *   Promise face's `measure`, and every request the middleware / `prepareStep`
+ *   assembles);
  * - `context_engine.compact` — one compaction: tokens before/after per
  *   category (`framing` is its own category: per-message wrappers and reply
  *   priming), discarded entries, kept tokens (content of the kept messages,
@@ -102,6 +104,12 @@ const inputAttributes = (engine: string, input: EngineInput): Attributes => ({
   "context_engine.entries": input.entries.length
 })
 
+const measuredAttributes = (measurement: Measurement): Attributes => ({
+  ...measurementAttributes("request", measurement),
+  "context_engine.budget_tokens": measurement.budgetTokens,
+  "context_engine.measure.method": measurement.method
+})
+
 /**
  * Runs `run` inside a `context_engine.measure` span and records the result.
  *
@@ -111,17 +119,35 @@ export const measureSpan = <A extends Measurement>(engine: string, input: Engine
   tracer().startActiveSpan("context_engine.measure", { attributes: inputAttributes(engine, input) }, (span) =>
     run().then(
       (measurement) => {
-        span.setAttributes({
-          ...measurementAttributes("request", measurement),
-          "context_engine.budget_tokens": measurement.budgetTokens,
-          "context_engine.measure.method": measurement.method
-        })
+        span.setAttributes(measuredAttributes(measurement))
         span.end()
         return measurement
       },
       (error: unknown) => fail(span, error)
     )
   )
+
+/**
+ * A finished `context_engine.measure` span for a measurement computed
+ * elsewhere (the middleware's assembled request), started at `startMs` and
+ * ended now; the same attributes as {@link measureSpan}.
+ *
+ * @category tracing
+ */
+export const recordMeasureSpan = (
+  engine: string,
+  input: EngineInput,
+  measurement: Measurement,
+  options: { readonly startMs?: number } = {}
+): void => {
+  const span = tracer().startSpan(
+    "context_engine.measure",
+    options.startMs !== undefined ? { startTime: options.startMs } : {}
+  )
+  // Once per request: attributes are built only when a tracer provider records (no-op otherwise).
+  if (span.isRecording()) span.setAttributes({ ...inputAttributes(engine, input), ...measuredAttributes(measurement) })
+  span.end()
+}
 
 const fail = (span: Span, error: unknown): never => {
   const tagged = error as { readonly _tag?: string; readonly message?: string }

@@ -6,7 +6,15 @@
  *
  * @since 0.3.0
  */
-import { ContextEngine, Entry, Errors, type Message, type ModelPolicy, PluginGuard } from "@context-engine/core"
+import {
+  ContextEngine,
+  Entry,
+  Errors,
+  type Message,
+  type ModelPolicy,
+  PluginGuard,
+  Telemetry
+} from "@context-engine/core"
 import { ProviderNativeEngine } from "@context-engine/engines"
 import { type ContextEvent, emit } from "./ContextEvent.ts"
 import type { ControllerOptions, ModelRef } from "./ControllerOptions.ts"
@@ -131,7 +139,10 @@ export const assemble = async (
   input: ContextEngine.EngineInput,
   original: ReadonlyArray<Message.Message>
 ): Promise<Prepared> => {
+  const startMs = Date.now()
   const assembled = await runtime.asyncEngine.assembleContext(input)
+  // The measure step of this request: what it sends, per category (README "Rollout and telemetry").
+  Telemetry.recordMeasureSpan(runtime.engine.name, input, assembled.measurement, { startMs })
   // Ephemeral entries come first in the input (`ephemeralEntries`); without them every item is the session's.
   const items = input.entries[0]?.id.startsWith(EPHEMERAL_PREFIX)
     ? assembled.view.items.filter((item) => !item.entryId.startsWith(EPHEMERAL_PREFIX))
