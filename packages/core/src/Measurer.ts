@@ -9,6 +9,7 @@ import { Context, Effect, Layer } from "effect"
 import type { Budget } from "./Budget.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { ContextView, ItemSource, ToolDefinition } from "./ContextView.ts"
+import * as IdentitySlots from "./IdentitySlots.ts"
 import { type Category, type CategoryCounts, categories, type Measurement, zeroCounts } from "./Measurement.ts"
 import {
   anthropicToolUseSystemPromptTokens,
@@ -141,7 +142,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
   }
   const priorOptions: MessageTokens.Options = { ...countOptions, reasoningPosition: "prior" }
 
-  let byIdentity = new WeakMap<object, Map<string, { count: MessageTokens.MessageCount; shape: ViewPrefix.Shape }>>()
+  let byIdentity = IdentitySlots.make<{ count: MessageTokens.MessageCount; shape: ViewPrefix.Shape }>()
   const byContent = new Map<string, MessageTokens.MessageCount>()
   let toolsByIdentity = new WeakMap<
     object,
@@ -178,8 +179,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
   ): MessageTokens.MessageCount => {
     const { slot, options: counting } = countingOf(message, source, position, exactOptions)
     if (!useCache) return MessageTokens.count(message, source, counting)
-    let perSource = byIdentity.get(message)
-    const hit = perSource?.get(slot)
+    const hit = byIdentity.get(message, slot)
     if (hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message)) return hit.count
     const key = `${slot}|${ContentHash.hash(message)}`
     let result = byContent.get(key)
@@ -187,11 +187,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       result = MessageTokens.count(message, source, counting)
       remember(key, result)
     }
-    if (perSource === undefined) {
-      perSource = new Map()
-      byIdentity.set(message, perSource)
-    }
-    perSource.set(slot, { count: result, shape: ViewPrefix.shallowStamps.stampOf(message) })
+    byIdentity.set(message, slot, { count: result, shape: ViewPrefix.shallowStamps.stampOf(message) })
     return result
   }
 
@@ -297,7 +293,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   /** Whether the identity cache holds the exact count of `message` (still the same shape). */
   const isCounted = (message: Message, source: ItemSource, prior: boolean): boolean => {
-    const hit = byIdentity.get(message)?.get(slotOf(source, prior))
+    const hit = byIdentity.get(message, slotOf(source, prior))
     return hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message)
   }
 
@@ -351,7 +347,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     measure,
     cacheSize: () => byContent.size,
     clearCache: () => {
-      byIdentity = new WeakMap()
+      byIdentity = IdentitySlots.make()
       toolsByIdentity = new WeakMap()
       byContent.clear()
     },
