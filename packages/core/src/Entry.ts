@@ -217,3 +217,40 @@ export const chain = <B extends Body>(
     return entry
   })
 }
+
+// Ids per entries array: one compaction derives several ids from the same input.
+const idSets = new WeakMap<ReadonlyArray<{ readonly id: string }>, ReadonlySet<string>>()
+
+/**
+ * An id for an entry an engine derives from its input (a checkpoint
+ * `checkpoint:<generation>:<last covered id>`, memory records, edits): `base`
+ * when no entry of `entries` has it, else the first free of `base~2`,
+ * `base~3`, …. Derived ids stay deterministic (replays and branches agree),
+ * yet an input can already hold one — an agent's session file that kept a
+ * compaction's appended entries as unknown events re-imports them — and a
+ * duplicate id makes every later input `InvalidInput` ("Duplicate entry id").
+ *
+ * @example
+ * ```ts
+ * import { Entry } from "@context-engine/core"
+ * const taken = Entry.make(
+ *   { id: "memory:1:m9:0", parentId: null, timestamp: "2026-01-01T00:00:00.000Z" },
+ *   { kind: "event", event: { name: "imported" } }
+ * )
+ * Entry.freshId("memory:1:m9:0", [taken]) // "memory:1:m9:0~2"
+ * Entry.freshId("memory:1:m9:1", [taken]) // "memory:1:m9:1"
+ * ```
+ *
+ * @category constructors
+ */
+export const freshId = (base: string, entries: ReadonlyArray<{ readonly id: string }>): string => {
+  let ids = idSets.get(entries)
+  if (ids === undefined) {
+    ids = new Set(entries.map((entry) => entry.id))
+    idSets.set(entries, ids)
+  }
+  if (!ids.has(base)) return base
+  let suffix = 2
+  while (ids.has(`${base}~${suffix}`)) suffix++
+  return `${base}~${suffix}`
+}

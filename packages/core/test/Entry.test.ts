@@ -51,6 +51,19 @@ describe("Entry.withParent", () => {
   })
 })
 
+describe("Entry.freshId", () => {
+  const event = (id: string) =>
+    Entry.make({ id, parentId: null, timestamp: "2026-01-01T00:00:00.000Z" }, { kind: "event", event: { name: "x" } })
+
+  it("keeps a free id and suffixes a taken one with the first free ~n", () => {
+    const entries = [event("checkpoint:1:m9"), event("checkpoint:1:m9~2"), event("memory:1:m9:0")]
+    expect(Entry.freshId("checkpoint:2:m9", entries)).toBe("checkpoint:2:m9")
+    expect(Entry.freshId("checkpoint:1:m9", entries)).toBe("checkpoint:1:m9~3")
+    expect(Entry.freshId("memory:1:m9:0", entries)).toBe("memory:1:m9:0~2")
+    expect(Entry.freshId("memory:1:m9:0", [])).toBe("memory:1:m9:0")
+  })
+})
+
 describe("schemaVersion is written in one place", () => {
   it("no source file but Entry.ts writes an entry's schemaVersion", () => {
     const root = path.resolve(import.meta.dirname, "../../..")

@@ -72,7 +72,7 @@ const withoutCacheGuard = (strategies: Tiers.Options = {}): Tiers.Options => ({
   toolTrim: { minReclaimTokens: 0, ...strategies.toolTrim }
 })
 
-/** Deterministic id of the `index`-th edit entry appended after `lastEntryId`. @category constructors */
+/** Id of the `index`-th edit entry after `lastEntryId`, before `Entry.freshId`. @category constructors */
 export const editEntryId = (lastEntryId: string, index: number): string => `${lastEntryId}/edit/${index}`
 
 const withoutItem = (view: ContextView.ContextView, entryId: string): ContextView.ContextView => ({
@@ -312,10 +312,11 @@ export const kernel = (
 
   const editEntries: Kernel["editEntries"] = (input, edits, timestamp, after = []) => {
     const lastId = input.entries.at(-1)?.id ?? "root"
+    const fresh = (id: string) => Entry.freshId(id, input.entries)
     return Entry.chain(
       after.at(-1)?.id ?? input.entries.at(-1)?.id ?? null,
       timestamp,
-      edits.map((edit, index) => ({ id: editEntryId(lastId, index), body: { kind: "edit" as const, edit } }))
+      edits.map((edit, index) => ({ id: fresh(editEntryId(lastId, index)), body: { kind: "edit" as const, edit } }))
     )
   }
 

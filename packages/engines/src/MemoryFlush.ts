@@ -83,7 +83,8 @@ export interface FlushResult {
  *
  * Entry ids are derived from the cycle and the last covered entry
  * (`memory:<cycle>:<toEntryId>:<n>`, `memory-flush:<cycle>:<toEntryId>`), like
- * checkpoint ids, so branches never collide.
+ * checkpoint ids, so branches never collide; an id the input already holds
+ * gets a suffix (`Entry.freshId`).
  *
  * @category constructors
  */
@@ -110,7 +111,7 @@ export const run = (request: FlushRequest): Effect.Effect<FlushResult> =>
       request.parentId,
       request.timestamp,
       extracted.success.map((candidate, index) => ({
-        id: `memory:${request.cycle}:${toEntryId}:${index}`,
+        id: Entry.freshId(`memory:${request.cycle}:${toEntryId}:${index}`, request.entries),
         body: {
           kind: "memory" as const,
           memory: {
@@ -128,7 +129,7 @@ export const run = (request: FlushRequest): Effect.Effect<FlushResult> =>
     )
     const event = Entry.make(
       {
-        id: `memory-flush:${request.cycle}:${toEntryId}`,
+        id: Entry.freshId(`memory-flush:${request.cycle}:${toEntryId}`, request.entries),
         parentId: records.at(-1)?.id ?? request.parentId,
         timestamp: request.timestamp
       },

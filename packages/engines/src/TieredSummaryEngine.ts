@@ -222,7 +222,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
   ) =>
     Effect.gen(function* () {
       const { measurer } = ctx
-      const generation = (preparation.previous?.generation ?? 0) + 1
+      const { generation } = preparation
       const flush: MemoryFlush.FlushResult = extractor
         ? yield* MemoryFlush.run({
             entries: input.entries,
@@ -242,7 +242,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
               memory: memoryOptions(measurer)
             }).prefix
           : ctx.active.prefix
-      const fixed = { ...step, preparation, prefix, measurer, budget: ctx.budget, generation }
+      const fixed = { ...step, preparation, prefix, measurer, budget: ctx.budget }
       const ladder = yield* Summarize.summarize({
         summarizer,
         fallback,

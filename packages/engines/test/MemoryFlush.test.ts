@@ -5,7 +5,7 @@
  * stub summary (#128016), every other cycle or never (#47143, #12590,
  * #99958), a flush–compaction loop (#66058).
  */
-import { type Entry, Errors, Memory, type Message } from "@context-engine/core"
+import { Entry, Errors, Memory, type Message } from "@context-engine/core"
 import { Cases } from "@context-engine/core/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
@@ -291,5 +291,36 @@ describe("Memory.select and supersession", () => {
       })
     )
     expect(candidates).toEqual([])
+  })
+})
+
+describe("ids a compaction generates", () => {
+  it("an input that already holds them gets fresh ones (the first free ~n suffix), and the result appends cleanly", async () => {
+    // QA session 4 (F12): a compaction's entriesToAppend written into the agent's own session file came back as
+    // unknown events with the same ids; the next compaction generated memory:1:pi:967:0 again, and every later
+    // input failed with InvalidInput "Duplicate entry id".
+    const entries = session(24)
+    const clean = await TieredSummaryEngine.makeAsync().compact({ entries, policy })
+    const wouldBe = clean.entriesToAppend.map((item) => item.id)
+    for (const kind of [/^memory:/, /^memory-flush:/, /^checkpoint:/, /\/edit\/\d+$/])
+      expect(wouldBe.some((id) => kind.test(id))).toBe(true)
+    // The same ids held by records off the active path (roots of their own), as an importer keeps unknown records.
+    const squatters = wouldBe.map((id) =>
+      Entry.make(
+        { id, parentId: null, timestamp: "2026-01-01T00:00:00.000Z" },
+        { kind: "event", event: { name: "unknown-record" } }
+      )
+    )
+    const hostile = [...squatters, ...entries]
+    const engine = TieredSummaryEngine.makeAsync()
+    const result = await engine.compact({ entries: hostile, policy })
+    const ids = result.entriesToAppend.map((item) => item.id)
+    expect(ids).toEqual(wouldBe.map((id) => `${id}~2`))
+    expect(result.checkpoint?.id).toBe(ids.find((id) => id.startsWith("checkpoint:")))
+    const next = await engine.assembleContext({ entries: [...hostile, ...result.entriesToAppend], policy })
+    expect(next.view.items.filter((item) => item.source === "checkpoint").map((item) => item.entryId)).toEqual([
+      result.checkpoint?.id
+    ])
+    expect(next.view.items.filter((item) => item.source === "memory").length).toBeGreaterThan(0)
   })
 })

@@ -30,7 +30,6 @@ export interface BuildInput {
   readonly budget: Budget.Budget
   /** The request must fit this many input tokens (`next-request-fits`). */
   readonly targetTokens: number
-  readonly generation: number
   /** The request's input tokens before the compaction (`tokensBefore`). */
   readonly tokensBefore: number
   readonly timestamp: string
@@ -56,8 +55,8 @@ export type Built = SummaryLadder.Built<Outcome>
 export const build = (input: BuildInput, result: SummarizeResult): Built => {
   const { preparation, measurer } = input
   const checkpoint: Checkpoint.Checkpoint = {
-    id: `checkpoint:${input.generation}:${preparation.lastCoveredEntryId}`,
-    generation: input.generation,
+    id: preparation.checkpointId,
+    generation: preparation.generation,
     coveredRange: {
       fromEntryId: preparation.previous ? (preparation.coveredEntryIds[0] ?? null) : null,
       toEntryId: preparation.lastCoveredEntryId

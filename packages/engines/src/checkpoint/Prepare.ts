@@ -14,6 +14,7 @@ import {
   CheckpointRenderer,
   type ContextEngine,
   type ContextView,
+  Entry,
   type Measurer,
   type ModelPolicy
 } from "@context-engine/core"
@@ -198,6 +199,13 @@ export interface Preparation {
   readonly pinned: ContextView.ViewItem | undefined
   readonly tail: ReadonlyArray<ContextView.ViewItem>
   readonly previous: Checkpoint.Checkpoint | undefined
+  /** The new checkpoint's generation: the previous one's plus 1 (1 for the first). */
+  readonly generation: number
+  /**
+   * The new checkpoint's id, `checkpoint:<generation>:<lastCoveredEntryId>`, suffixed when an input entry
+   * already has it (`Entry.freshId`).
+   */
+  readonly checkpointId: string
   /** Tokens the checkpoint replaces: the covered items (less the pinned ask) plus the previous checkpoint. */
   readonly replacedTokens: number
   /** {@link summaryCapTokens}. */
@@ -249,6 +257,9 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   const previousItem = input.view.items.find((item) => item.source === "checkpoint")
   let coveredTokens = 0
   for (const count of tokens.slice(0, cut.firstKeptIndex)) coveredTokens += count
+  const previous = input.active.checkpoint?.checkpoint
+  const generation = (previous?.generation ?? 0) + 1
+  const lastCoveredEntryId = lastRealEntryId(input.entries, coveredItems)
   return {
     _tag: "Ready",
     conversation,
@@ -256,11 +267,13 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
     covered: conversation.slice(0, historyEnd).map(original),
     turnPrefix: cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : [],
     coveredEntryIds: coveredItems.map((item) => item.entryId),
-    lastCoveredEntryId: lastRealEntryId(input.entries, coveredItems),
+    lastCoveredEntryId,
     firstKept: conversation[cut.firstKeptIndex],
     pinned: cut.pinnedUserIndex >= 0 ? conversation[cut.pinnedUserIndex] : undefined,
     tail: conversation.slice(cut.firstKeptIndex),
-    previous: input.active.checkpoint?.checkpoint,
+    previous,
+    generation,
+    checkpointId: Entry.freshId(`checkpoint:${generation}:${lastCoveredEntryId}`, input.entries),
     replacedTokens:
       coveredTokens -
       (cut.pinnedUserIndex >= 0 ? (tokens[cut.pinnedUserIndex] ?? 0) : 0) +
@@ -278,7 +291,6 @@ export interface RoomInput {
   readonly measurer: Measurer.Measurer
   readonly budget: Budget.Budget
   readonly targetTokens: number
-  readonly generation: number
   readonly timestamp: string
 }
 
@@ -301,8 +313,8 @@ export const summaryMaxTokens = (input: RoomInput): number => {
   ).inputTokens
   const framingTokens = measurer.messageTokens(
     CheckpointRenderer.toMessage({
-      id: `checkpoint:${input.generation}:${preparation.lastCoveredEntryId}`,
-      generation: input.generation,
+      id: preparation.checkpointId,
+      generation: preparation.generation,
       coveredRange: {
         fromEntryId: preparation.coveredEntryIds[0] ?? null,
         toEntryId: preparation.coveredEntryIds[0]!

@@ -45,8 +45,11 @@ describe("Build.build", () => {
   it("continues a previous checkpoint's range from the first newly covered entry", () => {
     const { input, summary, preparation } = setup()
     const previous = Build.build(input(), summary).checkpoint
-    const next = Build.build({ ...input(), preparation: { ...preparation, previous }, generation: 2 }, summary)
-    expect(next.checkpoint.id).toBe("checkpoint:2:m24")
+    const next = Build.build(
+      { ...input(), preparation: { ...preparation, previous, generation: 2, checkpointId: "checkpoint:2:m24" } },
+      summary
+    )
+    expect(next.checkpoint).toMatchObject({ id: "checkpoint:2:m24", generation: 2 })
     expect(next.checkpoint.coveredRange).toEqual({ fromEntryId: "m1", toEntryId: "m24" })
   })
 })

@@ -84,7 +84,7 @@ export const prepared = () => {
   return { req, preparation }
 }
 
-/** Build's input for a prepared request: generation 1 at {@link TIMESTAMP}, aiming at `targetTokens`. */
+/** Build's input for a prepared request at {@link TIMESTAMP}, aiming at `targetTokens`. */
 export const buildInput = (
   req: Request,
   preparation: Prepare.Preparation,
@@ -96,7 +96,6 @@ export const buildInput = (
   measurer: req.measurer,
   budget: req.budget,
   targetTokens,
-  generation: 1,
   tokensBefore: req.measurement.inputTokens,
   timestamp: TIMESTAMP
 })
