@@ -1,4 +1,4 @@
-import type { Message } from "@context-engine/core"
+import { type Message, Turns } from "@context-engine/core"
 import { Cases } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -60,7 +60,9 @@ describe("TieredSummaryEngine invariants (DESIGN.md, property-tested)", () => {
           }
           for (const id of calls) expect(answered.has(id)).toBe(true)
           expect(out[0]).toBe(system)
-          const latestUser = messages[messages.map((message) => message.role).lastIndexOf("user")]
+          // The latest user message the engine must keep verbatim is the user's latest words (a later command
+          // record or pasted log is data, shared case C21), as Turns.latestUserIndex defines it.
+          const latestUser = messages[Turns.latestUserIndex(messages.map((message) => ({ message })))]
           const latestAt = out.indexOf(latestUser!)
           expect(latestAt).toBeGreaterThanOrEqual(0)
           const checkpointAt = view.findIndex((item) => item.source === "checkpoint")
