@@ -63,6 +63,8 @@ interface Call {
   readonly itemIndex: number
   readonly toolName: string
   answered: boolean
+  /** The entry of every call with this id so far: one id as it is, an array once it repeats. */
+  readonly entryIds: string | ReadonlyArray<string>
 }
 
 interface Scan {
@@ -82,7 +84,6 @@ const contentParts = (message: Message): ReadonlyArray<ContentPart> =>
 // messages that directly follows it.
 const scan = (items: ReadonlyArray<Item>): Scan => {
   const calls = new Map<string, Call>()
-  const callEntries = new Map<string, Array<string>>()
   const result: Scan = { orphans: [], notAdjacent: [], missing: [], duplicates: [], toolCalls: 0, toolResults: 0 }
   let toolCalls = 0
   let toolResults = 0
@@ -106,10 +107,11 @@ const scan = (items: ReadonlyArray<Item>): Scan => {
         if (part.type !== "tool-call") continue
         hasCalls = true
         toolCalls++
-        const seen = callEntries.get(part.toolCallId)
-        if (seen) seen.push(item.entryId)
-        else callEntries.set(part.toolCallId, [item.entryId])
-        calls.set(part.toolCallId, { itemIndex, toolName: part.toolName, answered: false })
+        // one record per call id (no second map and array per call: a scan of 30,000 calls held both)
+        const seen = calls.get(part.toolCallId)?.entryIds
+        const entryIds =
+          seen === undefined ? item.entryId : [...(typeof seen === "string" ? [seen] : seen), item.entryId]
+        calls.set(part.toolCallId, { itemIndex, toolName: part.toolName, answered: false, entryIds })
       }
       for (const part of parts) if (part.type === "tool-result") answer(part, itemIndex, itemIndex)
       runOwner = hasCalls ? itemIndex : -1
@@ -118,8 +120,8 @@ const scan = (items: ReadonlyArray<Item>): Scan => {
     for (const part of parts) if (part.type === "tool-result") answer(part, itemIndex, role === "tool" ? runOwner : -1)
     if (role !== "tool") runOwner = -1
   })
-  for (const [toolCallId, entryIds] of callEntries) {
-    if (entryIds.length > 1) result.duplicates.push({ toolCallId, entryIds })
+  for (const [toolCallId, call] of calls) {
+    if (typeof call.entryIds !== "string") result.duplicates.push({ toolCallId, entryIds: call.entryIds })
   }
   for (const [toolCallId, call] of calls) {
     if (!call.answered) result.missing.push({ callIndex: call.itemIndex, toolCallId, toolName: call.toolName })

@@ -105,6 +105,20 @@ export const turns = (items: ReadonlyArray<Pick<ViewItem, "message">>): Array<Sp
 }
 
 /**
+ * Start of the last of {@link turns} (0 when there is none): the last user
+ * message after index 0, since every user message starts a unit (a unit
+ * absorbs only tool messages). One backward pass that allocates nothing —
+ * the invariants ask for it at every stage (issue #13 req 6: `turns` built
+ * every unit of a 60,000-item view for this one number).
+ *
+ * @category analysis
+ */
+export const lastTurnStart = (items: ReadonlyArray<Pick<ViewItem, "message">>): number => {
+  for (let index = items.length - 1; index > 0; index--) if (isUserTurnStart(items[index]!.message)) return index
+  return 0
+}
+
+/**
  * Whether a user message is the user's words for {@link latestUserIndex}:
  * speech (`UserSpeech.isSpeech`) or a message without text (an image).
  *

@@ -232,6 +232,7 @@ describe("Turns", () => {
           for (let index = 1; index < spans.length; index++) expect(spans[index]!.start).toBe(spans[index - 1]!.end)
         }
         for (const turn of Turns.turns(items).slice(1)) expect(items[turn.start]!.message.role).toBe("user")
+        expect(Turns.lastTurnStart(items)).toBe(Turns.turns(items).at(-1)?.start ?? 0)
         // no legal cut index lands on a tool message answering an earlier call in the same batch
         for (const index of Turns.legalCutIndices(items)) {
           if (index === 0) continue
