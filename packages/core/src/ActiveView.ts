@@ -329,8 +329,14 @@ export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptio
   const chosen = [...(latestUser >= 0 && latestUser < start ? [messages[latestUser]!] : []), ...messages.slice(start)]
   const conversation = ContextView.applyEdits(ContextView.fromEntries(chosen), edits).items
   const checkpointItems = checkpoint ? [checkpointItem(checkpoint.entry.id, checkpoint.entry.checkpoint)] : []
+  // Without a prefix or checkpoint the view's items are the conversation: one array (IncrementalActiveView then
+  // extends one array per step, not two).
+  const items =
+    prefix.length === 0 && checkpointItems.length === 0
+      ? conversation
+      : [...prefix, ...checkpointItems, ...conversation]
   return {
-    view: { items: [...prefix, ...checkpointItems, ...conversation], tools: options.tools ?? [] },
+    view: { items, tools: options.tools ?? [] },
     prefix,
     checkpoint: checkpoint?.entry,
     conversation,

@@ -151,7 +151,13 @@ export const make = (): Incremental => {
     const active: ActiveView.ActiveView = {
       ...previous,
       view: {
-        items: items.length === 0 ? previous.view.items : previous.view.items.concat(items),
+        // One array when the view is the conversation (no prefix, no checkpoint: `ActiveView.reconstruct`).
+        items:
+          items.length === 0
+            ? previous.view.items
+            : previous.view.items === previous.conversation
+              ? conversation
+              : previous.view.items.concat(items),
         tools: options.tools ?? []
       },
       conversation,

@@ -144,6 +144,20 @@ describe("IncrementalActiveView", () => {
     expect(second).toEqual(ActiveView.reconstruct(entries))
   })
 
+  it("without a system prefix or checkpoint, the view's items are the conversation array, extended once per step", () => {
+    const entries: Array<Entry.Entry> = [
+      { ...header("u", null), kind: "message", message: { role: "user", content: "go" } }
+    ]
+    const reconstruct = IncrementalActiveView.make()
+    const first = reconstruct(entries.slice())
+    expect(first.view.items).toBe(first.conversation)
+    entries.push({ ...header("a", "u"), kind: "message", message: { role: "assistant", content: "ok" } })
+    const second = reconstruct(entries.slice())
+    expect(second.view.items).toBe(second.conversation)
+    expect(second.view.items[0]).toBe(first.view.items[0])
+    expect(second).toEqual(ActiveView.reconstruct(entries))
+  })
+
   it("drops the pinned latest user message once a newer user message arrives after a checkpoint", () => {
     const entries: Array<Entry.Entry> = [
       { ...header("u1", null), kind: "message", message: { role: "user", content: "task" } },

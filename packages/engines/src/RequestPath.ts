@@ -4,7 +4,15 @@
  *
  * @since 0.3.0
  */
-import { type ContextEngine, ContextView, Errors, Measurer, RequestShape, UsageScale } from "@context-engine/core"
+import {
+  type ContextEngine,
+  ContextView,
+  Errors,
+  Measurer,
+  type Message,
+  RequestShape,
+  UsageScale
+} from "@context-engine/core"
 import { Effect } from "effect"
 import type { Kernel } from "./Engine.ts"
 
@@ -64,8 +72,15 @@ export const assemble = (
     const items = RequestShape.markExecutedCommands(view.items)
     if (items !== view.items) view = { ...view, items }
     if (view !== normalized.view) measurement = prepared.measurer.measure(view, { budget: prepared.budget })
+    const sent = view
+    let messages: ReadonlyArray<Message.Message> | undefined
     return Effect.succeed({
-      messages: ContextView.toMessages(view),
+      // Built on first read: the middleware sends the view's items (ControllerRuntime), so a step that never
+      // reads the message list does not build one the length of the view.
+      get messages() {
+        messages ??= ContextView.toMessages(sent)
+        return messages
+      },
       view,
       measurement,
       ...(drops.length > 0 ? { repairs: drops } : {})

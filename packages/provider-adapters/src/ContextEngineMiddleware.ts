@@ -107,12 +107,15 @@ const mergeProviderOptions = (
 const paramsFor = (
   params: LanguageModelV4CallOptions,
   prepared: ContextController.Prepared,
-  toPrompt: (messages: ReadonlyArray<Message.Message>) => LanguageModelV4CallOptions["prompt"]
+  toPrompt: (
+    messages: ReadonlyArray<Message.Message>,
+    original: LanguageModelV4CallOptions["prompt"]
+  ) => LanguageModelV4CallOptions["prompt"]
 ): LanguageModelV4CallOptions => {
   if (!prepared.rewritten && prepared.providerOptions === undefined) return params
   return {
     ...params,
-    prompt: prepared.rewritten ? toPrompt(prepared.messages) : params.prompt,
+    prompt: prepared.rewritten ? toPrompt(prepared.messages, params.prompt) : params.prompt,
     ...(prepared.providerOptions !== undefined
       ? { providerOptions: mergeProviderOptions(prepared.providerOptions, params.providerOptions) ?? {} }
       : {})
@@ -237,7 +240,9 @@ const observe = (
  */
 export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngineMiddleware => {
   const controller = ContextController.make(options)
-  // A rewritten view is converted to a prompt every step; only its messages not sent last step are converted.
+  // A rewritten view is converted to a prompt every step: positions holding the application's own message
+  // (ControllerRuntime.assemble keeps it where the view did not change it) stay as the application sent them, and
+  // only messages not converted at that position last step are converted.
   const toPrompt = PromptConversion.makeToPrompt()
   const prepared = new WeakMap<LanguageModelV4CallOptions, ContextController.Prepared>()
   // The AI SDK passes new tool objects each step; equal tools keep one definitions array, so the

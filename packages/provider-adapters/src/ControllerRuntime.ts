@@ -8,6 +8,7 @@
  */
 import {
   ContextEngine,
+  type ContextView,
   Entry,
   Errors,
   type Message,
@@ -34,7 +35,10 @@ export interface Prepared {
   readonly profile: ProviderProfile.ProviderProfile
   readonly input: ContextEngine.EngineInput
   readonly assembled: ContextEngine.AssembledContext
-  /** Messages to send (without ephemeral system instructions). */
+  /**
+   * Messages to send (without ephemeral system instructions): the view's messages, except that a position the
+   * view did not change holds the application's own message object (matched by value with the session's).
+   */
   readonly messages: ReadonlyArray<Message.Message>
   /** Whether `messages` differ from what the application passed. */
   readonly rewritten: boolean
@@ -126,6 +130,32 @@ export const ephemeralEntries = (messages: ReadonlyArray<Message.Message>): Read
   )
 
 /**
+ * The messages of `items` to send: `original` itself when each item's
+ * message is, position by position, the application's message or the
+ * session's message synced from it (nothing rewritten); else, when the
+ * lengths agree, a copy of `original` with only the positions the view
+ * changed replaced by the view's messages (a request whose offloaded tool
+ * results are rewritten is the application's array but for them: one array
+ * copy and no conversion of the rest, `PromptConversion.makeToPrompt`);
+ * else the view's messages.
+ */
+const toSend = (
+  items: ReadonlyArray<ContextView.ViewItem>,
+  original: ReadonlyArray<Message.Message>,
+  synced: ReadonlyArray<Message.Message>
+): ReadonlyArray<Message.Message> => {
+  if (items.length !== original.length) return items.map((item) => item.message)
+  let sent: Array<Message.Message> | undefined
+  for (let index = 0; index < items.length; index++) {
+    const message = items[index]!.message
+    if (message === original[index] || message === synced[index]) continue
+    sent ??= original.slice()
+    sent[index] = message
+  }
+  return sent ?? original
+}
+
+/**
  * Assembles what to send for `input` (ephemeral system messages left out),
  * decides whether it differs from what the application passed (`original`,
  * matched against the session's synced entries), and reports the request.
@@ -147,14 +177,10 @@ export const assemble = async (
   const items = input.entries[0]?.id.startsWith(EPHEMERAL_PREFIX)
     ? assembled.view.items.filter((item) => !item.entryId.startsWith(EPHEMERAL_PREFIX))
     : assembled.view.items
-  const messages = items.map((item) => item.message)
   // What was synced is the session's messages (the AI SDK's new objects were matched to them): array reads only.
   const synced = current.messages()
-  let rewritten = messages.length !== original.length
-  for (let index = 0; !rewritten && index < messages.length; index++) {
-    const message = messages[index]
-    rewritten = message !== original[index] && message !== synced[index]
-  }
+  const sent = toSend(items, original, synced)
+  const rewritten = sent !== original
   const providerOptions = runtime.native?.providerOptions(input)
   runtime.emit({
     type: "request",
@@ -163,7 +189,7 @@ export const assemble = async (
     inputTokens: assembled.measurement.inputTokens,
     budgetTokens: assembled.measurement.budgetTokens,
     contextWindowTokens: input.policy.contextWindowTokens,
-    messagesSent: messages.length,
+    messagesSent: items.length,
     messagesInTranscript: synced.length,
     rewritten
   })
@@ -173,7 +199,7 @@ export const assemble = async (
     profile: ProviderProfile.forProvider(model.provider),
     input,
     assembled,
-    messages: rewritten ? messages : original,
+    messages: sent,
     rewritten,
     ...(providerOptions !== undefined ? { providerOptions } : {})
   }

@@ -273,26 +273,49 @@ const convertMessage = (message: AnyMessage): LanguageModelV4Message => {
 export const toPrompt = (messages: ReadonlyArray<AnyMessage>): LanguageModelV4Prompt => messages.map(toPromptMessage)
 
 /**
- * An incremental {@link toPrompt} for one conversation: each call reuses
- * the converted messages of the longest prefix it shares with the previous
- * call's messages (pointer compares), and converts only the rest — a step
- * that appends messages to a rewritten view costs O(new messages) in
- * conversion, not O(prompt). Returns a new array each call.
+ * An incremental {@link toPrompt} for one conversation. A position whose
+ * message is the object `original` (the prompt the application sent) holds
+ * there keeps that prompt message as is; one whose message is the object
+ * converted at that position by the previous call reuses that conversion;
+ * only the rest are converted ({@link toPromptMessage}). So a request that
+ * is the application's prompt with a few positions rewritten (offloaded
+ * tool results), or a rewritten view that grew by a few messages, costs
+ * pointer compares, one copy of the prompt array and its rewritten or new
+ * messages — no read or conversion of the others, and no other array of the
+ * prompt's length. Returns a new array each call; the arrays passed are
+ * neither kept nor changed, and no message of `original` is remembered.
  *
  * @category conversions
  */
-export const makeToPrompt = (): ((messages: ReadonlyArray<AnyMessage>) => LanguageModelV4Prompt) => {
-  let lastMessages: Array<AnyMessage> = []
-  let lastPrompt: LanguageModelV4Prompt = []
-  return (messages) => {
-    const end = Math.min(messages.length, lastMessages.length)
-    let shared = 0
-    while (shared < end && messages[shared] === lastMessages[shared]) shared++
-    const prompt = lastPrompt.slice(0, shared)
-    for (let index = shared; index < messages.length; index++) prompt.push(toPromptMessage(messages[index]!))
-    // Our own copies: the caller may reuse or change its arrays.
-    lastMessages = messages.slice()
-    lastPrompt = prompt.slice()
+export const makeToPrompt = (): ((
+  messages: ReadonlyArray<AnyMessage>,
+  original?: LanguageModelV4Prompt
+) => LanguageModelV4Prompt) => {
+  // What was converted at each position (undefined where `original` was kept), updated in place.
+  const from: Array<AnyMessage | undefined> = []
+  const to: Array<LanguageModelV4Message | undefined> = []
+  return (messages, original = []) => {
+    const sent = original as ReadonlyArray<unknown>
+    // One array of the request's length: a copy of `original` (memcpy) when it is at least that long.
+    const copied = original.length >= messages.length
+    const prompt: Array<LanguageModelV4Message> = copied
+      ? original.slice(0, messages.length)
+      : new Array<LanguageModelV4Message>(messages.length)
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]!
+      if (message === sent[index]) {
+        if (!copied) prompt[index] = original[index]!
+        from[index] = undefined
+        to[index] = undefined
+        continue
+      }
+      const converted = message === from[index] ? to[index]! : toPromptMessage(message)
+      from[index] = message
+      to[index] = converted
+      prompt[index] = converted
+    }
+    from.length = messages.length
+    to.length = messages.length
     return prompt
   }
 }

@@ -33,9 +33,18 @@ describe("offload as results arrive", () => {
     expect(sent.length).toBeLessThan(file.length / 5)
     expect(toolEntry?.kind === "message" && toolEntry.message).toEqual(messages[2])
     expect(prepared.session.entries().filter((entry) => entry.kind === "edit")).toHaveLength(1)
-    // The next step re-sends the same history: no second offload edit.
-    await controller.prepare(model, [...messages, { role: "assistant", content: "Read it." }], [])
+    // Only the offloaded position is the view's: the others are the application's own message objects.
+    expect(prepared.messages[0]).toBe(messages[0])
+    expect(prepared.messages[1]).toBe(messages[1])
+    // The next step re-sends the same history as new objects: no second offload edit, and the request is that
+    // step's array with only the offloaded result replaced (the same rewritten message as before).
+    const next: Array<Message.Message> = [...structuredClone(messages), { role: "assistant", content: "Read it." }]
+    const second = await controller.prepare(model, next, [])
     expect(prepared.session.entries().filter((entry) => entry.kind === "edit")).toHaveLength(1)
+    expect(second.rewritten).toBe(true)
+    expect(second.messages).toHaveLength(4)
+    for (const index of [0, 1, 3]) expect(second.messages[index]).toBe(next[index])
+    expect(second.messages[2]).toBe(prepared.messages[2])
   })
 
   it("is off with offload: false, and tools kept whole are never offloaded", async () => {

@@ -15,7 +15,7 @@ describe("PromptConversion", () => {
     expect(PromptConversion.toPromptMessage({ role: "user", content: "hello" })).not.toBe(first)
   })
 
-  it("makeToPrompt equals toPrompt, reuses the converted prefix it shares with the last call, and converts the rest", () => {
+  it("makeToPrompt equals toPrompt, reuses the conversion of the message it converted at a position last call, and converts the rest", () => {
     const toPrompt = PromptConversion.makeToPrompt()
     const messages: Array<Message.Message> = [
       { role: "user", content: "a" },
@@ -34,6 +34,47 @@ describe("PromptConversion", () => {
     // A caller that mutates the array it passed does not corrupt the next call.
     changed[1] = { role: "assistant", content: "other" }
     expect(toPrompt(changed)).toEqual(PromptConversion.toPrompt(changed))
+  })
+
+  it("makeToPrompt keeps the application's own prompt messages where the request holds them, without reading them", () => {
+    const toPrompt = PromptConversion.makeToPrompt()
+    let reads = 0
+    // The application's prompt, new objects every step as the AI SDK builds it: every property read is counted.
+    const promptOfStep = (): LanguageModelV4Prompt =>
+      (
+        [
+          { role: "user", content: [{ type: "text", text: "a" }] },
+          { role: "assistant", content: [{ type: "text", text: "b" }] },
+          { role: "user", content: [{ type: "text", text: "c" }] }
+        ] as LanguageModelV4Prompt
+      ).map(
+        (message) =>
+          new Proxy(message, {
+            get: (target, key, receiver) => {
+              reads++
+              return Reflect.get(target, key, receiver)
+            }
+          })
+      )
+    // The view rewrote position 1 (a ModelMessage with string content, converted to a V4 message).
+    const rewritten: Message.Message = { role: "assistant", content: "B" }
+    const first = promptOfStep()
+    const prompt = toPrompt([first[0]!, rewritten, first[2]!], first)
+    expect(prompt).toEqual([
+      { role: "user", content: [{ type: "text", text: "a" }] },
+      { role: "assistant", content: [{ type: "text", text: "B" }] },
+      { role: "user", content: [{ type: "text", text: "c" }] }
+    ])
+    // The next step: a new prompt, the same rewritten message at position 1, one message the view added.
+    const next = promptOfStep()
+    reads = 0
+    const again = toPrompt([next[0]!, rewritten, next[2]!, { role: "user", content: "d" }], next)
+    expect(reads).toBe(0)
+    expect(again).toHaveLength(4)
+    expect(again[0]).toBe(next[0])
+    expect(again[2]).toBe(next[2])
+    expect(again[1]).toBe(prompt[1])
+    expect(again[3]).toEqual({ role: "user", content: [{ type: "text", text: "d" }] })
   })
 
   it("every V4 prompt message is a Message (type level), so V4 → Message is the identity", () => {
