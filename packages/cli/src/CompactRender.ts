@@ -11,6 +11,7 @@ import { resolve } from "node:path"
 import { type Checkpoint, CheckpointRenderer, Measurement } from "@context-engine/core"
 import { categoryLabels } from "./CategoryLabels.ts"
 import type { CompactReport } from "./CompactReport.ts"
+import * as PolicyOptions from "./PolicyOptions.ts"
 
 const n = (value: number): string => Math.round(value).toLocaleString("en-US")
 const pad = (text: string, width: number): string => text.padEnd(width)
@@ -20,7 +21,7 @@ const plural = (count: number, one: string, many = `${one}s`) => `${n(count)} ${
 const header = (report: CompactReport): Array<string> => {
   const out = [
     `context-engine compact ${report.file}`,
-    `  ${report.format} transcript, ${n(report.entries)} entries · model ${report.model.id} (${report.model.source}) · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · keep-recent ${n(report.policy.keepRecentTokens)}`,
+    `  ${report.format} transcript, ${n(report.entries)} entries · model ${report.model.id} (${report.model.source}${PolicyOptions.catalogNote(report.model)}) · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · keep-recent ${n(report.policy.keepRecentTokens)}`,
     `  engine ${report.engine} · summarizer ${report.summarizer}`
   ]
   for (const warning of report.warnings) out.push(`  warning: ${warning}`)

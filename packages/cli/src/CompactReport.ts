@@ -31,7 +31,13 @@ export interface CompactReport {
   readonly file: string
   readonly format: string
   readonly entries: number
-  readonly model: { readonly id: string; readonly source: "flag" | "transcript" | "default"; readonly known: boolean }
+  readonly model: {
+    readonly id: string
+    readonly source: "flag" | "transcript" | "default"
+    readonly known: boolean
+    /** The built-in catalog entry the id resolved to (longest boundary prefix), null when none. */
+    readonly catalogId: string | null
+  }
   readonly policy: {
     readonly contextWindowTokens: number
     readonly reserveTokens: number
@@ -238,7 +244,7 @@ export const build = (input: {
     file,
     format: imported.format,
     entries: entries.length,
-    model: { id: resolved.modelId, source: resolved.source, known: resolved.known },
+    model: { id: resolved.modelId, source: resolved.source, known: resolved.known, catalogId: resolved.catalogId },
     policy: {
       contextWindowTokens: policy.contextWindowTokens,
       reserveTokens: policy.reserveTokens,

@@ -7,6 +7,7 @@
 import { Measurement } from "@context-engine/core"
 import { categoryLabels } from "./CategoryLabels.ts"
 import type { InspectReport, Totals } from "./InspectReport.ts"
+import * as PolicyOptions from "./PolicyOptions.ts"
 
 const n = (value: number): string => Math.round(value).toLocaleString("en-US")
 const pct = (share: number): string => `${(share * 100).toFixed(1)}%`
@@ -49,7 +50,7 @@ export const render = (report: InspectReport): string => {
       `  ${n(entries.subAgentRecords)} sub-agent (sidechain) records kept as events, outside the main conversation`
     )
   out.push(
-    `  model ${model.id} (${model.source === "default" ? "default: the transcript names no model; pass --model or --context-window for yours" : model.source}${model.known ? "" : ", unknown: generic fallback policy"}) · window ${n(model.contextWindowTokens)} · reserve ${n(model.reserveTokens)} · input budget ${n(model.budgetTokens)}`
+    `  model ${model.id} (${model.source === "default" ? "default: the transcript names no model; pass --model or --context-window for yours" : model.source}${PolicyOptions.catalogNote(model)}${model.known ? "" : ", unknown: generic fallback policy"}) · window ${n(model.contextWindowTokens)} · reserve ${n(model.reserveTokens)} · input budget ${n(model.budgetTokens)}`
   )
   out.push(`  counting: ${report.counting.method} — ${report.counting.description}`)
   out.push("")

@@ -83,6 +83,8 @@ export const InspectReport = Schema.Struct({
     source: Schema.Literals(["flag", "transcript", "default"]),
     /** False when the registry did not know it and the generic fallback policy was used. */
     known: Schema.Boolean,
+    /** The built-in catalog entry the id resolved to (`PolicyRegistry.catalogIdOf`), null when none. */
+    catalogId: Schema.NullOr(Schema.String),
     contextWindowTokens: Count,
     reserveTokens: Count,
     /** Window − reserve − tool-loop reserve − safety margin (core `Budget.make`). */
@@ -352,6 +354,7 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
       id: modelId,
       source,
       known,
+      catalogId: PolicyRegistry.catalogIdOf(modelId) ?? null,
       contextWindowTokens: policy.contextWindowTokens,
       reserveTokens: policy.reserveTokens,
       budgetTokens: budget.inputBudgetTokens

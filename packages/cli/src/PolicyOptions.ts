@@ -61,6 +61,8 @@ export interface ResolvedPolicy {
   readonly source: "flag" | "transcript" | "default"
   /** False when the registry did not know the model and the generic fallback was used. */
   readonly known: boolean
+  /** The built-in catalog entry the id resolved to (`PolicyRegistry.catalogIdOf`), null when none matched. */
+  readonly catalogId: string | null
   /** Lines to show the user (e.g. the fallback used for an unknown recorded model). */
   readonly warnings: ReadonlyArray<string>
 }
@@ -162,5 +164,22 @@ export const resolve = async (options: PolicyOptions, recorded: string | undefin
     PolicyRegistry.validate(PolicyRegistry.derive(modelId, override as Parameters<typeof PolicyRegistry.derive>[1]))
   )
   if (Exit.isFailure(checked)) throw failureOf(checked)
-  return { policy: checked.value, modelId, source, known, warnings }
+  return {
+    policy: checked.value,
+    modelId,
+    source,
+    known,
+    catalogId: PolicyRegistry.catalogIdOf(modelId) ?? null,
+    warnings
+  }
 }
+
+/**
+ * The header's note on which catalog entry a model id resolved to, when that
+ * entry's id is not the id given (a dated snapshot, a typo past a boundary, a
+ * provider prefix): `, catalog entry gpt-4o`; empty otherwise.
+ *
+ * @category rendering
+ */
+export const catalogNote = (model: { readonly id: string; readonly catalogId: string | null }): string =>
+  model.catalogId !== null && model.catalogId !== model.id ? `, catalog entry ${model.catalogId}` : ""

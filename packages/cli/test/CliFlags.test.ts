@@ -7,6 +7,7 @@ import { repoRoot, transcript } from "@context-engine/core/test-support"
 import { describe, expect, it } from "vitest"
 import * as Compact from "../src/commands/compact.ts"
 import * as Inspect from "../src/commands/inspect.ts"
+import * as Replay from "../src/commands/replay.ts"
 import * as ExitCodes from "../src/ExitCodes.ts"
 import * as Progress from "../src/Progress.ts"
 
@@ -24,6 +25,29 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
     expect(output).toContain("--allow-unknown-model")
     // command-line advice, not the library's
     expect(output).not.toContain("PolicyRegistry")
+  })
+
+  it("the header names the catalog entry a --model resolved to when it is not that entry's id", async () => {
+    // Session 4: 'model gpt-4o-2024-08-06 (flag)' — which entry's window and tokenizer? A typo past a boundary
+    // (gpt-4o-typo) resolves silently the same way.
+    const header = (output: string) => output.split("\n").find((line) => line.includes(" model ")) ?? ""
+    for (const [model, entry] of [
+      ["gpt-4o-2024-08-06", "gpt-4o"],
+      ["gpt-4o-typo", "gpt-4o"],
+      ["anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"]
+    ] as const) {
+      const compacted = await Compact.run(swe, { model }, quiet)
+      expect(header(compacted.output)).toContain(`model ${model} (flag, catalog entry ${entry}) · window`)
+      const inspected = await Inspect.run(swe, { model }, quiet)
+      expect(header(inspected.output)).toContain(`model ${model} (flag, catalog entry ${entry}) · window`)
+      expect(JSON.parse((await Inspect.run(swe, { model, json: true }, quiet)).output).model.catalogId).toBe(entry)
+    }
+    const replayed = await Replay.run(swe, { model: "gpt-4o-2024-08-06", contextWindow: 32_000 })
+    expect(header(replayed.output)).toContain("model gpt-4o-2024-08-06 (flag, catalog entry gpt-4o) · window")
+    // The entry's own id, or a recorded id the catalog lists, needs no note.
+    expect(header((await Compact.run(swe, { model: "gpt-4o" }, quiet)).output)).toContain(
+      "model gpt-4o (flag) · window"
+    )
   })
 
   it("--allow-unknown-model uses the generic 32,768-token window and says so", async () => {

@@ -200,6 +200,34 @@ const factsOf = (entry: ModelCatalog.CatalogEntry): PolicyFields => {
   return facts
 }
 
+/** The catalog entry for candidate ids: the longest matching catalog id and its entry. */
+const catalogMatch = (
+  candidates: ReadonlyArray<string>
+): readonly [id: string, entry: ModelCatalog.CatalogEntry] | undefined => {
+  let best: readonly [string, ModelCatalog.CatalogEntry] | undefined
+  let bestLength = -1
+  for (const [key, entry] of catalogIndex) {
+    const length = matchLength(candidates, key)
+    if (length > bestLength) {
+      best = [key, entry]
+      bestLength = length
+    }
+  }
+  return best
+}
+
+/**
+ * The built-in catalog id a model id resolves to: the id itself in its
+ * normalized form when the catalog lists it, else the longest catalog id
+ * that prefixes it on a `-` `_` `:` `@` boundary — a dated snapshot
+ * `gpt-4o-2024-08-06` → `gpt-4o`, `anthropic/claude-sonnet-4.5` →
+ * `claude-sonnet-4-5`; undefined when no catalog id matches. The entry whose
+ * facts {@link lookup} uses (policy-file overrides apply on top).
+ *
+ * @category lookup
+ */
+export const catalogIdOf = (modelId: string): string | undefined => catalogMatch(candidateIds(modelId))?.[0]
+
 /** Catalog facts (longest matching key) and matching overrides, general first; undefined when nothing matches. */
 const layersFor = (
   modelId: string,
@@ -207,15 +235,7 @@ const layersFor = (
   models: ReadonlyMap<string, PolicyFields>
 ): ReadonlyArray<PolicyFields> | undefined => {
   const candidates = candidateIds(modelId)
-  let best: ModelCatalog.CatalogEntry | undefined
-  let bestLength = -1
-  for (const [key, entry] of catalogIndex) {
-    const length = matchLength(candidates, key)
-    if (length > bestLength) {
-      best = entry
-      bestLength = length
-    }
-  }
+  const best = catalogMatch(candidates)?.[1]
   const overrides = [...models]
     .map(([key, fields]) => ({ length: matchLength(candidates, key), fields }))
     .filter((match) => match.length >= 0)

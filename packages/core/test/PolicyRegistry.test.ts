@@ -129,6 +129,19 @@ describe("lookup", () => {
   })
 })
 
+describe("catalogIdOf", () => {
+  it("names the catalog entry lookup uses: the id itself, the longest boundary prefix, or none", () => {
+    expect(PolicyRegistry.catalogIdOf("gpt-4o")).toBe("gpt-4o")
+    expect(PolicyRegistry.catalogIdOf("gpt-4o-2024-08-06")).toBe("gpt-4o")
+    expect(PolicyRegistry.catalogIdOf("gpt-4o-mini-2024-07-18")).toBe("gpt-4o-mini")
+    expect(PolicyRegistry.catalogIdOf("anthropic/claude-sonnet-4.5")).toBe("claude-sonnet-4-5")
+    expect(PolicyRegistry.catalogIdOf("acme-7b")).toBeUndefined()
+    // The entry named is the one whose facts the lookup returns.
+    const entry = ModelCatalog.entries.find((candidate) => candidate.ids.includes("gpt-4o"))!
+    expect(PolicyRegistry.lookupSync("gpt-4o-2024-08-06").contextWindowTokens).toBe(entry.contextWindowTokens)
+  })
+})
+
 describe("resolve", () => {
   it("merges an override over the model's policy and re-derives what was not set", () => {
     const wide = PolicyRegistry.resolveSync({ model: "claude-sonnet-4-5", contextWindowTokens: 1_000_000 })

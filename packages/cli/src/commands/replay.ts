@@ -38,7 +38,13 @@ export interface ReplayOptions extends PolicyOptions.PolicyOptions {
 export interface ReplayReport extends Replay.ReplayResult {
   readonly file: string
   readonly format: string
-  readonly model: { readonly id: string; readonly source: string; readonly known: boolean }
+  readonly model: {
+    readonly id: string
+    readonly source: string
+    readonly known: boolean
+    /** The built-in catalog entry the id resolved to, null when none. */
+    readonly catalogId: string | null
+  }
   readonly policy: {
     readonly contextWindowTokens: number
     readonly reserveTokens: number
@@ -82,7 +88,7 @@ export const buildWithLargest = async (
   const report: ReplayReport = {
     file,
     format: imported.format,
-    model: { id: resolved.modelId, source: resolved.source, known: resolved.known },
+    model: { id: resolved.modelId, source: resolved.source, known: resolved.known, catalogId: resolved.catalogId },
     policy: {
       contextWindowTokens: resolved.policy.contextWindowTokens,
       reserveTokens: resolved.policy.reserveTokens,
@@ -132,7 +138,7 @@ export const render = (report: ReplayReport): string => {
   const out: Array<string> = [`context-engine replay ${report.file}`]
   for (const warning of report.warnings) out.push(`  warning: ${warning}`)
   out.push(
-    `  ${report.format} transcript · model ${report.model.id} (${report.model.source}) · window ${n(report.policy.contextWindowTokens)} · engine ${report.engine} · mode ${report.mode}`
+    `  ${report.format} transcript · model ${report.model.id} (${report.model.source}${PolicyOptions.catalogNote(report.model)}) · window ${n(report.policy.contextWindowTokens)} · engine ${report.engine} · mode ${report.mode}`
   )
   out.push(`  ${n(report.steps.length)} steps (one per assistant message, as the middleware would see them)`)
   out.push("")
