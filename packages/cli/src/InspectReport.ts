@@ -10,7 +10,8 @@
  * history" is every message of the file as if sent in one request (what the
  * agent would send without any compaction); "active context" is what the
  * agent sent after its last recorded compaction: the checkpoint summary plus
- * the messages from `firstKeptEntryId` on.
+ * the messages from `firstKeptEntryId` on, with the pairing repair and empty-message
+ * drops every request gets (`Normalization.normalize`), as `compact` measures it.
  *
  * @since 0.1.0
  */
@@ -26,6 +27,7 @@ import {
   Tokenizers,
   ToolPairing
 } from "@context-engine/core"
+import { Normalization } from "@context-engine/strategies"
 import type { ImportResult } from "@context-engine/transcripts"
 import { Effect, Schema } from "effect"
 import * as PolicyOptions from "./PolicyOptions.ts"
@@ -105,10 +107,7 @@ export const InspectReport = Schema.Struct({
     byRole: Schema.Struct({ system: Count, user: Count, assistant: Count, tool: Count }),
     toolCalls: Count,
     toolResults: Count,
-    /**
-     * Sub-agent (sidechain) records kept as `<format>.sidechain` events, out
-     * of the main conversation (Claude Code Task runs); not in the counts above.
-     */
+    /** Sub-agent (Claude Code Task) records, kept as `<format>.sidechain` events; not in the counts above. */
     subAgentRecords: Count
   }),
   fullHistory: Totals,
@@ -156,25 +155,6 @@ export const InspectReport = Schema.Struct({
 /** @category models */
 export type InspectReport = typeof InspectReport.Type
 
-/**
- * The model id recorded in a transcript (the last assistant `meta.model`,
- * else a `session.start` / `model.change` event's `modelId`).
- *
- * @category utils
- */
-export const recordedModel = (entries: ReadonlyArray<Entry.Entry>): string | undefined => {
-  for (let index = entries.length - 1; index >= 0; index--) {
-    const entry = entries[index]!
-    if (entry.kind === "message" && entry.message.role === "assistant" && typeof entry.meta?.model === "string")
-      return entry.meta.model
-    if (entry.kind === "event" && (entry.event.name === "model.change" || entry.event.name === "session.start")) {
-      const data = entry.event.data as { readonly modelId?: unknown } | null | undefined
-      if (typeof data?.modelId === "string") return data.modelId
-    }
-  }
-  return undefined
-}
-
 const preview = (message: Message.Message): string => {
   const parts = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content
   const first = parts[0] as Record<string, unknown> | undefined
@@ -206,9 +186,60 @@ export interface BuildOptions {
   readonly onProgress?: ((done: number, total: number) => void) | undefined
 }
 
+const item = (entry: Entry.MessageEntry): ContextView.ViewItem => ({
+  entryId: entry.id,
+  message: entry.message,
+  source: "transcript",
+  editedBy: []
+})
+
+const checkpointItem = (entry: Entry.CheckpointEntry): ContextView.ViewItem => ({
+  entryId: entry.id,
+  // rendered as the engines render it, so `inspect` and `compact` agree on the "before" size
+  message: CheckpointRenderer.toMessage(entry.checkpoint),
+  source: "checkpoint",
+  editedBy: []
+})
+
+/** The {@link LARGEST_COUNT} largest messages, each with its largest content category. */
+const largestOf = (
+  messages: ReadonlyArray<Entry.MessageEntry>,
+  perEntry: ReadonlyMap<string, number>,
+  measurer: Measurer.Measurer
+): InspectReport["largest"] =>
+  [...messages]
+    .sort((a, b) => (perEntry.get(b.id) ?? 0) - (perEntry.get(a.id) ?? 0))
+    .slice(0, LARGEST_COUNT)
+    .map((entry) => {
+      // The message's largest content category (its framing is no one's content).
+      const byCategory = Object.entries(measurer.countMessage(entry.message)).filter(([name]) => name !== "framing")
+      const category = byCategory.sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0]?.[0] ?? "userText"
+      return {
+        entryId: entry.id,
+        role: entry.message.role,
+        tokens: perEntry.get(entry.id) ?? 0,
+        category,
+        preview: preview(entry.message)
+      }
+    })
+
+/** What the file holds, by kind and role. */
+const entryCounts = (entries: ReadonlyArray<Entry.Entry>, messages: ReadonlyArray<Entry.MessageEntry>) => {
+  const role = (name: Message.Message["role"]) => messages.filter((entry) => entry.message.role === name).length
+  return {
+    total: entries.length,
+    messages: messages.length,
+    checkpoints: entries.filter(Entry.isCheckpointEntry).length,
+    events: entries.filter((entry) => entry.kind === "event").length,
+    other: entries.filter((entry) => entry.kind === "memory" || entry.kind === "edit").length,
+    byRole: { system: role("system"), user: role("user"), assistant: role("assistant"), tool: role("tool") },
+    subAgentRecords: entries.filter((entry) => entry.kind === "event" && entry.event.name.endsWith(".sidechain")).length
+  }
+}
+
 /** The model a report measures for: resolved by the caller, the `--model` flag, the transcript's, or the default. */
 const modelOf = (entries: ReadonlyArray<Entry.Entry>, options: BuildOptions) => {
-  const recorded = recordedModel(entries)
+  const recorded = PolicyOptions.recordedModel(entries)
   const modelId = options.resolved?.modelId ?? options.model ?? recorded ?? DEFAULT_MODEL
   const source =
     options.resolved?.source ??
@@ -277,20 +308,6 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
       messages: items.length
     }
   }
-  const item = (entry: Entry.MessageEntry): ContextView.ViewItem => ({
-    entryId: entry.id,
-    message: entry.message,
-    source: "transcript",
-    editedBy: []
-  })
-  const checkpointItem = (entry: Entry.CheckpointEntry): ContextView.ViewItem => ({
-    entryId: entry.id,
-    // rendered as the engines render it, so `inspect` and `compact` agree on the "before" size
-    message: CheckpointRenderer.toMessage(entry.checkpoint),
-    source: "checkpoint",
-    editedBy: []
-  })
-
   const checkpoints = entries.filter(Entry.isCheckpointEntry)
   const indexOf = new Map(entries.map((entry, index) => [entry.id, index]))
   const compactions = checkpoints.map((entry) => {
@@ -314,11 +331,16 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
     last === undefined
       ? null
       : {
-          ...totals([
-            ...system.filter((entry) => !kept.includes(entry)).map(item),
-            checkpointItem(last),
-            ...kept.map(item)
-          ]),
+          ...totals(
+            Normalization.normalize({
+              items: [
+                ...system.filter((entry) => !kept.includes(entry)).map(item),
+                checkpointItem(last),
+                ...kept.map(item)
+              ],
+              tools: []
+            }).view.items
+          ),
           sinceCheckpointEntryId: last.id
         }
 
@@ -326,23 +348,6 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
   const problems = pairing.problems.map(reportedProblem)
   const countKind = (kind: ToolPairing.Problem["kind"]) => pairing.problems.filter((p) => p.kind === kind).length
 
-  const largest = [...messages]
-    .sort((a, b) => (perEntry.get(b.id) ?? 0) - (perEntry.get(a.id) ?? 0))
-    .slice(0, LARGEST_COUNT)
-    .map((entry) => {
-      // The message's largest content category (its framing is no one's content).
-      const byCategory = Object.entries(measurer.countMessage(entry.message)).filter(([name]) => name !== "framing")
-      const category = byCategory.sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))[0]?.[0] ?? "userText"
-      return {
-        entryId: entry.id,
-        role: entry.message.role,
-        tokens: perEntry.get(entry.id) ?? 0,
-        category,
-        preview: preview(entry.message)
-      }
-    })
-
-  const role = (name: Message.Message["role"]) => messages.filter((entry) => entry.message.role === name).length
   const issues = result.issues
   return {
     schemaVersion: 1,
@@ -368,21 +373,14 @@ export const build = (result: ImportResult.ImportResult, options: BuildOptions =
           : `${tokenizer.name}: calibrated estimate per part (no public tokenizer for this family), plus 3 framing tokens per message`
     },
     entries: {
-      total: entries.length,
-      messages: messages.length,
-      checkpoints: checkpoints.length,
-      events: entries.filter((entry) => entry.kind === "event").length,
-      other: entries.filter((entry) => entry.kind === "memory" || entry.kind === "edit").length,
+      ...entryCounts(entries, messages),
       sessions: result.sessions.length,
-      byRole: { system: role("system"), user: role("user"), assistant: role("assistant"), tool: role("tool") },
       toolCalls: pairing.toolCalls,
-      toolResults: pairing.toolResults,
-      subAgentRecords: entries.filter((entry) => entry.kind === "event" && entry.event.name.endsWith(".sidechain"))
-        .length
+      toolResults: pairing.toolResults
     },
     fullHistory: totals(messages.map(item)),
     activeContext,
-    largest,
+    largest: largestOf(messages, perEntry, measurer),
     pairing: {
       orphanResults: countKind("orphan-result"),
       resultsNotAdjacent: countKind("result-not-adjacent"),

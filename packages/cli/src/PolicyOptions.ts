@@ -16,6 +16,7 @@
  *
  * @since 0.2.0
  */
+import type { Entry } from "@context-engine/core"
 import { type ModelPolicy, PolicyLimits, PolicyRegistry } from "@context-engine/core"
 import { PolicyFile } from "@context-engine/core/node"
 import { type Command, InvalidArgumentError } from "commander"
@@ -183,3 +184,22 @@ export const resolve = async (options: PolicyOptions, recorded: string | undefin
  */
 export const catalogNote = (model: { readonly id: string; readonly catalogId: string | null }): string =>
   model.catalogId !== null && model.catalogId !== model.id ? `, catalog entry ${model.catalogId}` : ""
+
+/**
+ * The model id recorded in a transcript (the last assistant `meta.model`,
+ * else a `session.start` / `model.change` event's `modelId`).
+ *
+ * @category utils
+ */
+export const recordedModel = (entries: ReadonlyArray<Entry.Entry>): string | undefined => {
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const entry = entries[index]!
+    if (entry.kind === "message" && entry.message.role === "assistant" && typeof entry.meta?.model === "string")
+      return entry.meta.model
+    if (entry.kind === "event" && (entry.event.name === "model.change" || entry.event.name === "session.start")) {
+      const data = entry.event.data as { readonly modelId?: unknown } | null | undefined
+      if (typeof data?.modelId === "string") return data.modelId
+    }
+  }
+  return undefined
+}

@@ -43,7 +43,6 @@ import * as Arguments from "../Arguments.ts"
 import * as CompactRender from "../CompactRender.ts"
 import * as CompactReports from "../CompactReport.ts"
 import * as ExitCodes from "../ExitCodes.ts"
-import { recordedModel } from "../InspectReport.ts"
 import * as PolicyOptions from "../PolicyOptions.ts"
 import * as Progress from "../Progress.ts"
 import * as RequestRepairs from "../RequestRepairs.ts"
@@ -138,12 +137,12 @@ export const run = async (
     const imported = await Import.importFilePromise(file, {
       format: options.format ?? "auto",
       strict: options.strict ?? false,
-      // the engines read no entry meta; the report reads the recorded model (recordedModel)
+      // the engines read no entry meta; the report reads the recorded model (PolicyOptions.recordedModel)
       metaKeys: ["model"],
       onProgress: (done, total) => progress.update("importing", done, total)
     })
     const entries = imported.transcript.entries
-    const resolved = await PolicyOptions.resolve(options, recordedModel(entries))
+    const resolved = await PolicyOptions.resolve(options, PolicyOptions.recordedModel(entries))
     const { policy } = resolved
     const engine =
       options.engine === "sliding-window"

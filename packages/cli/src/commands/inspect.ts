@@ -53,7 +53,7 @@ export const run = async (
       strict: options.strict ?? false,
       onProgress: (done, total) => progress.update("importing", done, total)
     })
-    const resolved = await PolicyOptions.resolve(options, InspectReport.recordedModel(result.transcript.entries))
+    const resolved = await PolicyOptions.resolve(options, PolicyOptions.recordedModel(result.transcript.entries))
     const report = InspectReport.build(result, {
       resolved,
       startedAt,

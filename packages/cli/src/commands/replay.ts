@@ -75,7 +75,7 @@ export const buildWithLargest = async (
     onProgress: (done, total) => progress.update("importing", done, total)
   })
   const entries = imported.transcript.entries
-  const resolved = await PolicyOptions.resolve(options, InspectReport.recordedModel(entries))
+  const resolved = await PolicyOptions.resolve(options, PolicyOptions.recordedModel(entries))
   const result = await Replay.replay(entries, {
     policy: resolved.policy,
     engine: options.engine,
