@@ -198,37 +198,51 @@ const renameReusedCallIds = (
   items: ReadonlyArray<Item>,
   strategy: string
 ): { readonly items: ReadonlyArray<Item>; readonly edits: Array<ViewEdit> } => {
-  const taken = new Set<string>()
-  for (const item of items)
-    for (const part of contentParts(item.message)) if (part.type === "tool-call") taken.add(part.toolCallId)
+  // every call id of the view, built at the first reused id (most views have none)
+  let taken: Set<string> | undefined
+  const takenIds = (): Set<string> => {
+    if (taken === undefined) {
+      taken = new Set()
+      for (const item of items)
+        for (const part of contentParts(item.message)) if (part.type === "tool-call") taken.add(part.toolCallId)
+    }
+    return taken
+  }
   const seen = new Set<string>()
   const pending = new Map<string, string>()
   const edits: Array<ViewEdit> = []
   let out: Array<Item> | undefined
-  items.forEach((item, index) => {
-    let changed = false
-    const parts = contentParts(item.message).map((part): ContentPart => {
-      if (part.type === "tool-call") {
-        if (!seen.has(part.toolCallId)) {
-          seen.add(part.toolCallId)
-          pending.delete(part.toolCallId)
-          return part
-        }
-        let suffix = 2
-        while (taken.has(`${part.toolCallId}~${suffix}`)) suffix++
-        const fresh = `${part.toolCallId}~${suffix}`
-        taken.add(fresh)
-        pending.set(part.toolCallId, fresh)
-        changed = true
-        return { ...part, toolCallId: fresh }
+  const renamed = (part: ContentPart): ContentPart => {
+    if (part.type === "tool-call") {
+      if (!seen.has(part.toolCallId)) {
+        seen.add(part.toolCallId)
+        pending.delete(part.toolCallId)
+        return part
       }
-      const fresh = part.type === "tool-result" ? pending.get(part.toolCallId) : undefined
-      if (part.type !== "tool-result" || fresh === undefined) return part
-      pending.delete(part.toolCallId)
-      changed = true
+      const ids = takenIds()
+      let suffix = 2
+      while (ids.has(`${part.toolCallId}~${suffix}`)) suffix++
+      const fresh = `${part.toolCallId}~${suffix}`
+      ids.add(fresh)
+      pending.set(part.toolCallId, fresh)
       return { ...part, toolCallId: fresh }
-    })
-    if (!changed) return
+    }
+    const fresh = part.type === "tool-result" ? pending.get(part.toolCallId) : undefined
+    if (part.type !== "tool-result" || fresh === undefined) return part
+    pending.delete(part.toolCallId)
+    return { ...part, toolCallId: fresh }
+  }
+  items.forEach((item, index) => {
+    const content = contentParts(item.message)
+    // copied only when a part is renamed (a new array per message and scan was most of this pass's garbage)
+    let parts: Array<ContentPart> | undefined
+    for (let partIndex = 0; partIndex < content.length; partIndex++) {
+      const part = renamed(content[partIndex]!)
+      if (part === content[partIndex]) continue
+      parts ??= content.slice()
+      parts[partIndex] = part
+    }
+    if (parts === undefined) return
     const message = { ...item.message, content: parts } as Message
     out ??= items.slice()
     out[index] = { ...item, message }
