@@ -326,7 +326,9 @@ export const reconstruct = (allEntries: ReadonlyArray<Entry>, options: ViewOptio
   // the user's latest words, as the cut point pins them (user-role data after them — a slash command, shell
   // output — is covered like tool output, shared case C21)
   const latestUser = latestUserOf(messages, edits)
-  const chosen = [...(latestUser >= 0 && latestUser < start ? [messages[latestUser]!] : []), ...messages.slice(start)]
+  const keptIds = new Set(checkpoint?.entry.checkpoint.keptUserEntryIds ?? [])
+  const kept = messages.filter((entry, index) => index < start && (keptIds.has(entry.id) || index === latestUser))
+  const chosen = [...kept, ...messages.slice(start)]
   const conversation = ContextView.applyEdits(ContextView.fromEntries(chosen), edits).items
   const checkpointItems = checkpoint ? [checkpointItem(checkpoint.entry.id, checkpoint.entry.checkpoint)] : []
   // Without a prefix or checkpoint the view's items are the conversation: one array (IncrementalActiveView then

@@ -61,8 +61,11 @@ export const MAX_ARTIFACT_ENTRY_IDS = 4
  * commands); `progress.inProgress` work started and not finished;
  * `progress.blocked` outcomes to check; `failedApproaches` what was tried and
  * failed; `nextSteps` the agent's own plan or todo items; `pendingUserAsks`
- * the latest unresolved ask; `artifacts` the cumulative ledger; `dropped`
- * what an iterative update removed and why.
+ * the latest unresolved ask; `artifacts` the cumulative ledger;
+ * `keyIdentifiers` the code identifiers (symbols, config keys) the covered
+ * ranges worked with, best first (the extractive summarizer's ranking,
+ * `KeyIdentifiers` in the engines package); `dropped` what an iterative
+ * update removed and why.
  *
  * @category schemas
  */
@@ -79,6 +82,7 @@ export const CheckpointContent = Schema.Struct({
   filesModified: Strings,
   failedApproaches: Schema.optionalKey(Strings),
   artifacts: Schema.optionalKey(Schema.Array(Artifact)),
+  keyIdentifiers: Schema.optionalKey(Strings),
   dropped: Schema.optionalKey(Strings)
 })
 /** @category models */
@@ -138,6 +142,11 @@ export const Checkpoint = Schema.Struct({
   coveredRange: Schema.Struct({ fromEntryId: Schema.NullOr(Schema.String), toEntryId: Schema.String }),
   /** The first transcript entry kept verbatim after this checkpoint; null when nothing is kept. */
   firstKeptEntryId: Schema.NullOr(Schema.String),
+  /**
+   * Covered user messages kept verbatim between this checkpoint and `firstKeptEntryId`, in transcript order;
+   * absent: only the latest user message, when covered (checkpoints written before this field).
+   */
+  keptUserEntryIds: Schema.optionalKey(Schema.Array(Schema.String)),
   tokensBefore: Schema.Int,
   tokensAfter: Schema.Int,
   summarizer: SummarizerInfo,

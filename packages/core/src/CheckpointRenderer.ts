@@ -105,6 +105,7 @@ const identifierSection = (content: Checkpoint.CheckpointContent, elsewhere: str
   const all = content.identifiers
   const idLines = (
     [
+      ["Code", fresh(content.keyIdentifiers ?? [])],
       ["Paths", fresh(all.paths)],
       ["IDs", fresh(all.ids)],
       ["Hashes", fresh(all.hashes)],

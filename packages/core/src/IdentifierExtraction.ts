@@ -71,6 +71,14 @@ const FILE_EXTENSIONS =
   "ts|tsx|mts|cts|js|jsx|mjs|cjs|json|jsonl|md|mdx|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|yaml|yml|toml|ini|sh|bash|zsh|css|scss|html|sql|txt|lock|env|xml|gradle|proto|vue|svelte"
 const BARE_FILE_RE = new RegExp(`(?<![\\w/.-])[\\w@+-][\\w.@+-]*\\.(?:${FILE_EXTENSIONS})\\b`, "g")
 const HAS_EXTENSION_RE = new RegExp(`\\.(?:${FILE_EXTENSIONS})$`)
+/**
+ * Whether `name` ends in a common source, config or document file extension
+ * (`theme.ts`, `settings.json`): a file name, which the path extraction and
+ * the artifact ledger already keep, not a code identifier.
+ *
+ * @category guards
+ */
+export const isFileName = (name: string): boolean => HAS_EXTENSION_RE.test(name)
 const LOCAL_PORT_RE = /\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d{2,5})\b/g
 const PORT_WORD_RE = /\bports?\s*[:=]?\s*(\d{2,5})\b/gi
 const COMMAND_WORDS =

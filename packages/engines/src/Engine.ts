@@ -45,15 +45,18 @@ import { assemble, recordOutcome, type State } from "./RequestPath.ts"
 /**
  * Low-water mark of a threshold-triggered compaction, as a share of the
  * conversation budget (`Budget.availableTokens`): a compaction continues
- * past "fits" down to `fixedOverheadTokens + 0.5 × availableTokens`, so the
- * next one is many steps away and each prompt-cache rewrite buys headroom
- * (hysteresis). Own choice, deliberately less aggressive than the peers,
- * which all land far lower: Pi compacts to `keepRecentTokens` (20,000) plus
- * a summary of at most `0.8 × reserveTokens` (~33K of a 200K window); Codex
- * auto-compacts at 90% of the window to a summary plus at most 20,000
- * tokens of recent user messages; Claude Code auto-compacts near the end of
- * the window to a summary plus a few re-read files. Half the budget keeps
- * more verbatim context than they do and still leaves half of it free.
+ * past "fits" down to at most `fixedOverheadTokens + 0.5 × availableTokens`,
+ * so the next one is many steps away and each prompt-cache rewrite buys
+ * headroom (hysteresis). In the tiered engine it is the bar a resolution
+ * by the lossless stages alone must clear: one that lands above it buys
+ * less than half the budget of growth for its rewrite, so a checkpoint is
+ * written instead; a checkpoint itself lands at `keepRecentTokens` plus the
+ * summary when that is lower (`Prepare.cutOf`). Own choice for the bar; the
+ * peers' landings are all lower: Pi compacts to `keepRecentTokens` (20,000)
+ * plus a summary of at most `0.8 × reserveTokens`; Codex auto-compacts at
+ * 90% of the window to a summary plus at most 20,000 tokens of recent user
+ * messages; Claude Code auto-compacts near the end of the window to a
+ * summary plus a few re-read files.
  *
  * @category constants
  */

@@ -13,6 +13,7 @@ import { type Checkpoint, IdentifierExtraction, UserSpeech } from "@context-engi
 import { Effect, Layer } from "effect"
 import { extract, KEPT_NOTE } from "./checkpoint/Extract.ts"
 import { DEFAULT_CHECKPOINT_TOKENS, fitToBudget } from "./checkpoint/Fit.ts"
+import * as KeyIdentifiers from "./checkpoint/KeyIdentifiers.ts"
 import { contentFromMarkdown, previousContent } from "./checkpoint/Markdown.ts"
 import { mergeContent } from "./checkpoint/Update.ts"
 import { type SummarizeRequest, type Summarizer, SummarizerService } from "./Summarizer.ts"
@@ -100,7 +101,15 @@ export const summarizeSync = (request: SummarizeRequest, options: Options = {}):
     new Set((request.kept ?? []).map((item) => item.entryId))
   )
   const before = previousContent(request.previous)
-  const merged = withGoal(before ? mergeContent(before, fresh) : fresh, request)
+  const combined = withGoal(before ? mergeContent(before, fresh) : fresh, request)
+  // The code identifiers the kept messages still show are not repeated (issue #11 requirement 3).
+  const merged: Checkpoint.CheckpointContent = {
+    ...combined,
+    keyIdentifiers: KeyIdentifiers.notShownIn(
+      combined.keyIdentifiers ?? [],
+      (request.kept ?? []).map((item) => item.message)
+    )
+  }
   // The budget covers the whole checkpoint message: the header, the meta line and tokenizer differences take
   // up to a tenth of it, so the sections get the rest.
   const maxTokens = Math.min(

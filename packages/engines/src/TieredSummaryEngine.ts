@@ -14,9 +14,9 @@
  *    stages can give (unguarded: see `Kernel.ladder`'s `rewriting`). Short
  *    of the mark a checkpoint follows. A manual or overflow compaction's
  *    stages stop at its target;
- * 2. if it is still over (or compaction is manual / an overflow), a cut
- *    point ({@link CutPoint.find}) and a summary of the newly covered range
- *    onto the previous checkpoint (beforeCompact hooks may supply it or cancel);
+ * 2. if still over (or manual / overflow), a cut point ({@link CutPoint.find}; tail: `keepRecentTokens`),
+ *    covered user messages kept verbatim (`KeptUsers`) and a summary of the newly covered range with its key
+ *    identifiers (`KeyIdentifiers`) onto the previous checkpoint (beforeCompact hooks may supply it or cancel);
  * 3. deterministic validation; on failure one repair retry naming what is
  *    missing, then the fallback summarizer;
  * 4. if the summarizer threw, or every attempt failed validation: keep the

@@ -173,6 +173,6 @@ describe("iterative update: next steps", () => {
 
 it("content with no kept messages is unchanged by the option (emptyContent shape intact)", () => {
   expect(Object.keys(ExtractiveSummarizer.extract([], [], new Set())).sort()).toEqual(
-    Object.keys({ ...Checkpoint.emptyContent(), artifacts: [], failedApproaches: [] }).sort()
+    Object.keys({ ...Checkpoint.emptyContent(), artifacts: [], failedApproaches: [], keyIdentifiers: [] }).sort()
   )
 })

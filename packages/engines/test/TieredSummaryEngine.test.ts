@@ -188,6 +188,9 @@ describe("TieredSummaryEngine", () => {
     const sessionPolicy = policy(16_000, 3_000)
     const first = await engine.compact({ entries: toEntries(longSession(12)), policy: sessionPolicy })
     const firstCheckpoint = first.checkpoint!
+    // the first checkpoint kept covered user messages verbatim: they precede its cut, and the second compaction
+    // covers them again, yet its range starts after the first one's (not at m1)
+    expect(firstCheckpoint.keptUserEntryIds?.[0]).toBe("m1")
     const grown = [...toEntries(longSession(12)), ...first.entriesToAppend]
     const more = longSession(20).slice(longSession(12).length)
     const entries = [...grown, ...toEntries(more, "n")]

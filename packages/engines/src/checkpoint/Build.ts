@@ -47,8 +47,9 @@ export type Built = SummaryLadder.Built<Outcome>
 
 /**
  * Builds and validates the checkpoint of one summary. The covered range
- * starts at the first covered entry when it continues a previous checkpoint,
- * at the transcript's start (`null`) otherwise.
+ * starts at the first covered entry after the previous checkpoint's range
+ * when it continues one (`Prepare.continuedFrom`), at the transcript's start
+ * (`null`) otherwise.
  *
  * @category constructors
  */
@@ -58,10 +59,13 @@ export const build = (input: BuildInput, result: SummarizeResult): Built => {
     id: preparation.checkpointId,
     generation: preparation.generation,
     coveredRange: {
-      fromEntryId: preparation.previous ? (preparation.coveredEntryIds[0] ?? null) : null,
+      fromEntryId: preparation.coveredFromEntryId,
       toEntryId: preparation.lastCoveredEntryId
     },
     firstKeptEntryId: preparation.firstKept?.entryId ?? null,
+    ...(preparation.keptUsers.length > 0
+      ? { keptUserEntryIds: preparation.keptUsers.map((kept) => kept.entryId) }
+      : {}),
     tokensBefore: input.tokensBefore,
     tokensAfter: 0,
     summarizer: result.summarizer,
@@ -71,7 +75,7 @@ export const build = (input: BuildInput, result: SummarizeResult): Built => {
   }
   const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
   const view: ContextView.ContextView = {
-    items: [...input.prefix, item, ...(preparation.pinned ? [preparation.pinned] : []), ...preparation.tail],
+    items: [...input.prefix, item, ...preparation.keptUsers, ...preparation.tail],
     tools: input.tools
   }
   const after = measurer.measure(view, { budget: input.budget })
@@ -79,7 +83,7 @@ export const build = (input: BuildInput, result: SummarizeResult): Built => {
     checkpoint,
     covered: [...preparation.covered, ...preparation.turnPrefix].map((covered) => covered.message),
     previous: preparation.previous,
-    kept: [...(preparation.pinned ? [preparation.pinned] : []), ...preparation.tail].map((kept) => kept.message),
+    kept: [...preparation.keptUsers, ...preparation.tail].map((kept) => kept.message),
     checkpointTokens: measurer.messageTokens(item.message, "checkpoint"),
     replacedTokens: preparation.replacedTokens,
     requestTokens: after.inputTokens,

@@ -75,7 +75,7 @@ const changes = (item: CoveredItem): boolean =>
   ToolActions.actionsOf([item]).some((action) => ToolActions.isSideEffect(action))
 
 /** The agent's conclusions that answered a steering question with a change. */
-const answersToSteering = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
+const answersToSteering = (items: ReadonlyArray<CoveredItem>, keptEntryIds: ReadonlySet<string>): Array<Found> => {
   const out: Array<Found> = []
   items.forEach((item, index) => {
     const said = UserSpeech.spokenText(item.message).trim()
@@ -87,7 +87,9 @@ const answersToSteering = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
         out.push({
           at: index + 1 + offset,
           decision: `${clip(plainStatement(text), DECISION_CHARS)} (${later.entryId})`,
-          rationale: `answering the user (${item.entryId}): "${clip(said, QUESTION_CHARS)}"`
+          rationale: keptEntryIds.has(item.entryId)
+            ? `answering the user (${item.entryId}, kept verbatim after this checkpoint)`
+            : `answering the user (${item.entryId}): "${clip(said, QUESTION_CHARS)}"`
         })
         return
       }
@@ -148,13 +150,18 @@ const fixesOfFailures = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
 
 /**
  * The decisions of a range in the order they were made (the budget fill
- * keeps the newest first); one decision text is listed once.
+ * keeps the newest first); one decision text is listed once. A decision
+ * answering a user message in `keptEntryIds` (kept verbatim after the
+ * checkpoint) points at it instead of quoting it.
  *
  * @category constructors
  */
-export const fromRange = (items: ReadonlyArray<CoveredItem>): Array<Decision> => {
+export const fromRange = (
+  items: ReadonlyArray<CoveredItem>,
+  keptEntryIds: ReadonlySet<string> = new Set()
+): Array<Decision> => {
   const seen = new Set<string>()
-  return [...statedReasons(items), ...fixesOfFailures(items), ...answersToSteering(items)]
+  return [...statedReasons(items), ...fixesOfFailures(items), ...answersToSteering(items, keptEntryIds)]
     .sort((a, b) => a.at - b.at)
     .flatMap(({ decision, rationale }) => {
       const key = decision.replace(/\s*\([^()]*\)$/, "")

@@ -21,6 +21,7 @@ import {
 import type { CoveredItem } from "../Summarizer.ts"
 import * as Constraints from "./Constraints.ts"
 import * as Decisions from "./Decisions.ts"
+import * as KeyIdentifiers from "./KeyIdentifiers.ts"
 import * as Ledger from "./Ledger.ts"
 import { assistantText, clip, sentences } from "./Text.ts"
 
@@ -357,11 +358,11 @@ export const extract = (
       inProgress: inProgressOf(todos, goal, done.length + unknown.length),
       blocked: unknown
     },
-    decisions: Decisions.fromRange(all),
+    decisions: Decisions.fromRange(all, keptEntryIds),
     nextSteps:
       nextSteps.length > 0 ? dedupe(nextSteps) : ["Continue from the verbatim messages after this checkpoint."],
     criticalContext: [
-      ...(requests[0] && requests[0] !== goal
+      ...(requests[0] && requests[0] !== goal && !isKept(requests[0])
         ? [`${SESSION_START} (${requests[0].entryId}): "${clip(requests[0].text, ASK_CHARS)}"`]
         : []),
       ...requests
@@ -381,7 +382,8 @@ export const extract = (
     filesRead: artifacts.filter((a) => a.kind === "file" && a.status === "read").map((a) => a.value),
     filesModified: artifacts.filter((a) => a.kind === "file" && a.status !== "read").map((a) => a.value),
     failedApproaches: failed,
-    artifacts
+    artifacts,
+    keyIdentifiers: KeyIdentifiers.rank(all)
   }
   return content
 }

@@ -28,8 +28,19 @@ type Content = Checkpoint.CheckpointContent
  */
 export const DEFAULT_CHECKPOINT_TOKENS = 2_000
 
-/** Per-section caps (items), newest kept. */
-const CAP = { constraints: 14, failed: 6, done: 24, decisions: 6, decisionsFirst: 3, context: 12 } as const
+/**
+ * Per-section caps (items), newest kept; `keyIdentifiers` keeps the best
+ * ranked (`KeyIdentifiers.rank`).
+ */
+const CAP = {
+  constraints: 14,
+  failed: 6,
+  done: 24,
+  decisions: 6,
+  decisionsFirst: 3,
+  context: 12,
+  keyIdentifiers: 30
+} as const
 
 interface Slot {
   readonly section: string
@@ -86,6 +97,11 @@ const slotsOf = (content: Content): Array<Slot> => {
     // The newest decisions with their reasons before a long Done list: they are what keeps the next model
     // from undoing the work; the rest of them after it.
     ...decisions.slice(0, CAP.decisionsFirst),
+    // The code identifiers the work kept using (Claude Code's summary lists the key technical concepts and
+    // code sections second, after the request): a word each, before the long Done list.
+    ...(content.keyIdentifiers ?? [])
+      .slice(0, CAP.keyIdentifiers)
+      .map((text, index) => ({ section: "keyIdentifiers", index, text })),
     ...evidencedFirst(newestFirst("done", content.progress.done, CAP.done)),
     ...decisions.slice(CAP.decisionsFirst),
     ...newestFirst("criticalContext", content.criticalContext, CAP.context)
@@ -108,6 +124,7 @@ const build = (content: Content, kept: ReadonlySet<string>, dropped: ReadonlyArr
   criticalContext: pick(content.criticalContext, kept, "criticalContext"),
   pendingUserAsks: pick(content.pendingUserAsks, kept, "pendingUserAsks"),
   failedApproaches: pick(content.failedApproaches ?? [], kept, "failedApproaches"),
+  ...(content.keyIdentifiers ? { keyIdentifiers: pick(content.keyIdentifiers, kept, "keyIdentifiers") } : {}),
   dropped: [...(content.dropped ?? []), ...dropped]
 })
 
@@ -120,7 +137,8 @@ const sizes = (content: Content): Record<string, number> => ({
   inProgress: content.progress.inProgress.length,
   done: content.progress.done.length,
   decisions: content.decisions.length,
-  criticalContext: content.criticalContext.length
+  criticalContext: content.criticalContext.length,
+  keyIdentifiers: content.keyIdentifiers?.length ?? 0
 })
 
 const droppedNote = (content: Content, kept: ReadonlySet<string>, maxTokens: number): Array<string> => {
@@ -179,7 +197,7 @@ const fitOnce = (content: Content, maxTokens: number, countTokens: (text: string
   let tokens = countTokens(CheckpointRenderer.renderContent(render([])))
   for (const slot of slots) {
     if (kept.has(`${slot.section}:${slot.index}`)) continue
-    const cost = countTokens(slot.text) + 6
+    const cost = countTokens(slot.text) + (slot.section === "keyIdentifiers" ? 3 : 6)
     if (tokens + cost > maxTokens && kept.size > 0) continue
     kept.add(`${slot.section}:${slot.index}`)
     tokens += cost

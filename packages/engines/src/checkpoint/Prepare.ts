@@ -2,8 +2,9 @@
  * Phase 1 of the checkpoint tier, "prepare" (Pi's `findCutPoint` +
  * `prepareCompaction`): from the view the deterministic stages left, where
  * to cut, what the checkpoint covers (original messages, before any stage
- * edit), the split turn's prefix, the pinned latest ask, the kept tail and
- * the summary cap. Pure: plain records in, a plain record out.
+ * edit), the split turn's prefix, the covered user messages kept verbatim
+ * (`KeptUsers`, the pinned latest ask among them), the kept tail and the
+ * summary cap. Pure: plain records in, a plain record out.
  *
  * @since 0.2.0
  */
@@ -21,6 +22,7 @@ import {
 import * as CutPoint from "../CutPoint.ts"
 import type { CoveredItem } from "../Summarizer.ts"
 import { DEFAULT_CHECKPOINT_TOKENS } from "./Fit.ts"
+import { COVERED_USER_MESSAGES_MAX_TOKENS, keptUserIndices } from "./KeptUsers.ts"
 
 /**
  * Share of `reserveTokens` a summary may use: Pi's `generateSummary` caps the
@@ -78,26 +80,37 @@ export interface CutInput {
   readonly measurer: Measurer.Measurer
   readonly budget: Budget.Budget
   readonly policy: ModelPolicy.ModelPolicy
-  /** Tail size to land at (a threshold compaction's low-water room); default `policy.keepRecentTokens`. */
+  /**
+   * Largest kept tail (a threshold compaction's low-water room: the tail never pushes the landing above the
+   * mark); the tail is `policy.keepRecentTokens`, lowered to this when it is smaller.
+   */
   readonly landAtTokens?: number | undefined
   readonly minRecentTurns?: number | undefined
 }
 
 /**
  * The cut point of a conversation and each item's tokens. The kept tail is
- * `landAtTokens` (or `keepRecentTokens`), at most half the conversation
+ * `keepRecentTokens`, at most `landAtTokens` and half the conversation
  * budget ({@link MAX_SHARE_OF_AVAILABLE}), at least 1.
+ *
+ * Why not more when there is room: a checkpoint is a prompt-cache rewrite
+ * from the checkpoint on (Anthropic and OpenAI prompt caching match the
+ * request by prefix), and it costs one rewrite whatever tail it keeps; the
+ * landing (prefix + summary + tail) decides how much the session can grow
+ * before the next compaction and its next rewrite. Pi keeps
+ * `keepRecentTokens` (`findCutPoint`) beside its summary, Codex at most
+ * 20,000 tokens of recent user messages; a larger tail buys verbatim text
+ * with extra rewrites (issue #13 req 4: no more rewrites than pi).
  *
  * @category constructors
  */
 export const cutOf = (input: CutInput): { readonly cut: CutPoint.CutPoint; readonly tokens: Array<number> } => {
   const tokens = input.conversation.map((item) => input.measurer.messageTokens(item.message, item.source))
-  // A threshold compaction lands at the low-water mark: the kept tail fills the room the mark leaves beside
-  // the summary (more than keepRecentTokens when there is room), so it neither stops short nor overshoots.
   const keepRecentTokens = Math.max(
     1,
     Math.min(
-      input.landAtTokens ?? input.policy.keepRecentTokens,
+      input.policy.keepRecentTokens,
+      input.landAtTokens ?? Number.POSITIVE_INFINITY,
       Math.floor(input.budget.availableTokens * MAX_SHARE_OF_AVAILABLE.keepRecent)
     )
   )
@@ -127,6 +140,27 @@ export const lastRealEntryId = (
   for (let index = items.length - 1; index >= 0; index--)
     if (ids.has(items[index]!.entryId)) return items[index]!.entryId
   return items[items.length - 1]!.entryId
+}
+
+/**
+ * The first covered transcript entry after the previous checkpoint's range
+ * (`coveredRange.toEntryId`), where a continuing range starts; null without
+ * a previous checkpoint. The covered items can start earlier than that: the
+ * user messages the previous checkpoint kept verbatim (`KeptUsers.keptUserIndices`)
+ * precede its cut and are covered again.
+ *
+ * @category constructors
+ */
+export const continuedFrom = (
+  entries: ReadonlyArray<{ readonly id: string }>,
+  items: ReadonlyArray<{ readonly entryId: string }>,
+  previous: Checkpoint.Checkpoint | undefined
+): string | null => {
+  if (previous === undefined) return null
+  const positions = new Map(entries.map((entry, index) => [entry.id, index]))
+  const end = positions.get(previous.coveredRange.toEntryId) ?? -1
+  const first = items.find((item) => (positions.get(item.entryId) ?? -1) > end)
+  return first?.entryId ?? items[0]?.entryId ?? null
 }
 
 /** Inputs of {@link plannedCut}. @category models */
@@ -194,9 +228,16 @@ export interface Preparation {
   readonly coveredEntryIds: ReadonlyArray<string>
   /** The covered range's last transcript entry (never a synthesized item). */
   readonly lastCoveredEntryId: string
+  /**
+   * Where the covered range starts when it continues a previous checkpoint
+   * ({@link continuedFrom}); null for the first checkpoint (the transcript's start).
+   */
+  readonly coveredFromEntryId: string | null
   readonly firstKept: ContextView.ViewItem | undefined
   /** The latest user message, kept verbatim though it lies in the covered range. */
   readonly pinned: ContextView.ViewItem | undefined
+  /** Covered user messages kept verbatim after the checkpoint, in order (`KeptUsers.keptUserIndices`; the pinned ask among them). */
+  readonly keptUsers: ReadonlyArray<ContextView.ViewItem>
   readonly tail: ReadonlyArray<ContextView.ViewItem>
   readonly previous: Checkpoint.Checkpoint | undefined
   /** The new checkpoint's generation: the previous one's plus 1 (1 for the first). */
@@ -219,9 +260,10 @@ export interface NothingToSummarize {
 }
 
 /**
- * The "prepare" phase. A threshold compaction (low-water mark under the
- * target) sizes the kept tail to land at the low-water mark beside a summary
- * of at most the cap.
+ * The "prepare" phase. The kept tail is `keepRecentTokens` ({@link cutOf});
+ * a threshold compaction (low-water mark under the target) lowers it so
+ * that it lands at or under the low-water mark beside a summary of at most
+ * the cap.
  *
  * @category constructors
  */
@@ -234,16 +276,17 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
     input.viewTokens === undefined
       ? 1
       : Math.min(1, measurer.measure(input.view, { budget }).inputTokens / Math.max(1, input.viewTokens))
+  const landAtTokens =
+    input.lowWaterTokens < input.targetTokens
+      ? Math.max(1, Math.floor((input.lowWaterTokens - budget.fixedOverheadTokens - cap) * estimateShare))
+      : undefined
   const { cut, tokens } = cutOf({
     conversation,
     measurer,
     budget,
     policy: input.policy,
     minRecentTurns: input.minRecentTurns,
-    landAtTokens:
-      input.lowWaterTokens < input.targetTokens
-        ? Math.max(1, Math.floor((input.lowWaterTokens - budget.fixedOverheadTokens - cap) * estimateShare))
-        : undefined
+    landAtTokens
   })
   if (cut.firstKeptIndex === 0)
     return { _tag: "NothingToSummarize", note: "nothing older than the kept recent window to summarize" }
@@ -260,6 +303,21 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   const previous = input.active.checkpoint?.checkpoint
   const generation = (previous?.generation ?? 0) + 1
   const lastCoveredEntryId = lastRealEntryId(input.entries, coveredItems)
+  let tailTokens = 0
+  for (const count of tokens.slice(cut.firstKeptIndex)) tailTokens += count
+  // Codex's 20,000 tokens of user messages, at most keepRecentTokens (the kept users are verbatim text like the
+  // tail) and, in a threshold compaction, the room the tail leaves under the low-water mark.
+  const userBudgetTokens = Math.max(
+    0,
+    Math.min(
+      COVERED_USER_MESSAGES_MAX_TOKENS,
+      input.policy.keepRecentTokens,
+      (landAtTokens ?? Number.POSITIVE_INFINITY) - tailTokens
+    )
+  )
+  const keptUsers = keptUserIndices(conversation, tokens, cut, userBudgetTokens)
+  let keptUserTokens = 0
+  for (const index of keptUsers) keptUserTokens += tokens[index] ?? 0
   return {
     _tag: "Ready",
     conversation,
@@ -268,16 +326,16 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
     turnPrefix: cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : [],
     coveredEntryIds: coveredItems.map((item) => item.entryId),
     lastCoveredEntryId,
+    coveredFromEntryId: continuedFrom(input.entries, coveredItems, previous),
     firstKept: conversation[cut.firstKeptIndex],
     pinned: cut.pinnedUserIndex >= 0 ? conversation[cut.pinnedUserIndex] : undefined,
+    keptUsers: keptUsers.map((index) => conversation[index]!),
     tail: conversation.slice(cut.firstKeptIndex),
     previous,
     generation,
     checkpointId: Entry.freshId(`checkpoint:${generation}:${lastCoveredEntryId}`, input.entries),
     replacedTokens:
-      coveredTokens -
-      (cut.pinnedUserIndex >= 0 ? (tokens[cut.pinnedUserIndex] ?? 0) : 0) +
-      (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0),
+      coveredTokens - keptUserTokens + (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0),
     summaryCapTokens: cap
   }
 }
@@ -306,7 +364,7 @@ export const summaryMaxTokens = (input: RoomInput): number => {
   const { preparation, measurer } = input
   const withoutCheckpoint = measurer.measure(
     {
-      items: [...input.prefix, ...(preparation.pinned ? [preparation.pinned] : []), ...preparation.tail],
+      items: [...input.prefix, ...preparation.keptUsers, ...preparation.tail],
       tools: input.tools
     },
     { budget: input.budget }

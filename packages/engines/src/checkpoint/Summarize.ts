@@ -350,9 +350,10 @@ export const summarize = (input: SummarizeInput): Effect.Effect<Outcome<BuildOut
       previous: input.preparation.previous,
       covered: input.preparation.covered,
       turnPrefix: input.preparation.turnPrefix,
-      kept: [...(input.preparation.pinned ? [input.preparation.pinned] : []), ...input.preparation.tail].map(
-        (item) => ({ entryId: item.entryId, message: item.message })
-      ),
+      kept: [...input.preparation.keptUsers, ...input.preparation.tail].map((item) => ({
+        entryId: item.entryId,
+        message: item.message
+      })),
       maxTokens: input.maxTokens,
       countTokens: input.countTokens,
       instructions: input.instructions,

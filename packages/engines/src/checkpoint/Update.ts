@@ -9,7 +9,8 @@
  * removed from in-progress and next steps); a newer task-setting request
  * supersedes the earlier range's next steps (the plan for the earlier
  * request is not carried as pending); earlier constraints, decisions,
- * failed approaches and the artifact ledger survive; what the update drops
+ * failed approaches, the artifact ledger and the key code identifiers
+ * (the newer range's ranking first) survive; what the update drops
  * is said in `dropped`.
  *
  * @since 0.2.0
@@ -122,6 +123,8 @@ export const mergeContent = (earlier: Content, later: Content): Content => {
     filesModified: artifacts.filter((a) => a.kind === "file" && a.status !== "read").map((a) => a.value),
     failedApproaches: union(earlier.failedApproaches ?? [], later.failedApproaches ?? []),
     artifacts,
+    // Newer range's ranking first: the budget fill keeps the top of the list.
+    keyIdentifiers: union(later.keyIdentifiers ?? [], earlier.keyIdentifiers ?? []),
     dropped: [
       ...goal.dropped,
       ...(superseded.length > 0

@@ -22,11 +22,19 @@ describe("Build.build", () => {
       createdAt: "2026-01-01T00:00:00.000Z",
       content: summary.content
     })
+    // the covered user messages (every turn's first message) kept verbatim after the checkpoint, then the tail
     expect(built.extra.view.items.map((item) => item.entryId)).toEqual([
       "m0",
       "checkpoint:1:m24",
+      "m1",
+      "m5",
+      "m9",
+      "m13",
+      "m17",
+      "m21",
       ...preparation.tail.map((item) => item.entryId)
     ])
+    expect(built.checkpoint.keptUserEntryIds).toEqual(["m1", "m5", "m9", "m13", "m17", "m21"])
     expect(built.checkpoint.tokensAfter).toBe(built.extra.after.inputTokens)
     expect(built.extra.after.inputTokens).toBeLessThan(req.measurement.inputTokens)
     expect(built.report.ok).toBe(true)
@@ -42,15 +50,24 @@ describe("Build.build", () => {
     expect(over.report.checks.find((check) => check.name === "next-request-fits")?.ok).toBe(false)
   })
 
-  it("continues a previous checkpoint's range from the first newly covered entry", () => {
+  it("continues a previous checkpoint's range from where the preparation says the new range starts", () => {
     const { input, summary, preparation } = setup()
     const previous = Build.build(input(), summary).checkpoint
     const next = Build.build(
-      { ...input(), preparation: { ...preparation, previous, generation: 2, checkpointId: "checkpoint:2:m24" } },
+      {
+        ...input(),
+        preparation: {
+          ...preparation,
+          previous,
+          generation: 2,
+          checkpointId: "checkpoint:2:m24",
+          coveredFromEntryId: "m13"
+        }
+      },
       summary
     )
     expect(next.checkpoint).toMatchObject({ id: "checkpoint:2:m24", generation: 2 })
-    expect(next.checkpoint.coveredRange).toEqual({ fromEntryId: "m1", toEntryId: "m24" })
+    expect(next.checkpoint.coveredRange).toEqual({ fromEntryId: "m13", toEntryId: "m24" })
   })
 })
 

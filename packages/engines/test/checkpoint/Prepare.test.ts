@@ -1,4 +1,4 @@
-import type { Budget } from "@context-engine/core"
+import type { Budget, Checkpoint } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Prepare from "../../src/checkpoint/Prepare.ts"
 import { user } from "../support.ts"
@@ -33,10 +33,15 @@ describe("Prepare.prepare", () => {
     expect(prepared.tail.map((item) => item.entryId)).toEqual(Array.from({ length: 8 }, (_, index) => `m${index + 25}`))
     expect(prepared.pinned).toBeUndefined()
     expect(prepared.previous).toBeUndefined()
+    // Codex's rule: the covered user messages (each turn's first, well under 20,000 tokens) stay verbatim
+    const keptUsers = ["m1", "m5", "m9", "m13", "m17", "m21"]
+    expect(prepared.keptUsers.map((item) => item.entryId)).toEqual(keptUsers)
     const coveredTokens = req.cheap.view.items
       .slice(1, 25)
+      .filter((item) => !keptUsers.includes(item.entryId))
       .reduce((total, item) => total + req.measurer.messageTokens(item.message, item.source), 0)
     expect(prepared.replacedTokens).toBe(coveredTokens)
+    expect(prepared.coveredFromEntryId).toBeNull()
   })
 
   it("hands the summarizer the original message of an entry a stage replaced", () => {
@@ -77,6 +82,32 @@ describe("Prepare.prepare", () => {
     expect(at(fixed + cap + 2_200)).toBe(16)
   })
 
+  it("a threshold compaction keeps keepRecentTokens when the low-water mark leaves more room: the landing is Pi's, not the mark", () => {
+    // Same session and rooms as above: ~1,100 tokens of tail keep 2 turns (8 items), ~2,200 keep 4 (16 items).
+    const tailAt = (keepRecentTokens: number, roomTokens: number) => {
+      const req = withKeepRecent(request(sessionMessages(8)), keepRecentTokens)
+      const lowWaterTokens =
+        req.budget.fixedOverheadTokens + Prepare.summaryCapTokens(req.policy, req.budget) + roomTokens
+      const prepared = Prepare.prepare({ ...prepareInput(req), lowWaterTokens })
+      if (prepared._tag !== "Ready") throw new Error(prepared.note)
+      return prepared.tail.length
+    }
+    // The mark leaves room for 4 turns; keepRecentTokens asks for 2: the tail is 2 turns (it used to fill the room).
+    expect(tailAt(1_100, 2_200)).toBe(8)
+    // keepRecentTokens asks for 4 turns; the mark leaves room for 2: the mark still caps the tail.
+    expect(tailAt(2_200, 1_100)).toBe(8)
+    expect(tailAt(2_200, 2_200)).toBe(16)
+  })
+
+  it("starts a continuing range after the previous checkpoint's range, not at a user message it kept", () => {
+    const entries = ["m1", "m2", "m3", "checkpoint:1:m3", "m4", "m5"].map((id) => ({ id }))
+    const previous = { coveredRange: { fromEntryId: null, toEntryId: "m3" } } as Checkpoint.Checkpoint
+    // m1 was kept verbatim by the previous checkpoint and is covered again; m4/interrupted is synthesized
+    const items = ["m1", "m4/interrupted", "m4", "m5"].map((entryId) => ({ entryId }))
+    expect(Prepare.continuedFrom(entries, items, previous)).toBe("m4")
+    expect(Prepare.continuedFrom(entries, items, undefined)).toBeNull()
+  })
+
   it("never ends the covered range on a synthesized view item", () => {
     const items = [{ entryId: "m1" }, { entryId: "m2" }, { entryId: "m2/interrupted" }]
     expect(Prepare.lastRealEntryId([{ id: "m1" }, { id: "m2" }], items)).toBe("m2")
@@ -93,10 +124,10 @@ describe("Prepare.summaryMaxTokens", () => {
   it("is the cap when the request has room, and shrinks token for token with the room, to at least 64", () => {
     const { preparation, room } = ready()
     expect(room(1_000_000)).toBe(preparation.summaryCapTokens)
-    const limited = room(1_400)
+    const limited = room(1_500)
     expect(limited).toBeLessThan(preparation.summaryCapTokens)
-    expect(limited).toBeGreaterThan(64)
-    expect(room(1_300)).toBe(limited - 100)
+    expect(limited).toBeGreaterThan(164)
+    expect(room(1_400)).toBe(limited - 100)
     expect(room(0)).toBe(64)
   })
 })
