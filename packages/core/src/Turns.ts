@@ -118,13 +118,8 @@ export const lastTurnStart = (items: ReadonlyArray<Pick<ViewItem, "message">>): 
   return 0
 }
 
-/**
- * Whether a user message is the user's words for {@link latestUserIndex}:
- * speech (`UserSpeech.isSpeech`) or a message without text (an image).
- *
- * @category guards
- */
-export const isUserWords = (message: Message): boolean =>
+// A user message's text reads as the user's words: speech (`UserSpeech.isSpeech`) or no text (an image).
+const isWordsMessage = (message: Message): boolean =>
   message.role === "user" && (UserSpeech.isSpeech(message) || UserSpeech.userText(message).trim().length === 0)
 
 /**
@@ -136,8 +131,10 @@ export const isUserWords = (message: Message): boolean =>
 export type WordsCandidate = Pick<ViewItem, "message"> & { readonly editedBy?: ReadonlyArray<string> | undefined }
 
 /**
- * Whether a view item is the user's words: an unedited user message that
- * {@link isUserWords}. An edited item (`editedBy` not empty: clamped,
+ * Whether a view item is the user's words: an unedited user message of
+ * speech (`UserSpeech.isSpeech`) or without text (an image). The one rule for
+ * the latest-user pin ({@link latestUserIndex}, `ActiveView.reconstruct`) and
+ * for which user-role messages are data (strategies `UserData`). An edited item (`editedBy` not empty: clamped,
  * offloaded, a synthetic insert) is never the user's words, whatever its
  * edited text reads as: strategies never edit the latest user words (they
  * are protected), so an edited user message was data — or older words —
@@ -151,7 +148,7 @@ export type WordsCandidate = Pick<ViewItem, "message"> & { readonly editedBy?: R
  * @category guards
  */
 export const isUserWordsItem = (item: WordsCandidate): boolean =>
-  (item.editedBy === undefined || item.editedBy.length === 0) && isUserWords(item.message)
+  (item.editedBy === undefined || item.editedBy.length === 0) && isWordsMessage(item.message)
 
 /**
  * Index of the latest user message that is not data (`UserSpeech.classify`:

@@ -245,7 +245,7 @@ describe("Turns", () => {
         const latest = Turns.latestUserIndex(items)
         expect(items[latest]?.message.role).toBe("user")
         // only user-role data (slash commands, shell output, pasted logs) may follow the user's latest words
-        expect(items.slice(latest + 1).some((item) => Turns.isUserWords(item.message))).toBe(false)
+        expect(items.slice(latest + 1).some((item) => Turns.isUserWordsItem(item))).toBe(false)
       })
     )
   })

@@ -59,7 +59,7 @@ interface Frozen {
   readonly priorDelta: Counts
   lastUserRaw: number
   lastUserOut: number
-  /** Latest user message that is the user's words (`Turns.isUserWords`), -1 when none. */
+  /** Latest user message that is the user's words (`Turns.isUserWordsItem`), -1 when none. */
   lastUserWords: number
 }
 

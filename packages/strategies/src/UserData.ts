@@ -9,8 +9,10 @@
  *
  * Never data here: the latest user message (`Turns.latestUserIndex`, kept
  * verbatim — DESIGN.md invariants) and any message with the user's own
- * words in it (`Turns.isUserWords`: speech, or a pasted log with a question
- * around it).
+ * words in it (`Turns.isUserWordsItem`: an unedited message of speech, or a
+ * pasted log with a question around it — the rule the latest-user pin uses).
+ * An edited user message (clamped, trimmed) is data here as it is for the
+ * pin: its edited text is not what the user said.
  *
  * @since 0.4.0
  */
@@ -39,13 +41,13 @@ export interface Part {
  * @category constructors
  */
 export const collector = (
-  items: ReadonlyArray<Pick<ContextView.ViewItem, "message" | "entryId">>
+  items: ReadonlyArray<Pick<ContextView.ViewItem, "message" | "entryId"> & Turns.WordsCandidate>
 ): ((itemIndex: number) => Array<Part>) => {
   const latestUser = Turns.latestUserIndex(items)
   return (itemIndex) => {
     const item = items[itemIndex]!
     const message = item.message
-    if (message.role !== "user" || itemIndex === latestUser || Turns.isUserWords(message)) return []
+    if (message.role !== "user" || itemIndex === latestUser || Turns.isUserWordsItem(item)) return []
     const kind = UserSpeech.classify(UserSpeech.userText(message))
     if (typeof message.content === "string")
       return [{ itemIndex, partIndex: 0, entryId: item.entryId, part: { type: "text", text: message.content }, kind }]

@@ -6,7 +6,7 @@ import type { Message } from "@context-engine/core"
 import { ContextView, Turns, UserSpeech } from "@context-engine/core"
 import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
-import { SlidingWindow, ToolTrim } from "../src/index.ts"
+import { SlidingWindow, ToolTrim, UserData } from "../src/index.ts"
 import { filler, targetOf } from "./support/views.ts"
 
 const measurer = FakeMeasurer.make()
@@ -92,6 +92,28 @@ describe("ToolTrim on user-role observations", () => {
     expect(edited).not.toContain("m1")
     // every observation, before and after the correction, is cleared
     expect(edited).toEqual(["m3", "m5", "m9", "m11", "m13", "m15", "m17"])
+  })
+})
+
+describe("UserData.collector reads the user's words as the latest-user pin does (Turns.isUserWordsItem)", () => {
+  it("an edited user-role message is data whatever its edited text reads as; unedited words never are", () => {
+    // The collector read the edited text (Turns.isUserWords on the message) while the pin reads the item: an observation
+    // clamped to a prose-like head and tail was the user's words to ToolTrim and data to the pin.
+    const view = StrategyInput.frozenView(sweRun(4, 400, 2))
+    const prose = "I opened the handler and saw that the check reads the attribute before it knows the data type."
+    const items = view.items.map((item) =>
+      item.entryId === "m5"
+        ? { ...item, message: { role: "user" as const, content: prose }, editedBy: ["clamp"] }
+        : item
+    )
+    expect(UserSpeech.isSpeech(items[5]!.message)).toBe(true)
+    const collect = UserData.collector(items)
+    const collected = items.flatMap((_, index) => collect(index))
+    expect(collected.map((part) => part.entryId)).toEqual(["m3", "m5", "m9"])
+    // one rule: what the collector calls data is exactly the user-role messages the pin does not read as words
+    for (const [index, item] of items.entries())
+      if (item.message.role === "user")
+        expect(collected.some((part) => part.itemIndex === index)).toBe(!Turns.isUserWordsItem(item))
   })
 })
 
