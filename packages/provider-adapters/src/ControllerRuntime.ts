@@ -20,6 +20,7 @@ import { ProviderNativeEngine } from "@context-engine/engines"
 import { type ContextEvent, emit } from "./ContextEvent.ts"
 import type { ControllerOptions, ModelRef } from "./ControllerOptions.ts"
 import * as IdleReturn from "./IdleReturn.ts"
+import * as PromptAlignment from "./PromptAlignment.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
 import type * as RolloutMode from "./RolloutMode.ts"
 import type * as Session from "./Session.ts"
@@ -132,27 +133,42 @@ export const ephemeralEntries = (messages: ReadonlyArray<Message.Message>): Read
 /**
  * The messages of `items` to send: `original` itself when each item's
  * message is, position by position, the application's message or the
- * session's message synced from it (nothing rewritten); else, when the
- * lengths agree, a copy of `original` with only the positions the view
- * changed replaced by the view's messages (a request whose offloaded tool
- * results are rewritten is the application's array but for them: one array
- * copy and no conversion of the rest, `PromptConversion.makeToPrompt`);
- * else the view's messages.
+ * session's message synced from it (nothing rewritten); else the view's
+ * messages, where each one the view kept (the session's message synced from
+ * an application message, found by `PromptAlignment.near` across the
+ * messages the view dropped or inserted) is the application's own object. A
+ * request whose offloaded tool results are rewritten is then the
+ * application's array but for them: `PromptConversion.makeToPrompt` keeps
+ * those objects without reading or converting them.
  */
 const toSend = (
   items: ReadonlyArray<ContextView.ViewItem>,
   original: ReadonlyArray<Message.Message>,
   synced: ReadonlyArray<Message.Message>
 ): ReadonlyArray<Message.Message> => {
-  if (items.length !== original.length) return items.map((item) => item.message)
-  let sent: Array<Message.Message> | undefined
+  if (items.length === original.length) {
+    let sent: Array<Message.Message> | undefined
+    for (let index = 0; index < items.length; index++) {
+      const message = items[index]!.message
+      if (message === original[index] || message === synced[index]) continue
+      sent ??= original.slice()
+      sent[index] = message
+    }
+    if (sent === undefined) return original
+  }
+  const sent = new Array<Message.Message>(items.length)
+  let offset = 0
   for (let index = 0; index < items.length; index++) {
     const message = items[index]!.message
-    if (message === original[index] || message === synced[index]) continue
-    sent ??= original.slice()
-    sent[index] = message
+    const at = PromptAlignment.near(
+      index + offset,
+      (position) =>
+        position >= 0 && position < original.length && (message === original[position] || message === synced[position])
+    )
+    if (at >= 0) offset = at - index
+    sent[index] = at >= 0 ? original[at]! : message
   }
-  return sent ?? original
+  return sent
 }
 
 /**

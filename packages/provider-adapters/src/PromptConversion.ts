@@ -31,6 +31,7 @@ import type {
   SharedV4ProviderOptions
 } from "@ai-sdk/provider"
 import type { Message } from "@context-engine/core"
+import * as PromptAlignment from "./PromptAlignment.ts"
 
 type AnyMessage = Message.Message
 
@@ -274,8 +275,9 @@ export const toPrompt = (messages: ReadonlyArray<AnyMessage>): LanguageModelV4Pr
 
 /**
  * An incremental {@link toPrompt} for one conversation. A position whose
- * message is the object `original` (the prompt the application sent) holds
- * there keeps that prompt message as is; one whose message is the object
+ * message is an object of `original` (the prompt the application sent) —
+ * at that position, or shifted by messages the request dropped or inserted
+ * (`PromptAlignment.near`) — keeps that prompt message as is; one whose message is the object
  * converted at that position by the previous call reuses that conversion;
  * only the rest are converted ({@link toPromptMessage}). So a request that
  * is the application's prompt with a few positions rewritten (offloaded
@@ -301,10 +303,14 @@ export const makeToPrompt = (): ((
     const prompt: Array<LanguageModelV4Message> = copied
       ? original.slice(0, messages.length)
       : new Array<LanguageModelV4Message>(messages.length)
+    let offset = 0
     for (let index = 0; index < messages.length; index++) {
       const message = messages[index]!
-      if (message === sent[index]) {
-        if (!copied) prompt[index] = original[index]!
+      // The application's own message, at its position or shifted by the messages the request dropped or inserted.
+      const at = PromptAlignment.near(index + offset, (position) => message === sent[position])
+      if (at >= 0) {
+        offset = at - index
+        if (!copied || at !== index) prompt[index] = original[at]!
         from[index] = undefined
         to[index] = undefined
         continue

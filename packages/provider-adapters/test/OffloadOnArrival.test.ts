@@ -47,6 +47,33 @@ describe("offload as results arrive", () => {
     expect(second.messages[2]).toBe(prepared.messages[2])
   })
 
+  it("keeps the application's objects across messages the view dropped or inserted, and sends the view's values", async () => {
+    const controller = ContextController.make({
+      engine: TieredSummaryEngine.makeAsync(),
+      offload: { thresholdTokens: 2_000 }
+    })
+    const interrupted: Message.Message = { role: "assistant", content: [{ type: "reasoning", text: "thinking" }] }
+    const history: Array<Message.Message> = [
+      ...structuredClone(messages),
+      structuredClone(interrupted),
+      structuredClone(interrupted),
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "r2", toolName: "read", input: { path: "src/other.ts" } }]
+      },
+      { role: "user", content: "Go on." }
+    ]
+    const prepared = await controller.prepare(model, history, [])
+    const view = prepared.assembled.view.items.map((item) => item.message)
+    // Two reasoning-only messages dropped, one result synthesized for the unanswered call, one result offloaded.
+    expect(view).toHaveLength(history.length - 1)
+    expect(prepared.rewritten).toBe(true)
+    expect(prepared.messages).toEqual(view)
+    const own = new Set<unknown>(history)
+    expect(prepared.messages.map((message) => own.has(message))).toEqual([true, true, false, true, false, true])
+    expect(prepared.messages[5]).toBe(history[6])
+  })
+
   it("is off with offload: false, and tools kept whole are never offloaded", async () => {
     for (const options of [
       { offload: false as const },

@@ -75,6 +75,13 @@ describe("PromptConversion", () => {
     expect(again[2]).toBe(next[2])
     expect(again[1]).toBe(prompt[1])
     expect(again[3]).toEqual({ role: "user", content: [{ type: "text", text: "d" }] })
+    // A request that dropped position 1: the application's message after it is found one position on, unread.
+    const third = promptOfStep()
+    reads = 0
+    const dropped = toPrompt([third[0]!, third[2]!], third)
+    expect(reads).toBe(0)
+    expect(dropped[0]).toBe(third[0])
+    expect(dropped[1]).toBe(third[2])
   })
 
   it("every V4 prompt message is a Message (type level), so V4 → Message is the identity", () => {
