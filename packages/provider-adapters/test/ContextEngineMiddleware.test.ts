@@ -1,23 +1,13 @@
-import type { ModelPolicy } from "@context-engine/core"
 import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool, wrapLanguageModel } from "ai"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import { contextEnginePrepareStep } from "../src/PrepareStep.ts"
-import { longHistory, pairingIntact, windowedModel } from "./support/MockProvider.ts"
+import { longHistory, pairingIntact, smallPolicy, windowedModel } from "./support/MockProvider.ts"
 import * as TestEngine from "./support/TestEngine.ts"
 
-const policy = (windowTokens: number): Partial<ModelPolicy.ModelPolicy> => ({
-  model: "claude-test",
-  contextWindowTokens: windowTokens,
-  maxOutputTokens: 1_000,
-  reserveTokens: 1_000,
-  keepRecentTokens: 2_000,
-  toolLoopReserveTokens: 0,
-  safetyMarginTokens: 200,
-  tokenizer: "o200k_base"
-})
+const policy = smallPolicy
 
 const readTool = tool({
   description: "Read a file",

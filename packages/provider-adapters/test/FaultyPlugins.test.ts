@@ -5,7 +5,6 @@
  * reported, and a route whose compactions keep failing stops retrying after
  * three in a row.
  */
-import type { ModelPolicy } from "@context-engine/core"
 import { Errors } from "@context-engine/core"
 import { type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
 import { generateText, type ModelMessage, wrapLanguageModel } from "ai"
@@ -14,19 +13,10 @@ import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import { contextEnginePrepareStep } from "../src/PrepareStep.ts"
-import { longHistory, pairingIntact, windowedModel } from "./support/MockProvider.ts"
+import { longHistory, pairingIntact, smallPolicy, windowedModel } from "./support/MockProvider.ts"
 import * as TestEngine from "./support/TestEngine.ts"
 
-const policy: Partial<ModelPolicy.ModelPolicy> = {
-  model: "claude-test",
-  contextWindowTokens: 8_000,
-  maxOutputTokens: 1_000,
-  reserveTokens: 1_000,
-  keepRecentTokens: 2_000,
-  toolLoopReserveTokens: 0,
-  safetyMarginTokens: 200,
-  tokenizer: "o200k_base"
-}
+const policy = smallPolicy()
 
 const summarizer = (summarize: Summarizer.Summarizer["summarize"]): Summarizer.Summarizer => ({
   name: "faulty",

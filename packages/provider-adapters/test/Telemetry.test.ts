@@ -7,7 +7,6 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import type { ModelPolicy } from "@context-engine/core"
 import { repoRoot } from "@context-engine/core/test-support"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { trace } from "@opentelemetry/api"
@@ -16,21 +15,12 @@ import { generateText, type ModelMessage, wrapLanguageModel } from "ai"
 import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
-import { longHistory, windowedModel } from "./support/MockProvider.ts"
+import { longHistory, smallPolicy, windowedModel } from "./support/MockProvider.ts"
 
 const exporter = new InMemorySpanExporter()
 trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
 
-const policy: Partial<ModelPolicy.ModelPolicy> = {
-  model: "claude-test",
-  contextWindowTokens: 8_000,
-  maxOutputTokens: 1_000,
-  reserveTokens: 1_000,
-  keepRecentTokens: 2_000,
-  toolLoopReserveTokens: 0,
-  safetyMarginTokens: 200,
-  tokenizer: "o200k_base"
-}
+const policy = smallPolicy()
 
 describe("telemetry through the middleware", () => {
   it("every span the README lists is emitted, and each request sent has a measure span with its tokens", async () => {

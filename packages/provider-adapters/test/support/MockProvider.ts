@@ -9,12 +9,28 @@ import {
   type LanguageModelV4GenerateResult,
   type LanguageModelV4StreamPart
 } from "@ai-sdk/provider"
-import { ContextView, Measurer, type Message, Tokenizers, ToolPairing } from "@context-engine/core"
+import { ContextView, Measurer, type Message, type ModelPolicy, Tokenizers, ToolPairing } from "@context-engine/core"
 import { MockLanguageModelV4 } from "ai/test"
 import { toolDefinitions } from "../../src/ContextEngineMiddleware.ts"
 import { fromPrompt } from "../../src/PromptConversion.ts"
 
 export const measurer = Measurer.make(Tokenizers.get("o200k_base"))
+
+/**
+ * The middleware tests' small policy: a `windowTokens` window (8,000 unless
+ * given) with 1,000 output and reserve tokens, 2,000 keep-recent tokens, a
+ * 200-token safety margin and no tool-loop reserve, counted in o200k.
+ */
+export const smallPolicy = (windowTokens = 8_000): Partial<ModelPolicy.ModelPolicy> => ({
+  model: "claude-test",
+  contextWindowTokens: windowTokens,
+  maxOutputTokens: 1_000,
+  reserveTokens: 1_000,
+  keepRecentTokens: 2_000,
+  toolLoopReserveTokens: 0,
+  safetyMarginTokens: 200,
+  tokenizer: "o200k_base"
+})
 
 /** Input tokens of a call's prompt + tool schemas, as our measurer counts them. */
 export const promptTokens = (params: LanguageModelV4CallOptions): number =>
