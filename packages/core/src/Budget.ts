@@ -82,26 +82,45 @@ export const make = (
 }
 
 /**
+ * The {@link FixedOverheadExceedsBudget} error when the fixed overhead alone
+ * leaves nothing for the conversation (`availableTokens ≤ 0`), else
+ * `undefined`. `overhead` splits `fixedOverheadTokens` into system messages
+ * and tool schemas for the message; without `systemTokens` (e.g. from a
+ * decision's `measurement.byCategory.toolSchemas`) the system messages are
+ * the rest, `fixedOverheadTokens − toolSchemaTokens`. One home for the check:
+ * the engines' compaction, the controller's skipped event and the CLI use it.
+ *
+ * @category validation
+ */
+export const fixedOverheadError = (
+  budget: Budget,
+  overhead: { readonly systemTokens?: number; readonly toolSchemaTokens: number }
+): FixedOverheadExceedsBudget | undefined =>
+  budget.availableTokens > 0
+    ? undefined
+    : new FixedOverheadExceedsBudget({
+        fixedOverheadTokens: budget.fixedOverheadTokens,
+        systemTokens: overhead.systemTokens ?? budget.fixedOverheadTokens - overhead.toolSchemaTokens,
+        toolSchemaTokens: overhead.toolSchemaTokens,
+        contextWindowTokens: budget.contextWindowTokens,
+        reservedTokens: budget.reservedOutputTokens + budget.toolLoopReserveTokens + budget.safetyMarginTokens,
+        reservedOutputTokens: budget.reservedOutputTokens,
+        inputBudgetTokens: budget.inputBudgetTokens
+      })
+
+/**
  * Fails with {@link FixedOverheadExceedsBudget} when the fixed overhead alone
- * leaves nothing for the conversation.
+ * leaves nothing for the conversation ({@link fixedOverheadError}).
  *
  * @category validation
  */
 export const checkFixedOverhead = (
   budget: Budget,
   overhead: { readonly systemTokens: number; readonly toolSchemaTokens: number }
-): Effect.Effect<Budget, FixedOverheadExceedsBudget> =>
-  budget.availableTokens > 0
-    ? Effect.succeed(budget)
-    : Effect.fail(
-        new FixedOverheadExceedsBudget({
-          fixedOverheadTokens: budget.fixedOverheadTokens,
-          systemTokens: overhead.systemTokens,
-          toolSchemaTokens: overhead.toolSchemaTokens,
-          contextWindowTokens: budget.contextWindowTokens,
-          reservedTokens: budget.reservedOutputTokens + budget.toolLoopReserveTokens + budget.safetyMarginTokens
-        })
-      )
+): Effect.Effect<Budget, FixedOverheadExceedsBudget> => {
+  const error = fixedOverheadError(budget, overhead)
+  return error === undefined ? Effect.succeed(budget) : Effect.fail(error)
+}
 
 /**
  * Fails with {@link BudgetExceeded} when the conversation that must be sent

@@ -23,9 +23,14 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
 }
 
 /**
- * The fixed part of every request (system prompt + tool schemas + reserved
- * output) does not fit the context window, so no compaction of the
- * conversation can make a request fit. Reported once; engines do not loop.
+ * The fixed part of every request (system messages + tool schemas) is larger
+ * than the input budget (`Budget.inputBudgetTokens`: the context window less
+ * the reserved output, the tool-loop reserve and the safety margin), so no
+ * compaction of the conversation can make a request fit. Reported once;
+ * engines do not loop. `systemTokens` counts the system messages with their
+ * message framing (`Measurer.messageTokens`); `reservedTokens` is reserved
+ * output + tool-loop reserve + safety margin, `reservedOutputTokens` the
+ * first of them (the policy's `reserveTokens`). All values in tokens.
  *
  * @category errors
  */
@@ -36,11 +41,19 @@ export class FixedOverheadExceedsBudget extends Schema.TaggedError<FixedOverhead
     systemTokens: Schema.Number,
     toolSchemaTokens: Schema.Number,
     contextWindowTokens: Schema.Number,
-    reservedTokens: Schema.Number
+    reservedTokens: Schema.Number,
+    reservedOutputTokens: Schema.Number,
+    inputBudgetTokens: Schema.Number
   }
 ) {
   override get message(): string {
-    return `Fixed overhead of ${this.fixedOverheadTokens} tokens (system ${this.systemTokens} + tool schemas ${this.toolSchemaTokens}) leaves no room in a ${this.contextWindowTokens}-token context window after ${this.reservedTokens} reserved tokens`
+    const others = this.reservedTokens - this.reservedOutputTokens
+    const window = this.contextWindowTokens - this.reservedTokens
+    const budget =
+      this.inputBudgetTokens === window
+        ? `context window ${this.contextWindowTokens} − reserve ${this.reservedOutputTokens}${others > 0 ? ` − tool-loop reserve and safety margin ${others}` : ""}`
+        : "the provider's input limit less the safety margin"
+    return `Fixed overhead of ${this.fixedOverheadTokens} tokens (system messages ${this.systemTokens} with their message framing + tool schemas ${this.toolSchemaTokens}) exceeds the input budget of ${this.inputBudgetTokens} tokens (${budget}): no compaction of the conversation can make the request fit; raise the context window or shorten the system prompt and tool schemas`
   }
 }
 

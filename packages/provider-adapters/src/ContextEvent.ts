@@ -56,13 +56,18 @@ export type ContextEvent =
     }
   | {
       /**
-       * The route's circuit is open and the request went out uncompacted
-       * although a compaction was due: the deterministic reduction failed
-       * too, or the decision did (`reason` says which).
+       * The request went out uncompacted although it does not fit: the
+       * route's circuit is open and the deterministic reduction failed too,
+       * or the decision did (`reason` says which); or the fixed overhead
+       * (system messages + tool schemas) alone exceeds the input budget, so
+       * no compaction can help — then `error` carries the numbers and
+       * `reason` is its message. Once per such request.
        */
       readonly type: "compaction-skipped"
       readonly sessionId: string
       readonly reason: string
+      /** Set when the fixed overhead exceeds the input budget (`Budget.fixedOverheadError`). */
+      readonly error?: Errors.FixedOverheadExceedsBudget
     }
   | {
       readonly type: "overflow"

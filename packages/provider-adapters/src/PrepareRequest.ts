@@ -10,6 +10,7 @@
  * @since 0.3.0
  */
 import {
+  Budget,
   type ContextEngine,
   type ContextView,
   Entry,
@@ -169,7 +170,19 @@ const settle = async (
       ])
     return true
   }
-  if (outcome._tag === "Failed") {
+  const decision = outcome._tag === "Failed" ? undefined : outcome.decision
+  const overhead =
+    decision &&
+    Budget.fixedOverheadError(decision.budget, { toolSchemaTokens: decision.measurement.byCategory.toolSchemas })
+  if (overhead !== undefined && outcome._tag !== "Failed") {
+    // No compaction can make it fit (the engine's decision says so); the request still goes out, and the app is told.
+    runtime.emit({
+      type: "compaction-skipped",
+      sessionId: current.sessionId,
+      reason: overhead.message,
+      error: overhead
+    })
+  } else if (outcome._tag === "Failed") {
     // The previous valid view stays in force (DESIGN.md invariants); the request still goes out.
     runtime.emit(ContextEvent.compactionFailed(current.sessionId, outcome.error, outcome.route))
   } else if (outcome._tag === "CircuitOpen" && outcome.decision?.compact !== false) {
