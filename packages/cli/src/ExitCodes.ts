@@ -7,7 +7,7 @@
  * | 0 | success |
  * | 1 | the transcript cannot be read or imported, or the command's work failed |
  * | 2 | the summarizer cannot be used (missing API key or provider package) |
- * | 3 | usage: an unknown `--model`, a bad flag value (`--summarizer` in none of its forms), a missing or invalid policy or catalog file |
+ * | 3 | usage: an unknown `--model`, a bad flag value (`--summarizer` in none of its forms), a missing or invalid policy or catalog file, a context window the transcript's system prompt and tool schemas alone exceed (`FixedOverheadExceedsBudget`: no compaction can help; raise the window) |
  *
  * @since 0.2.0
  */
@@ -23,7 +23,8 @@ export const USAGE = 3
 
 /**
  * The exit code for a typed error: usage errors (`UnknownModel`,
- * `PolicyInvalid`, `InvalidInput` from a policy or catalog file, `UsageError`)
+ * `PolicyInvalid`, `InvalidInput` from a policy or catalog file, `UsageError`,
+ * `FixedOverheadExceedsBudget`)
  * → {@link USAGE}; `SummarizerFailed` → {@link SUMMARIZER_UNAVAILABLE};
  * anything else → {@link FAILED}.
  *
@@ -31,7 +32,8 @@ export const USAGE = 3
  */
 export const forError = (error: unknown): number => {
   const tag = (error as { readonly _tag?: unknown } | null)?._tag
-  if (tag === "UnknownModel" || tag === "PolicyInvalid" || tag === "UsageError") return USAGE
+  if (tag === "UnknownModel" || tag === "PolicyInvalid" || tag === "UsageError" || tag === "FixedOverheadExceedsBudget")
+    return USAGE
   if (tag === "InvalidInput" && /policy file|model catalog/.test(String((error as Error).message))) return USAGE
   if (tag === "SummarizerFailed") return SUMMARIZER_UNAVAILABLE
   return FAILED
@@ -47,7 +49,8 @@ export const HELP = [
   "  0  success",
   "  1  the transcript cannot be read or imported, or the command's work failed",
   "  2  the summarizer cannot be used (missing API key or provider package)",
-  "  3  usage: unknown --model, bad flag value, missing or invalid policy or catalog file"
+  "  3  usage: unknown --model, bad flag value, missing or invalid policy or catalog file,",
+  "     a window the system prompt and tool schemas alone exceed"
 ].join("\n")
 
 /**

@@ -214,6 +214,8 @@ export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: Repla
     const durationMs = performance.now() - startedAt
     const session = prepared.session
     for (const event of events.slice(seen)) {
+      // The system prompt and tool schemas alone exceed the input budget: no step can fit, say so (exit 3).
+      if (event.type === "compaction-skipped" && event.error !== undefined) throw event.error
       if (event.type === "compaction")
         compactions.push(
           compactionOf(step, index, event, RolloutMode.shadows(session.entries()), session.entries(), indexOf, measurer)

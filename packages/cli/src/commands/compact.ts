@@ -29,12 +29,13 @@
  * Policy flags (`--model`, `--context-window`, `--reserve`, `--keep-recent`,
  * `--policy`, `--catalog`, `--allow-unknown-model`) as `PolicyOptions.ts`
  * describes; exit codes as `ExitCodes.ts` lists them (2: the summarizer
- * cannot be used).
+ * cannot be used; 3: the window leaves no room after the system prompt and
+ * tool schemas — `FixedOverheadExceedsBudget`, with or without `--force`).
  *
  * @since 0.1.0
  */
 import { writeFileSync } from "node:fs"
-import { type ContextEngine, PolicyRegistry } from "@context-engine/core"
+import { Budget, type ContextEngine, PolicyRegistry } from "@context-engine/core"
 import { SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
@@ -156,6 +157,11 @@ export const run = async (
       ...(instructions ? { compactInstructions: instructions } : {})
     }
     const decision = await engine.shouldCompact(input)
+    // The system messages and tool schemas alone exceed the input budget: no compaction helps, nothing "fits" (exit 3).
+    const overhead = Budget.fixedOverheadError(decision.budget, {
+      toolSchemaTokens: decision.measurement.byCategory.toolSchemas
+    })
+    if (overhead !== undefined) return fail(overhead)
     // As the middleware does: compact only when the decision says so (or --force / --instructions). A request
     // that fits goes out as it is; a threshold compaction would summarize it down to the low-water mark.
     const result =
