@@ -17,6 +17,8 @@ const n = (value: number): string => Math.round(value).toLocaleString("en-US")
 const pad = (text: string, width: number): string => text.padEnd(width)
 const lpad = (text: string, width: number): string => text.padStart(width)
 const plural = (count: number, one: string, many = `${one}s`) => `${n(count)} ${count === 1 ? one : many}`
+/** An entry range as the output names it: one id when it starts and ends at the same entry. */
+const span = (first: string, last: string): string => (first === last ? first : `${first} … ${last}`)
 
 const header = (report: CompactReport): Array<string> => {
   const out = [
@@ -73,7 +75,7 @@ const tokenTable = (report: CompactReport): Array<string> => {
  */
 export const handoffLines = (report: CompactReport): Array<string> => {
   const { keptTail, transcriptMessages, notSentMessages, checkpoint, dropped } = report.handoff
-  const range = keptTail.firstEntryId ? `${keptTail.firstEntryId} … ${keptTail.lastEntryId}, ` : ""
+  const range = keptTail.firstEntryId ? `${span(keptTail.firstEntryId, keptTail.lastEntryId!)}, ` : ""
   const changed =
     keptTail.changedMessages > 0
       ? ` except ${n(keptTail.changedMessages)} changed by ${keptTail.changedBy.join(", ")} (see Stages; their originals stay in the transcript)`
@@ -92,21 +94,30 @@ export const handoffLines = (report: CompactReport): Array<string> => {
       `  Everything: all ${plural(transcriptMessages, "message")} (${n(keptTail.tokens)} tokens), sent word for word${changed}. Nothing needed summarizing.`,
       "  Nothing is deleted: the transcript file is not changed."
     ]
+  const keptUsers = report.handoff.keptUsers
+  const tailWords =
+    keptTail.messages === 1 ? "the newest message" : `the newest ${plural(keptTail.messages, "message")}`
   const out = [
     `What the next request holds (${n(transcriptMessages - notSentMessages)} of the transcript's ${plural(transcriptMessages, "message")} are sent)`,
-    `  Kept tail: the newest ${plural(keptTail.messages, "message")} (${range}${n(keptTail.tokens)} tokens), sent word for word${changed}.${synthesized}${leftOut} --keep-recent asks for ${n(report.policy.keepRecentTokens)} tokens of recent turns; the cut moves back to a turn boundary, so every tool call stays beside its result.`
+    `  Kept tail: ${tailWords} (${range}${n(keptTail.tokens)} tokens), sent word for word${changed}.${synthesized}${leftOut} --keep-recent asks for ${n(report.policy.keepRecentTokens)} tokens of recent turns; the cut moves back to a turn boundary, so every tool call stays beside its result.`
   ]
-  if (checkpoint?.written) {
-    const own =
-      checkpoint.coveredFromEntryId === null
-        ? `everything up to ${checkpoint.coveredToEntryId}`
-        : `${checkpoint.coveredFromEntryId} … ${checkpoint.coveredToEntryId}${checkpoint.generation > 1 ? ` and takes the place of checkpoint ${checkpoint.generation - 1}, which covered the messages before ${checkpoint.coveredFromEntryId}` : ""}`
+  if (keptUsers)
     out.push(
-      `  Checkpoint ${checkpoint.generation} (${n(checkpoint.tokens)} tokens) stands in for ${plural(checkpoint.standsInForMessages, "older message")}: it summarizes ${own}. It is printed below as the model reads it: goal, progress, decisions, files, next steps.`
+      `  Earlier user messages: ${plural(keptUsers.messages, "message")} of the user's own words from the summarized range (${span(keptUsers.firstEntryId, keptUsers.lastEntryId)}, ${n(keptUsers.tokens)} tokens), sent word for word between the checkpoint and the kept tail — the newest ones within 20,000 tokens (Codex's limit) and --keep-recent.`
+    )
+  if (checkpoint?.written) {
+    const own = checkpoint.coveredFromEntryId
+    const earlier =
+      checkpoint.generation > 1 && checkpoint.earlierMessages > 0
+        ? `, and ${plural(checkpoint.earlierMessages, "message")} before ${own}, which checkpoint ${checkpoint.generation - 1} summarized and this one takes the place of`
+        : ""
+    const keptNote = keptUsers ? ` plus the ${plural(keptUsers.messages, "user message")} kept word for word` : ""
+    out.push(
+      `  Checkpoint ${checkpoint.generation} (${n(checkpoint.tokens)} tokens with its message framing; ${n(checkpoint.textTokens)} in the table's checkpoint row) stands in for ${plural(checkpoint.standsInForMessages, "older message")} not sent: ${n(checkpoint.summarizedMessages)} of ${own === null ? `the messages up to ${checkpoint.coveredToEntryId}` : span(own, checkpoint.coveredToEntryId)}, which it summarizes${earlier}. (The Stages row's "covered" counts that range as the request held it: these messages${keptNote}, after normalize's repairs.) It is printed below as the model reads it: goal, progress, decisions, files, next steps.`
     )
   } else if (checkpoint) {
     out.push(
-      `  Checkpoint ${checkpoint.generation}, recorded in the transcript (${n(checkpoint.tokens)} tokens), still stands in for ${plural(checkpoint.standsInForMessages, "older message")}.`
+      `  Checkpoint ${checkpoint.generation}, recorded in the transcript (${n(checkpoint.tokens)} tokens with its message framing), still stands in for ${plural(checkpoint.standsInForMessages, "older message")}.`
     )
   }
   if (report.handoff.memory)

@@ -100,6 +100,18 @@ export interface CompactReport {
       /** Messages after the cut that are not sent because a provider would reject them (empty or reasoning-only; `normalize`). */
       readonly leftOutMessages: number
     }
+    /**
+     * The user messages from the checkpoint's summarized range kept verbatim
+     * between the checkpoint and the kept tail (`Checkpoint.keptUserEntryIds`:
+     * Codex's rule, newest first within 20,000 tokens); null when none.
+     * Not counted in `keptTail`.
+     */
+    readonly keptUsers: {
+      readonly messages: number
+      readonly tokens: number
+      readonly firstEntryId: string
+      readonly lastEntryId: string
+    } | null
     /** Non-system messages in the transcript. */
     readonly transcriptMessages: number
     /** Of those, the messages the next request does not contain. */
@@ -108,8 +120,14 @@ export interface CompactReport {
       readonly written: boolean
       readonly generation: number
       readonly tokens: number
-      /** Transcript messages not sent that this checkpoint (with the ones it replaced) summarizes. */
+      /** Transcript messages not sent that this checkpoint (with the ones it replaced) summarizes: `summarizedMessages + earlierMessages`. */
       readonly standsInForMessages: number
+      /** Of `standsInForMessages`, the ones in this checkpoint's own range (`coveredFromEntryId` … the cut), counted in the transcript. */
+      readonly summarizedMessages: number
+      /** Of `standsInForMessages`, the ones before `coveredFromEntryId`, which earlier checkpoints summarized. */
+      readonly earlierMessages: number
+      /** Tokens of the checkpoint's text without its message framing: its row in the category table (`tokens` includes the framing). */
+      readonly textTokens: number
       /** The range this checkpoint summarized itself; earlier ones came from its predecessor. */
       readonly coveredFromEntryId: string | null
       readonly coveredToEntryId: string
@@ -156,7 +174,6 @@ export const handoffOf = (
   const kept = items.filter(isConversation)
   const keptIds = new Set(kept.map((item) => item.entryId))
   const fromTranscript = kept.filter((item) => item.source === "transcript")
-  const changed = kept.filter((item) => item.editedBy.length > 0)
   const indexOf = new Map(entries.map((entry, index) => [entry.id, index]))
   const notSent = entries.flatMap((entry, index) =>
     Entry.isMessageEntry(entry) && entry.message.role !== "system" && !keptIds.has(entry.id) ? [{ entry, index }] : []
@@ -172,6 +189,19 @@ export const handoffOf = (
       ? entries.length
       : 0
   const covered = notSent.filter((item) => item.index < firstKeptIndex)
+  const ownFromIndex = checkpoint?.coveredRange.fromEntryId
+    ? (indexOf.get(checkpoint.coveredRange.fromEntryId) ?? 0)
+    : 0
+  const keptUserIds = new Set(checkpointItem ? (checkpoint?.keptUserEntryIds ?? []) : [])
+  const keptUsers = kept.filter((item) => keptUserIds.has(item.entryId))
+  const tail = kept.filter((item) => !keptUserIds.has(item.entryId))
+  const tailFromTranscript = tail.filter((item) => item.source === "transcript")
+  const changed = tail.filter((item) => item.editedBy.length > 0)
+  // Kept messages as one request, less the reply priming counted once per request: the parts add up to the request.
+  const tokensOf = (messages: ReadonlyArray<ContextView.ViewItem>) =>
+    messages.length === 0
+      ? 0
+      : measurer.measure({ items: messages, tools: [] }).inputTokens - MessageTokens.replyPrimingTokens
   // After the cut, a message is left out by normalization only when a provider would reject it (empty or
   // reasoning-only); any other one was dropped by the sliding window — also between a pinned first ask and the tail.
   const unsendable = (item: { readonly entry: Entry.MessageEntry }) =>
@@ -180,20 +210,25 @@ export const handoffOf = (
   const dropped = afterCut.filter((item) => !unsendable(item))
   return {
     keptTail: {
-      messages: kept.length,
-      // The kept messages as one request, less the reply priming counted once per request.
-      tokens:
-        kept.length === 0
-          ? 0
-          : measurer.measure({ items: kept, tools: [] }).inputTokens - MessageTokens.replyPrimingTokens,
-      firstEntryId: fromTranscript[0]?.entryId ?? null,
-      lastEntryId: fromTranscript.at(-1)?.entryId ?? null,
+      messages: tail.length,
+      tokens: tokensOf(tail),
+      firstEntryId: tailFromTranscript[0]?.entryId ?? null,
+      lastEntryId: tailFromTranscript.at(-1)?.entryId ?? null,
       changedMessages: changed.length,
-      synthesizedMessages: kept.filter((item) => item.source === "synthetic").length,
+      synthesizedMessages: tail.filter((item) => item.source === "synthetic").length,
       changedBy: [...new Set(changed.flatMap((item) => item.editedBy))],
       // in a split turn the tail starts with the turn's user message, before the cut: the messages between are the checkpoint's (covered)
       leftOutMessages: afterCut.filter(unsendable).length
     },
+    keptUsers:
+      keptUsers.length > 0
+        ? {
+            messages: keptUsers.length,
+            tokens: tokensOf(keptUsers),
+            firstEntryId: keptUsers[0]!.entryId,
+            lastEntryId: keptUsers.at(-1)!.entryId
+          }
+        : null,
     transcriptMessages: notSent.length + fromTranscript.length,
     notSentMessages: notSent.length,
     checkpoint:
@@ -203,6 +238,9 @@ export const handoffOf = (
             generation: checkpoint.generation,
             tokens: measurer.messageTokens(checkpointItem.message, "checkpoint"),
             standsInForMessages: covered.length,
+            summarizedMessages: covered.filter((item) => item.index >= ownFromIndex).length,
+            earlierMessages: covered.filter((item) => item.index < ownFromIndex).length,
+            textTokens: measurer.measure({ items: [checkpointItem], tools: [] }).byCategory.checkpoint,
             coveredFromEntryId: checkpoint.coveredRange.fromEntryId,
             coveredToEntryId: checkpoint.coveredRange.toEntryId
           }

@@ -58,26 +58,59 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
       expect(output).toMatch(new RegExp(`[✓✗] ${check.name} {2,}\\S`))
   })
 
-  it("explains in words what the next request holds: the kept tail, what the checkpoint stands in for, the output file", async () => {
+  it("explains in words what the next request holds: the kept tail, the user messages kept verbatim, what the checkpoint stands in for, the output file", async () => {
     const { output, report } = await first
-    const { keptTail, checkpoint, transcriptMessages, notSentMessages, dropped } = report!.handoff
+    const { keptTail, keptUsers, checkpoint, transcriptMessages, notSentMessages, dropped } = report!.handoff
     // SOURCES.md: the pi session has 990 messages, none of them system messages.
     expect(transcriptMessages).toBe(990)
     expect(dropped).toBeNull()
     expect(checkpoint).toMatchObject({ written: true, generation: 3 })
-    // The request is the checkpoint, the kept tail and the 3 tokens priming the reply (no system prompt or tools here).
-    expect(keptTail.tokens + checkpoint!.tokens + 3).toBe(report!.tokens.after.input)
+    // The kept tail starts at the cut; the covered user messages kept verbatim are named apart (QA s5 item 5: the
+    // "newest 32 messages" were 31 covered user messages and one tail message).
+    expect(keptTail.firstEntryId).toBe(report!.cutPoint!.firstKeptEntryId)
+    expect(keptUsers!.messages).toBeGreaterThan(0)
+    expect(keptUsers!.firstEntryId).toBe(report!.cutPoint!.coveredFromEntryId)
+    // The request is the checkpoint, the kept users, the kept tail and the 3 tokens priming the reply (no system
+    // prompt or tools here).
+    expect(keptTail.tokens + keptUsers!.tokens + checkpoint!.tokens + 3).toBe(report!.tokens.after.input)
+    // The checkpoint's size in the text is its table row plus its message framing, both named.
+    expect(checkpoint!.textTokens).toBe(report!.tokens.after.checkpoint)
     // Everything not sent is older than the tail (the checkpoint stands in for it) or an empty message inside it.
     expect(checkpoint!.standsInForMessages + keptTail.leftOutMessages).toBe(notSentMessages)
-    const written = JSON.parse(readFileSync(out, "utf8")) as { messages: Array<unknown> }
-    expect(written.messages).toHaveLength(keptTail.messages + 1)
+    expect(checkpoint!.summarizedMessages + checkpoint!.earlierMessages).toBe(checkpoint!.standsInForMessages)
+    const written = JSON.parse(readFileSync(out, "utf8")) as { messages: Array<{ role: string }> }
+    expect(written.messages).toHaveLength(1 + keptUsers!.messages + keptTail.messages)
+    // between the checkpoint and the tail: user messages only
+    expect(new Set(written.messages.slice(1, 1 + keptUsers!.messages).map((message) => message.role))).toEqual(
+      new Set(["user"])
+    )
+    // The checkpoint stage's "covered N" is the same range as the request held it: the messages it summarizes, the
+    // user messages kept verbatim, less the range's messages normalize dropped, plus the results it inserted.
+    const covered = Number(
+      /covered (\d+) messages/.exec(report!.stages.find((s) => s.stage === "checkpoint")!.note!)![1]
+    )
+    const position = (id: string) => Number(id.slice("pi:".length))
+    const inRange = (id: string) =>
+      position(id) >= position(report!.cutPoint!.coveredFromEntryId!) &&
+      position(id) <= position(report!.cutPoint!.coveredToEntryId)
+    const repairs = report!.repairs.filter((repair) => inRange(repair.entryId))
+    expect(covered).toBe(
+      checkpoint!.summarizedMessages +
+        keptUsers!.messages -
+        repairs.filter((repair) => repair.op === "drop").length +
+        repairs.filter((repair) => repair.op === "insert").length
+    )
     const fmt = (value: number) => value.toLocaleString("en-US")
     expect(output).toContain(
-      `Kept tail: the newest ${fmt(keptTail.messages)} messages (${keptTail.firstEntryId} … ${keptTail.lastEntryId}, ${fmt(keptTail.tokens)} tokens), sent word for word`
+      `Kept tail: ${keptTail.messages === 1 ? "the newest message" : `the newest ${fmt(keptTail.messages)} messages`} (${keptTail.firstEntryId === keptTail.lastEntryId ? keptTail.firstEntryId : `${keptTail.firstEntryId} … ${keptTail.lastEntryId}`}, ${fmt(keptTail.tokens)} tokens), sent word for word`
     )
     expect(output).toContain(
-      `Checkpoint 3 (${fmt(checkpoint!.tokens)} tokens) stands in for ${fmt(checkpoint!.standsInForMessages)} older messages: it summarizes ${report!.cutPoint!.coveredFromEntryId} … ${report!.cutPoint!.coveredToEntryId} and takes the place of checkpoint 2`
+      `Earlier user messages: ${fmt(keptUsers!.messages)} messages of the user's own words from the summarized range (${keptUsers!.firstEntryId} … ${keptUsers!.lastEntryId}, ${fmt(keptUsers!.tokens)} tokens)`
     )
+    expect(output).toContain(
+      `Checkpoint 3 (${fmt(checkpoint!.tokens)} tokens with its message framing; ${fmt(checkpoint!.textTokens)} in the table's checkpoint row) stands in for ${fmt(checkpoint!.standsInForMessages)} older messages not sent: ${fmt(checkpoint!.summarizedMessages)} of ${report!.cutPoint!.coveredFromEntryId} … ${report!.cutPoint!.coveredToEntryId}, which it summarizes, and ${fmt(checkpoint!.earlierMessages)} messages before ${report!.cutPoint!.coveredFromEntryId}, which checkpoint 2 summarized`
+    )
+    expect(output).toContain(`these messages plus the ${fmt(keptUsers!.messages)} user messages kept word for word`)
     expect(output).toContain("Nothing is deleted: the transcript file is not changed.")
     expect(output).toContain(`Wrote ${out}:`)
     expect(output).toContain(
@@ -119,6 +152,7 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
           },
           transcriptMessages: 5,
           notSentMessages: 0,
+          keptUsers: null,
           checkpoint: null,
           memory: null,
           dropped: null,
@@ -137,6 +171,9 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
           generation: 1,
           tokens: 300,
           standsInForMessages: 7,
+          summarizedMessages: 7,
+          earlierMessages: 0,
+          textTokens: 297,
           coveredFromEntryId: null,
           coveredToEntryId: "e6"
         },
@@ -144,7 +181,7 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
       })
     )
     expect(withMemory).toContain(
-      "  Checkpoint 1 (300 tokens) stands in for 7 older messages: it summarizes everything up to e6. It is printed below as the model reads it: goal, progress, decisions, files, next steps."
+      "  Checkpoint 1 (300 tokens with its message framing; 297 in the table's checkpoint row) stands in for 7 older messages not sent: 7 of the messages up to e6, which it summarizes. (The Stages row's \"covered\" counts that range as the request held it: these messages, after normalize's repairs.) It is printed below as the model reads it: goal, progress, decisions, files, next steps."
     )
     expect(withMemory).toContain(
       "  Memory: 2 records (40 tokens) the memory flush kept from the summarized messages, sent with the checkpoint."
