@@ -29,7 +29,7 @@ import * as ModelCatalog from "./ModelCatalog.ts"
 import { candidateIds, keyMatches, matchLength, nearestIds, normalizeId } from "./ModelId.ts"
 import { type ModelPolicy, ModelPolicy as ModelPolicySchema, TokenizerId } from "./ModelPolicy.ts"
 import * as PolicyLimits from "./PolicyLimits.ts"
-import { derive, GENERIC_FACTS } from "./PolicyLimits.ts"
+import { derive, FALLBACK_MAX_OUTPUT_TOKENS, GENERIC_FACTS } from "./PolicyLimits.ts"
 
 export {
   /** @category utils */
@@ -291,7 +291,8 @@ const unchecked = (options: {
     const layers = layersFor(model, defaults, models)
     if (layers) return build(model, [...layers, fields])
     if (fields.contextWindowTokens !== undefined || fields.maxOutputTokens !== undefined) {
-      return build(model, [GENERIC_FACTS, defaults, fields])
+      // A window alone: the fallback's output limit, capped at half the window by build (as the CLI does).
+      return build(model, [GENERIC_FACTS, { maxOutputTokens: FALLBACK_MAX_OUTPUT_TOKENS }, defaults, fields])
     }
     return Effect.fail(new UnknownModel({ model, nearest: nearestIds(model, ids) }))
   }
@@ -326,14 +327,15 @@ export const lookup = (
 /**
  * A full, validated policy from a partial override. With a known `model`
  * the override merges over the registry's policy for it; with an unknown or
- * absent `model` it must give `contextWindowTokens` and `maxOutputTokens`
- * and the rest is derived with generic facts (`estimate:generic` tokenizer,
- * no prompt cache). A `contextWindowTokens` given without `maxOutputTokens`
- * caps the model's output limit at half that window
+ * absent `model` it must give `contextWindowTokens` and the rest is derived
+ * with generic facts (`estimate:generic` tokenizer, no prompt cache, output
+ * limit `PolicyLimits.FALLBACK_MAX_OUTPUT_TOKENS` unless given). A window
+ * given without `maxOutputTokens` caps the output limit at half the window
  * (`PolicyLimits.outputLimitForWindow`), as the CLI's `--context-window`
- * does: `{ model: "claude-sonnet-4-5", contextWindowTokens: 8_000 }` gives
- * `maxOutputTokens` 4,000 and `reserveTokens` 4,000. An explicit
- * `maxOutputTokens` above the window is `PolicyInvalid`.
+ * does: `{ model: "claude-sonnet-4-5", contextWindowTokens: 8_000 }` and
+ * `{ model: "my-model", contextWindowTokens: 2_000 }` give `maxOutputTokens`
+ * (and `reserveTokens`) 4,000 and 1,000. An explicit `maxOutputTokens` above
+ * the window is `PolicyInvalid`.
  *
  * @category lookup
  */

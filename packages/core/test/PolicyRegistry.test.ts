@@ -181,11 +181,17 @@ describe("resolve", () => {
     expect(PolicyRegistry.resolveSync({ model: "gpt-4o", contextWindowTokens: 64_000 }).maxOutputTokens).toBe(16_384)
   })
 
-  it("needs a model or window + output limit", () => {
+  it("needs a known model or a window; a window alone gets the CLI's output limit (4,096, at most half the window)", () => {
     expect(failure(PolicyRegistry.resolve({}))).toBeInstanceOf(PolicyRegistry.UnknownModel)
-    const missing = failure(PolicyRegistry.resolve({ contextWindowTokens: 10_000 }))
+    const missing = failure(PolicyRegistry.resolve({ model: "m", maxOutputTokens: 1_000 }))
     expect(missing).toBeInstanceOf(Errors.PolicyInvalid)
-    expect((missing as Errors.PolicyInvalid).field).toBe("maxOutputTokens")
+    expect((missing as Errors.PolicyInvalid).field).toBe("contextWindowTokens")
+    // wqa5 item 6: the library accepts what `--model m --context-window 2k` accepts, with the same numbers
+    const small = PolicyRegistry.resolveSync({ model: "m", contextWindowTokens: 2_000 })
+    expect([small.contextWindowTokens, small.maxOutputTokens, small.reserveTokens]).toEqual([2_000, 1_000, 1_000])
+    expect(small.tokenizer).toBe("estimate:generic")
+    expectPossible(small)
+    expect(PolicyRegistry.resolveSync({ contextWindowTokens: 10_000 }).maxOutputTokens).toBe(4_096)
   })
 
   it.each([

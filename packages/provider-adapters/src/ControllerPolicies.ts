@@ -12,7 +12,7 @@
  *
  * @since 0.3.0
  */
-import { type ModelPolicy, PolicyRegistry } from "@context-engine/core"
+import { Errors, type ModelPolicy, PolicyLimits, PolicyRegistry } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 import { Cause, Effect, Exit } from "effect"
 import { isRegistry, type ModelRef, type PolicyOption, routeOf } from "./ControllerOptions.ts"
@@ -52,8 +52,27 @@ export const resolve = async (option: PolicyOption | undefined, model: ModelRef)
 }
 
 /**
+ * Throws what a plain policy object gets wrong for every model, when the
+ * controller is made rather than at its first request: an impossible number
+ * (`PolicyLimits.checkNumbers`) and, when it names its `model`, any
+ * `PolicyInvalid` its resolution fails with. An unknown `model` is not an
+ * error here (the request's provider profile gives its fallback policy).
+ */
+const checkEarly = (option: PolicyOption | undefined): void => {
+  if (option === undefined || typeof option === "function" || isRegistry(option)) return
+  const problem = PolicyLimits.checkNumbers(option)
+  if (problem) throw new Errors.PolicyInvalid({ model: option.model ?? "(any model)", ...problem })
+  if (option.model === undefined) return
+  const resolved = Effect.runSyncExit(PolicyRegistry.resolve(option as PolicyRegistry.PolicyOverride))
+  const error = Exit.isFailure(resolved) ? Cause.squash(resolved.cause) : undefined
+  if ((error as { _tag?: string } | undefined)?._tag === "PolicyInvalid") throw error
+}
+
+/**
  * `policyFor(model, session?)`: the policy used for a model, learned window
- * applied, native compaction off on a route in `nativeRoutes`.
+ * applied, native compaction off on a route in `nativeRoutes`. A plain
+ * policy object whose numbers are impossible throws `PolicyInvalid` here,
+ * at construction.
  *
  * @category constructors
  */
@@ -63,6 +82,7 @@ export const make = (
   nativeRoutes: NativeFallback.Routes,
   learnedBodyBytes: ReadonlyMap<string, number> = new Map()
 ): ((model: ModelRef, current?: Session.Session) => Promise<ModelPolicy.ModelPolicy>) => {
+  checkEarly(option)
   const cacheable = typeof option !== "function"
   const basePolicies = new Map<string, ModelPolicy.ModelPolicy>()
   const learnedPolicies = new Map<string, ModelPolicy.ModelPolicy>()

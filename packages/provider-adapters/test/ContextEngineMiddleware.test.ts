@@ -22,6 +22,35 @@ const readTool = tool({
 const system = "You are a coding agent. Use the tools."
 
 describe("contextEngineMiddleware with MockLanguageModelV4", () => {
+  it("throws an impossible policy when made; a window alone works for a model the catalog does not know", async () => {
+    const engine = TestEngine.make()
+    expect(() => contextEngineMiddleware({ engine, policy: { contextWindowTokens: -5 } })).toThrow(
+      /contextWindowTokens = -5/
+    )
+    expect(() =>
+      contextEngineMiddleware({
+        engine,
+        policy: { model: "claude-sonnet-4-5", contextWindowTokens: 8_000, maxOutputTokens: 64_000 }
+      })
+    ).toThrow(/maxOutputTokens = 64000/)
+    // wqa5 item 6: as `--model m --context-window 2k` — output limit and reserve half the window (1,000)
+    const events: Array<ContextEvent> = []
+    const { model } = windowedModel({ windowTokens: 100_000, modelId: "m", replies: () => ({ text: "ok" }) })
+    const middleware = contextEngineMiddleware({
+      engine,
+      policy: { contextWindowTokens: 2_000 },
+      onEvent: (event) => events.push(event)
+    })
+    const result = await generateText({ model: wrapLanguageModel({ model, middleware }), prompt: "hi" })
+    expect(result.text).toBe("ok")
+    const request = events.find((event) => event.type === "request")
+    if (request?.type !== "request") throw new Error("no request event")
+    expect(request.contextWindowTokens).toBe(2_000)
+    // 2,000 − the 1,000-token output reserve − tool-loop reserve and safety margin: positive, at most 1,000
+    expect(request.budgetTokens).toBeGreaterThan(0)
+    expect(request.budgetTokens).toBeLessThanOrEqual(1_000)
+  })
+
   it("passes small prompts through unchanged (same params object) and records usage", async () => {
     const engine = TestEngine.make()
     const { model, calls } = windowedModel({ windowTokens: 100_000, replies: () => ({ text: "done" }) })
