@@ -48,7 +48,7 @@ export type Built = SummaryLadder.Built<Outcome>
 /**
  * Builds and validates the checkpoint of one summary. The covered range
  * starts at the first covered entry after the previous checkpoint's range
- * when it continues one (`Prepare.continuedFrom`), at the transcript's start
+ * when it continues one (`KeptUsers.continuation`), at the transcript's start
  * (`null`) otherwise.
  *
  * @category constructors
@@ -63,9 +63,7 @@ export const build = (input: BuildInput, result: SummarizeResult): Built => {
       toEntryId: preparation.lastCoveredEntryId
     },
     firstKeptEntryId: preparation.firstKept?.entryId ?? null,
-    ...(preparation.keptUsers.length > 0
-      ? { keptUserEntryIds: preparation.keptUsers.map((kept) => kept.entryId) }
-      : {}),
+    ...(preparation.keptUserEntryIds.length > 0 ? { keptUserEntryIds: preparation.keptUserEntryIds } : {}),
     tokensBefore: input.tokensBefore,
     tokensAfter: 0,
     summarizer: result.summarizer,

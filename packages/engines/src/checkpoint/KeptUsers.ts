@@ -7,7 +7,7 @@
  *
  * @since 0.3.0
  */
-import { type ContextView, Turns } from "@context-engine/core"
+import { type Checkpoint, type ContextView, Turns } from "@context-engine/core"
 import type * as CutPoint from "../CutPoint.ts"
 
 /**
@@ -50,4 +50,71 @@ export const keptUserIndices = (
     kept.push(index)
   }
   return kept.reverse()
+}
+
+/** Where a checkpoint's range lies and what it keeps ({@link continuation}). @category models */
+export interface Continuation {
+  /**
+   * Where the covered range starts: null for a first checkpoint (the
+   * transcript's start); when it replaces a previous one, the first covered
+   * entry after the previous range (the covered items can start earlier: the
+   * user messages the previous checkpoint kept are covered again).
+   */
+  readonly coveredFromEntryId: string | null
+  /** The covered range's last entry, never earlier than the previous checkpoint's. */
+  readonly lastCoveredEntryId: string
+  /** The first kept transcript entry after every covered range (`Checkpoint.firstKeptEntryId`). */
+  readonly firstKept: ContextView.ViewItem | undefined
+  /** Every user message kept verbatim before `firstKept` (`Checkpoint.keptUserEntryIds`), in order. */
+  readonly keptUserEntryIds: ReadonlyArray<string>
+}
+
+/** Inputs of {@link continuation}. @category models */
+export interface ContinuationInput {
+  readonly entries: ReadonlyArray<{ readonly id: string }>
+  /** The covered view items, in order. */
+  readonly covered: ReadonlyArray<{ readonly entryId: string }>
+  /** The covered range's last transcript entry (`Prepare.lastRealEntryId`). */
+  readonly lastCoveredEntryId: string
+  /** Covered user messages kept verbatim ({@link keptUserIndices}). */
+  readonly keptUsers: ReadonlyArray<ContextView.ViewItem>
+  /** The view items from the cut on. */
+  readonly tail: ReadonlyArray<ContextView.ViewItem>
+  readonly previous: Checkpoint.Checkpoint | undefined
+}
+
+/**
+ * What a checkpoint records so that the view `ActiveView.reconstruct`
+ * rebuilds from the transcript is the view it returns. When it replaces
+ * `previous`, that checkpoint's kept user messages open the conversation but
+ * lie inside its range in the transcript: those the new cut leaves in the
+ * tail stay kept (listed after the newly kept ones), the first kept entry is
+ * the first tail entry after the previous range, and the new range ends no
+ * earlier than the previous one (it replaces it). Synthesized items (no
+ * transcript entry) are never named.
+ *
+ * @category constructors
+ */
+export const continuation = (input: ContinuationInput): Continuation => {
+  const { previous, tail } = input
+  const keptIds = input.keptUsers.map((item) => item.entryId)
+  if (previous === undefined)
+    return {
+      coveredFromEntryId: null,
+      lastCoveredEntryId: input.lastCoveredEntryId,
+      firstKept: tail[0],
+      keptUserEntryIds: keptIds
+    }
+  const positions = new Map(input.entries.map((entry, index) => [entry.id, index]))
+  const end = positions.get(previous.coveredRange.toEntryId) ?? -1
+  const after = (item: { readonly entryId: string }): boolean => (positions.get(item.entryId) ?? -1) > end
+  const within = (item: { readonly entryId: string }): boolean => (positions.get(item.entryId) ?? end + 1) <= end
+  return {
+    coveredFromEntryId: (input.covered.find(after) ?? input.covered[0])?.entryId ?? null,
+    lastCoveredEntryId: after({ entryId: input.lastCoveredEntryId })
+      ? input.lastCoveredEntryId
+      : previous.coveredRange.toEntryId,
+    firstKept: tail.find(after),
+    keptUserEntryIds: [...keptIds, ...tail.filter(within).map((item) => item.entryId)]
+  }
 }

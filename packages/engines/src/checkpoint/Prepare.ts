@@ -22,7 +22,7 @@ import {
 import * as CutPoint from "../CutPoint.ts"
 import type { CoveredItem } from "../Summarizer.ts"
 import { DEFAULT_CHECKPOINT_TOKENS } from "./Fit.ts"
-import { COVERED_USER_MESSAGES_MAX_TOKENS, keptUserIndices } from "./KeptUsers.ts"
+import { COVERED_USER_MESSAGES_MAX_TOKENS, continuation, keptUserIndices } from "./KeptUsers.ts"
 
 /**
  * Share of `reserveTokens` a summary may use: Pi's `generateSummary` caps the
@@ -142,27 +142,6 @@ export const lastRealEntryId = (
   return items[items.length - 1]!.entryId
 }
 
-/**
- * The first covered transcript entry after the previous checkpoint's range
- * (`coveredRange.toEntryId`), where a continuing range starts; null without
- * a previous checkpoint. The covered items can start earlier than that: the
- * user messages the previous checkpoint kept verbatim (`KeptUsers.keptUserIndices`)
- * precede its cut and are covered again.
- *
- * @category constructors
- */
-export const continuedFrom = (
-  entries: ReadonlyArray<{ readonly id: string }>,
-  items: ReadonlyArray<{ readonly entryId: string }>,
-  previous: Checkpoint.Checkpoint | undefined
-): string | null => {
-  if (previous === undefined) return null
-  const positions = new Map(entries.map((entry, index) => [entry.id, index]))
-  const end = positions.get(previous.coveredRange.toEntryId) ?? -1
-  const first = items.find((item) => (positions.get(item.entryId) ?? -1) > end)
-  return first?.entryId ?? items[0]?.entryId ?? null
-}
-
 /** Inputs of {@link plannedCut}. @category models */
 export interface PlanInput extends Omit<CutInput, "conversation" | "landAtTokens"> {
   readonly entries: ReadonlyArray<{ readonly id: string }>
@@ -230,10 +209,12 @@ export interface Preparation {
   readonly lastCoveredEntryId: string
   /**
    * Where the covered range starts when it continues a previous checkpoint
-   * ({@link continuedFrom}); null for the first checkpoint (the transcript's start).
+   * (`KeptUsers.continuation`); null for the first checkpoint (the transcript's start).
    */
   readonly coveredFromEntryId: string | null
   readonly firstKept: ContextView.ViewItem | undefined
+  /** Every user message kept verbatim before `firstKept` (`KeptUsers.continuation`). */
+  readonly keptUserEntryIds: ReadonlyArray<string>
   /** The latest user message, kept verbatim though it lies in the covered range. */
   readonly pinned: ContextView.ViewItem | undefined
   /** Covered user messages kept verbatim after the checkpoint, in order (`KeptUsers.keptUserIndices`; the pinned ask among them). */
@@ -302,7 +283,6 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   for (const count of tokens.slice(0, cut.firstKeptIndex)) coveredTokens += count
   const previous = input.active.checkpoint?.checkpoint
   const generation = (previous?.generation ?? 0) + 1
-  const lastCoveredEntryId = lastRealEntryId(input.entries, coveredItems)
   let tailTokens = 0
   for (const count of tokens.slice(cut.firstKeptIndex)) tailTokens += count
   // Codex's 20,000 tokens of user messages, at most keepRecentTokens (the kept users are verbatim text like the
@@ -318,6 +298,16 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   const keptUsers = keptUserIndices(conversation, tokens, cut, userBudgetTokens)
   let keptUserTokens = 0
   for (const index of keptUsers) keptUserTokens += tokens[index] ?? 0
+  const tail = conversation.slice(cut.firstKeptIndex)
+  const kept = keptUsers.map((index) => conversation[index]!)
+  const { coveredFromEntryId, lastCoveredEntryId, firstKept, keptUserEntryIds } = continuation({
+    entries: input.entries,
+    covered: coveredItems,
+    lastCoveredEntryId: lastRealEntryId(input.entries, coveredItems),
+    keptUsers: kept,
+    tail,
+    previous
+  })
   return {
     _tag: "Ready",
     conversation,
@@ -326,11 +316,12 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
     turnPrefix: cut.splitTurn ? conversation.slice(cut.turnStartIndex, cut.firstKeptIndex).map(original) : [],
     coveredEntryIds: coveredItems.map((item) => item.entryId),
     lastCoveredEntryId,
-    coveredFromEntryId: continuedFrom(input.entries, coveredItems, previous),
-    firstKept: conversation[cut.firstKeptIndex],
+    coveredFromEntryId,
+    firstKept,
+    keptUserEntryIds,
     pinned: cut.pinnedUserIndex >= 0 ? conversation[cut.pinnedUserIndex] : undefined,
-    keptUsers: keptUsers.map((index) => conversation[index]!),
-    tail: conversation.slice(cut.firstKeptIndex),
+    keptUsers: kept,
+    tail,
     previous,
     generation,
     checkpointId: Entry.freshId(`checkpoint:${generation}:${lastCoveredEntryId}`, input.entries),

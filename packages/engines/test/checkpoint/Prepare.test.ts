@@ -1,5 +1,6 @@
 import type { Budget, Checkpoint } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
+import * as KeptUsers from "../../src/checkpoint/KeptUsers.ts"
 import * as Prepare from "../../src/checkpoint/Prepare.ts"
 import { user } from "../support.ts"
 import { buildInput, prepared, prepareInput, request, sessionMessages, withKeepRecent } from "./fixture.ts"
@@ -103,9 +104,30 @@ describe("Prepare.prepare", () => {
     const entries = ["m1", "m2", "m3", "checkpoint:1:m3", "m4", "m5"].map((id) => ({ id }))
     const previous = { coveredRange: { fromEntryId: null, toEntryId: "m3" } } as Checkpoint.Checkpoint
     // m1 was kept verbatim by the previous checkpoint and is covered again; m4/interrupted is synthesized
-    const items = ["m1", "m4/interrupted", "m4", "m5"].map((entryId) => ({ entryId }))
-    expect(Prepare.continuedFrom(entries, items, previous)).toBe("m4")
-    expect(Prepare.continuedFrom(entries, items, undefined)).toBeNull()
+    const covered = ["m1", "m4/interrupted", "m4", "m5"].map((entryId) => ({ entryId }))
+    const input = { entries, covered, lastCoveredEntryId: "m5", keptUsers: [], tail: [] }
+    expect(KeptUsers.continuation({ ...input, previous }).coveredFromEntryId).toBe("m4")
+    expect(KeptUsers.continuation({ ...input, previous: undefined }).coveredFromEntryId).toBeNull()
+  })
+
+  it("a cut among the previous checkpoint's kept user messages keeps the rest of them and its range", () => {
+    // Fuzz (seed -814036401): the second checkpoint covered only m1, a user message the first one kept; it named
+    // m2 as its first kept entry and m1 as its range's end, so the view rebuilt from the transcript brought back
+    // m5 and m8–m10, which the first checkpoint had covered.
+    const entries = ["m1", "m2", "m3", "m4", "m5", "checkpoint:1:m5", "m6", "m7"].map((id) => ({ id }))
+    const previous = { coveredRange: { fromEntryId: null, toEntryId: "m5" } } as Checkpoint.Checkpoint
+    const item = (entryId: string) => ({ entryId, message: user(entryId), source: "transcript" as const, editedBy: [] })
+    const result = KeptUsers.continuation({
+      entries,
+      covered: [{ entryId: "m1" }],
+      lastCoveredEntryId: "m1",
+      keptUsers: [],
+      tail: ["m2", "m3", "m6", "m7"].map(item),
+      previous
+    })
+    expect(result.firstKept?.entryId).toBe("m6")
+    expect(result.keptUserEntryIds).toEqual(["m2", "m3"])
+    expect(result.lastCoveredEntryId).toBe("m5")
   })
 
   it("never ends the covered range on a synthesized view item", () => {
