@@ -27,6 +27,12 @@ const table = (title: string, totals: Totals, budgetTokens: number): Array<strin
   lines.push(
     `  vs budget ${n(budgetTokens)}: ${pct(totals.budgetShare)}${totals.overBudgetTokens > 0 ? ` — over by ${n(totals.overBudgetTokens)} tokens` : " — fits"}`
   )
+  // As compact's FixedOverheadExceedsBudget: no compaction of the conversation can help then.
+  const fixedTokens = totals.byCategory.system + totals.byCategory.toolSchemas
+  if (fixedTokens >= budgetTokens)
+    lines.push(
+      `  the system prompt and tool schemas alone (${n(fixedTokens)} tokens) are over the input budget of ${n(budgetTokens)}: no compaction can make a request fit; raise the context window or shorten the system prompt`
+    )
   return lines
 }
 

@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { transcript } from "@context-engine/core/test-support"
 import { describe, expect, it } from "vitest"
 import * as Compact from "../src/commands/compact.ts"
+import * as Inspect from "../src/commands/inspect.ts"
 import * as ReplayCommand from "../src/commands/replay.ts"
 import * as ReportCommand from "../src/commands/report.ts"
 import * as Progress from "../src/Progress.ts"
@@ -44,6 +45,16 @@ describe("a window the fixed overhead alone exceeds", { timeout: 120_000 }, () =
     const reported = await ReportCommand.run(traj, { contextWindow: 1_000, out })
     expect(reported.exitCode).toBe(3)
     expectPlainError(reported.output)
+  })
+
+  it("inspect names the system prompt over the budget (a report: exit 0), and says nothing of it when it fits", async () => {
+    const small = await Inspect.run(traj, { contextWindow: 1_000 })
+    expect(small.exitCode).toBe(0)
+    expect(small.output).toMatch(
+      /the system prompt and tool schemas alone \(1,2\d\d tokens\) are over the input budget of 400: no compaction can make a request fit; raise the context window/
+    )
+    const roomy = await Inspect.run(traj, { contextWindow: 16_000 })
+    expect(roomy.output).not.toContain("alone (")
   })
 
   it("a window that leaves room still compacts (exit 0)", async () => {
