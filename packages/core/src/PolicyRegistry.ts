@@ -31,6 +31,9 @@ import { type ModelPolicy, ModelPolicy as ModelPolicySchema, TokenizerId } from 
 import * as PolicyLimits from "./PolicyLimits.ts"
 import { derive, FALLBACK_MAX_OUTPUT_TOKENS, GENERIC_FACTS } from "./PolicyLimits.ts"
 
+/** A model the catalog does not know: generic facts, the fallback's output limit (build caps it at half a window set later, as the CLI does). */
+const GENERIC_LAYERS: ReadonlyArray<PolicyFields> = [GENERIC_FACTS, { maxOutputTokens: FALLBACK_MAX_OUTPUT_TOKENS }]
+
 export {
   /** @category utils */
   candidateIds,
@@ -242,15 +245,15 @@ const layersFor = (
     .sort((a, b) => a.length - b.length)
     .map((match) => match.fields)
   if (!best && overrides.length === 0) return undefined
-  return [best ? factsOf(best) : GENERIC_FACTS, defaults, ...overrides]
+  return [...(best ? [factsOf(best)] : GENERIC_LAYERS), defaults, ...overrides]
 }
 
 /**
  * Builds a registry from the catalog plus model overrides (keyed by id or
  * prefix) and defaults. Each override is checked against every catalog model
  * it applies to, and a key the catalog does not know must set
- * `contextWindowTokens` and `maxOutputTokens`; the first impossible policy
- * fails with {@link PolicyInvalid}.
+ * `contextWindowTokens` (output limit as {@link resolve}); the first
+ * impossible policy fails with {@link PolicyInvalid}.
  *
  * @category constructors
  */
@@ -290,10 +293,8 @@ const unchecked = (options: {
     const { model = "custom", ...fields } = override
     const layers = layersFor(model, defaults, models)
     if (layers) return build(model, [...layers, fields])
-    if (fields.contextWindowTokens !== undefined || fields.maxOutputTokens !== undefined) {
-      // A window alone: the fallback's output limit, capped at half the window by build (as the CLI does).
-      return build(model, [GENERIC_FACTS, { maxOutputTokens: FALLBACK_MAX_OUTPUT_TOKENS }, defaults, fields])
-    }
+    if (fields.contextWindowTokens !== undefined || fields.maxOutputTokens !== undefined)
+      return build(model, [...GENERIC_LAYERS, defaults, fields])
     return Effect.fail(new UnknownModel({ model, nearest: nearestIds(model, ids) }))
   }
   return {
@@ -379,14 +380,7 @@ export const resolveSync = (override: PolicyOverride, registry: PolicyRegistry =
  * @category constructors
  */
 export const fallback = (model: string, facts: PolicyFields = {}): Effect.Effect<ModelPolicy, PolicyInvalid> =>
-  build(model, [
-    GENERIC_FACTS,
-    {
-      contextWindowTokens: PolicyLimits.FALLBACK_CONTEXT_WINDOW_TOKENS,
-      maxOutputTokens: PolicyLimits.FALLBACK_MAX_OUTPUT_TOKENS
-    },
-    facts
-  ])
+  build(model, [...GENERIC_LAYERS, { contextWindowTokens: PolicyLimits.FALLBACK_CONTEXT_WINDOW_TOKENS }, facts])
 
 /**
  * {@link lookup}, or {@link fallback} when the model is unknown.

@@ -192,6 +192,9 @@ describe("resolve", () => {
     expect(small.tokenizer).toBe("estimate:generic")
     expectPossible(small)
     expect(PolicyRegistry.resolveSync({ contextWindowTokens: 10_000 }).maxOutputTokens).toBe(4_096)
+    // the same rule for a policy file's key the catalog does not know
+    const registry = Effect.runSync(PolicyRegistry.make({ models: { "my-model": { contextWindowTokens: 8_000 } } }))
+    expect(PolicyRegistry.lookupSync("my-model", registry).maxOutputTokens).toBe(4_000)
   })
 
   it.each([
