@@ -68,9 +68,9 @@ const withGoal = (content: Checkpoint.CheckpointContent, request: SummarizeReque
   const said = [...items].reverse().find((item) => UserSpeech.isSpeech(item.message))
   const kept = said !== undefined && (request.kept ?? []).some((item) => item.entryId === said.entryId)
   const goal = kept
-    ? `The user's latest message (${said.entryId}), ${KEPT_NOTE} — no task-setting request in this range.`
+    ? `The latest user message this checkpoint covers (${said.entryId}), ${KEPT_NOTE} — no task-setting request in this range.`
     : said
-      ? `${UserSpeech.spokenText(said.message).replace(/\s+/g, " ").trim().slice(0, 400)} (${said.entryId}; the latest user message — no task-setting request in this range)`
+      ? `${UserSpeech.spokenText(said.message).replace(/\s+/g, " ").trim().slice(0, 400)} (${said.entryId}; the latest user message this checkpoint covers — no task-setting request in this range)`
       : "Continue the work recorded below (no user request in the summarized range)."
   return { ...content, goal }
 }

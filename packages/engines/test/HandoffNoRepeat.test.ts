@@ -46,12 +46,12 @@ describe("the pinned latest user message is not repeated", () => {
     const text = CheckpointRenderer.renderContent(withKept)
     expect(text).not.toContain("port the session loader")
     expect(withKept.goal).toContain(
-      `The user's latest message (${pinned.entryId}), kept verbatim after this checkpoint`
+      `The latest user request this checkpoint covers (${pinned.entryId}), kept verbatim after this checkpoint`
     )
     expect(withKept.goal).toContain("Refactor the storage layer so the CLI and the server share one session store.")
     expect(withKept.pendingUserAsks).toEqual([])
     expect(withKept.nextSteps).toContain(
-      `Answer the user's latest message (${pinned.entryId}, kept verbatim after this checkpoint).`
+      `Answer the latest user message this checkpoint covers (${pinned.entryId}, kept verbatim after this checkpoint).`
     )
     expect(withKept.constraints.join("\n")).not.toContain("old loader")
     expect(text.length).toBeLessThan(CheckpointRenderer.renderContent(withoutKept).length)

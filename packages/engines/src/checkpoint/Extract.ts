@@ -287,7 +287,7 @@ export const KEPT_NOTE = "kept verbatim after this checkpoint"
 const goalText = (goal: Said | undefined, kept: boolean, before: Said | undefined): string => {
   if (goal === undefined) return ""
   if (!kept) return `${clip(goal.text, ASK_CHARS)} (${goal.entryId})`
-  const pointer = `The user's latest message (${goal.entryId}), ${KEPT_NOTE}.`
+  const pointer = `The latest user request this checkpoint covers (${goal.entryId}), ${KEPT_NOTE}.`
   return before ? `${pointer}\nBefore it (${before.entryId}): "${clip(before.text, ASK_CHARS)}"` : pointer
 }
 
@@ -333,7 +333,7 @@ export const extract = (
     ...(pendingUserAsks.length > 0 && open.length === 0
       ? [`Answer the pending ask: ${clip(pendingUserAsks[0]!, ITEM_CHARS)}`]
       : latestKept && (latest?.unresolved || prefixAsk) && open.length === 0
-        ? [`Answer the user's latest message (${latestId}, ${KEPT_NOTE}).`]
+        ? [`Answer the latest user message this checkpoint covers (${latestId}, ${KEPT_NOTE}).`]
         : [])
   ]
   const positions = new Map(all.map((item, index) => [item.entryId, index]))
