@@ -299,7 +299,7 @@ export const check = (policy: ModelPolicy): Problem | undefined => {
     return {
       field: "keepRecentTokens",
       value: policy.keepRecentTokens,
-      reason: `must be less than the ${inputRoom} input tokens the route leaves after ${reserved} reserved (window, input cap and server compaction point)`
+      reason: `must be less than the ${inputRoom} input tokens the route leaves: the least of the ${window}-token window less ${reserved} held back (reserve ${policy.reserveTokens} + tool-loop reserve ${policy.toolLoopReserveTokens} + safety margin ${policy.safetyMarginTokens}), the input cap and the server compaction point, each less the safety margin`
     }
   }
   return undefined

@@ -47,6 +47,10 @@ describe("route limits", () => {
     })
     // keepRecentTokens must fit under the smallest limit.
     expect(PolicyLimits.check({ ...policy, maxInputTokens: 25_000 })).toMatchObject({ field: "keepRecentTokens" })
+    // The tokens held back are named part by part (QA s5 item 8: "after 36384 reserved" beside a header's "reserve 16,384").
+    expect(PolicyLimits.check({ ...policy, keepRecentTokens: policy.contextWindowTokens - 1 })?.reason).toContain(
+      `window less ${policy.reserveTokens + policy.toolLoopReserveTokens + policy.safetyMarginTokens} held back (reserve ${policy.reserveTokens} + tool-loop reserve ${policy.toolLoopReserveTokens} + safety margin ${policy.safetyMarginTokens})`
+    )
     const exit = Effect.runSyncExit(
       PolicyRegistry.fallback("route-test", {
         contextWindowTokens: 32_000,
