@@ -129,6 +129,7 @@ for (const e of data.largest) largest.append(el("tr", {}, el("td", {}, e.entryId
 const damage = document.querySelector('[data-testid="damage-rows"]');
 for (const d of report.damage.rereads) damage.append(el("tr", {}, el("td", {}, "re-read"), el("td", { class: "n" }, d.step), el("td", { class: "n" }, d.compactionStep), el("td", {}, d.toolName + " " + d.target)));
 for (const d of report.damage.repeatedSideEffects) damage.append(el("tr", {}, el("td", {}, "repeated side effect"), el("td", { class: "n" }, d.step), el("td", { class: "n" }, d.compactionStep), el("td", {}, d.target)));
+if (report.damage.rereads.length + report.damage.repeatedSideEffects.length === 0) damage.append(el("tr", { "data-empty": "" }, el("td", { colspan: "4" }, "none: no re-read or repeated side effect within " + report.damage.windowSteps + " steps of a compaction")));
 document.body.dataset.ready = "true";
 `
 

@@ -62,6 +62,13 @@ describe("context-engine report in headless Chromium", { timeout: 180_000 }, () 
     expect(await text("rereads")).toBe(fmt(report.damage.rereads.length))
     expect(await page.locator('[data-testid="compaction-rows"] tr[data-step]').count()).toBe(report.compactions.length)
     expect(await page.locator('[data-testid="largest-rows"] tr').count()).toBe(largest.length)
+    // The damage table names its rows or says "none" (QA s5 item 8: an empty table with no word).
+    const damage = report.damage.rereads.length + report.damage.repeatedSideEffects.length
+    expect(await page.locator('[data-testid="damage-rows"] tr').count()).toBe(Math.max(1, damage))
+    if (damage === 0)
+      expect(await text("damage-rows")).toBe(
+        `none: no re-read or repeated side effect within ${report.damage.windowSteps} steps of a compaction`
+      )
     // The checkpoint column shows the checkpoint's own tokens, not the request size after compaction.
     expect(await page.locator('[data-testid="checkpoint-tokens"]').allTextContents()).toEqual(
       report.compactions.map((compaction) => (compaction.checkpoint ? fmt(compaction.checkpoint.tokens) : "–"))
