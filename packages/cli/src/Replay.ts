@@ -186,16 +186,19 @@ export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: Repla
   const engine = options.engine === "sliding-window" ? SlidingWindowEngine.makeAsync() : TieredSummaryEngine.makeAsync()
   const { ContextController, RolloutMode } = await import("@context-engine/provider-adapters")
   const events: Array<ContextController.ContextEvent> = []
+  const messages: ReadonlyArray<{ readonly id: string; readonly message: Message.Message }> = entries.flatMap(
+    (entry) => (entry.kind === "message" ? [{ id: entry.id, message: entry.message }] : [])
+  )
   const controller = ContextController.make({
     engine,
     policy: options.policy,
     mode,
+    // The session names each message as the transcript does (`inspect` and `compact` use these ids), so
+    // checkpoints and their first kept entry are found among the replayed messages.
+    messageId: (position) => messages[position]?.id,
     onEvent: (event) => events.push(event)
   })
   const model = { provider: "replay", modelId: options.policy.model }
-  const messages: ReadonlyArray<{ readonly id: string; readonly message: Message.Message }> = entries.flatMap(
-    (entry) => (entry.kind === "message" ? [{ id: entry.id, message: entry.message }] : [])
-  )
   const indexOf = new Map(messages.map((item, index) => [item.id, index]))
   const measurer = Measurer.forPolicy(options.policy)
   const stepIndexes = messages.flatMap((item, index) => (item.message.role === "assistant" && index > 0 ? [index] : []))

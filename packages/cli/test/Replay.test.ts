@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Tokenizers } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
+import { Import } from "@context-engine/transcripts"
 import { afterAll, describe, expect, it } from "vitest"
 import * as ReplayCommand from "../src/commands/replay.ts"
 import * as ReportCommand from "../src/commands/report.ts"
@@ -48,6 +49,28 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     expect(text).toContain(
       `checkpoint gen ${first.checkpoint!.generation}: ${fmt(first.checkpoint!.tokens)} tokens of the request`
     )
+  })
+
+  it("names entries with the transcript's ids, as inspect and compact do: checkpoints, their first kept entry and what they cover", async () => {
+    // The replay's session numbered the messages itself (default:N): checkpoints said 'covering entries (start) …
+    // default:13', and coveredEntries fell back to the step's own index because default:14 was no transcript id.
+    const { report } = await ReplayCommand.buildWithLargest(swe, { contextWindow: 16_000 }, quiet)
+    const entries = (await Import.importFilePromise(swe)).transcript.entries
+    const messageIds = entries.flatMap((entry) => (entry.kind === "message" ? [entry.id] : []))
+    const withCheckpoint = report.compactions.filter((compaction) => compaction.checkpoint !== null)
+    expect(withCheckpoint.length).toBeGreaterThan(0)
+    for (const compaction of withCheckpoint) {
+      const checkpoint = compaction.checkpoint!
+      expect(messageIds).toContain(checkpoint.firstKeptEntryId)
+      expect(checkpoint.coveredEntries).toBe(messageIds.indexOf(checkpoint.firstKeptEntryId!))
+      expect(compaction.coveredUntilIndex).toBe(checkpoint.coveredEntries)
+      const stepIndex = messageIds.indexOf(report.steps[compaction.step]!.entryId)
+      expect(compaction.coveredUntilIndex).toBeLessThan(stepIndex)
+      expect(checkpoint.text).not.toMatch(/default:\d/)
+      const named = [...checkpoint.text.matchAll(/\bswe:\d+/g)].map((match) => match[0])
+      expect(named.length).toBeGreaterThan(0)
+      for (const id of named) expect(messageIds).toContain(id)
+    }
   })
 
   it("the SWE-agent trajectory through the middleware at 8k: every request fits, the newest observation clamped when nothing else is left", async () => {

@@ -117,7 +117,7 @@ export const make = (options: ControllerOptions): ContextController => {
     const id = typeof options.sessionId === "function" ? options.sessionId(model) : (options.sessionId ?? "default")
     let opened = sessions.get(id)
     if (opened === undefined) {
-      opened = Session.make(id, options.store)
+      opened = Session.make(id, options.store, options.messageId)
       sessions.set(id, opened)
     }
     return opened

@@ -75,6 +75,11 @@ export interface ControllerOptions {
   readonly store?: Session.SessionStore
   /** Session id, or a function of the model. Default `"default"`. */
   readonly sessionId?: string | ((model: ModelRef) => string)
+  /**
+   * Entry ids of the application's messages by position (`Session.MessageId`),
+   * e.g. a replayed transcript's own ids; default `<sessionId>:<n>`.
+   */
+  readonly messageId?: Session.MessageId
   readonly onEvent?: (event: ContextEvent) => void
   /** Compact-and-retry once on a classified context overflow. Default `true`. */
   readonly overflowRecovery?: boolean

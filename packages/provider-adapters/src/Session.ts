@@ -114,13 +114,30 @@ export const learnedFromEvent = (data: OverflowEvent.Data): number | undefined =
 }
 
 /**
+ * The caller's id for the message at `position` (0-based) of the message list
+ * `sync` was given — e.g. a replayed transcript's own entry ids, so that
+ * checkpoints name the entries as the transcript does. `undefined`, or an id
+ * the session already holds, falls back to the session's own
+ * `<sessionId>:<n>` (ids stay unique).
+ *
+ * @category models
+ */
+export type MessageId = (position: number) => string | undefined
+
+/**
  * Opens a session, loading its transcript from `store` when one is given.
  * With a store, the active path is the branch of the newest entry
- * (`ActiveView.branch`, the same walk every view uses).
+ * (`ActiveView.branch`, the same walk every view uses). `messageId` names
+ * the message entries `sync` appends ({@link MessageId}); without it they are
+ * `<sessionId>:<n>`, as every other entry the session writes.
  *
  * @category constructors
  */
-export const make = async (sessionId: string, store?: SessionStore): Promise<Session> => {
+export const make = async (
+  sessionId: string,
+  store?: SessionStore,
+  messageId?: MessageId | undefined
+): Promise<Session> => {
   const all: Array<Entry.Entry> = store ? (await store.load(sessionId)).entries.map(sealed) : []
   let path = [...ActiveView.branch(all)]
   // The message entries of the active path, kept in step with `path`, and their leaves for matching.
@@ -136,6 +153,12 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
     while (ids.has(id))
     ids.add(id)
     return id
+  }
+  const idOf = (position: number): string => {
+    const given = messageId?.(position)
+    if (given === undefined || ids.has(given)) return nextId()
+    ids.add(given)
+    return given
   }
   const learned = new Map<string, number>()
   const learn = (modelId: string, windowTokens: number): void => {
@@ -193,9 +216,10 @@ export const make = async (sessionId: string, store?: SessionStore): Promise<Ses
       matcher.truncate(matched)
     }
     const appended: Array<Entry.MessageEntry> = []
-    for (const message of incoming.slice(matched)) {
+    for (let position = matched; position < incoming.length; position++) {
+      const message = incoming[position]!
       const entry = Entry.make(
-        { id: nextId(), parentId: path.at(-1)?.id ?? null, timestamp: new Date().toISOString() },
+        { id: idOf(position), parentId: path.at(-1)?.id ?? null, timestamp: new Date().toISOString() },
         { kind: "message", message: MessageSeal.seal(message) }
       )
       appendRaw([entry])

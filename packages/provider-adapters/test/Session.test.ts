@@ -217,6 +217,20 @@ describe("Session.sync", () => {
     expect(await session.sync(withFile(new Uint8Array([1, 2, 4])))).toHaveLength(1)
   })
 
+  it("names appended messages with the caller's ids by position, and falls back to its own where an id is missing or taken", async () => {
+    const ids = ["t:0", "t:1", undefined, "t:0", "t:4"]
+    const session = await Session.make("s", undefined, (position) => ids[position])
+    await session.sync(history().slice(0, 2))
+    await session.sync([...history(), { role: "user", content: "next" }])
+    const named = session.messageEntries().map((entry) => entry.id)
+    expect(named.slice(0, 2)).toEqual(["t:0", "t:1"])
+    expect(named[4]).toBe("t:4")
+    // position 2 has no id, position 3 repeats t:0: the session's own ids, all distinct
+    expect(named[2]).toMatch(/^s:\d+$/)
+    expect(named[3]).toMatch(/^s:\d+$/)
+    expect(new Set(session.transcript().map((entry) => entry.id)).size).toBe(session.transcript().length)
+  })
+
   it("a shorter history continues on a branch after the last kept message", async () => {
     const session = await Session.make("s")
     await session.sync(history())
