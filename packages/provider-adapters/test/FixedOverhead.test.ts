@@ -8,6 +8,7 @@ import { TieredSummaryEngine } from "@context-engine/engines"
 import { generateText, type ModelMessage, wrapLanguageModel } from "ai"
 import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
+import * as ContextController from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import { smallPolicy, windowedModel } from "./support/MockProvider.ts"
 
@@ -49,5 +50,33 @@ describe("fixed overhead over the input budget", () => {
     expect(first.reason).toContain("exceeds the input budget of 800 tokens (context window 2000 − reserve 1000")
     expect(first.reason).toContain("raise the context window or shorten the system prompt")
     expect(events.filter((event) => event.type === "compaction" || event.type === "compaction-failed")).toEqual([])
+  })
+
+  it("an idle return due then is skipped like the regular path: no compaction runs, none fails, the circuit stays closed", async () => {
+    // Session 5 listed this as a bug (the idle return's manual compaction would run, fail and count toward the
+    // circuit breaker). It does not: the engine's decision for a manual compaction says fixed-overhead-exceeded
+    // and compact: false, so the controller reports it as skipped. This pins that: 3 failures would open the circuit.
+    const events: Array<ContextEvent> = []
+    const controller = ContextController.make({
+      engine: TieredSummaryEngine.makeAsync(),
+      policy: { ...smallPolicy(2_000), keepRecentTokens: 200 },
+      // Every request comes 10 minutes after the previous one: past the 5-minute prompt cache (Anthropic's TTL).
+      now: () => new Date(Date.now() + 10 * 60_000),
+      idleReturn: { thresholdTokens: 100 },
+      onEvent: (event) => events.push(event)
+    })
+    const model = { provider: "anthropic.messages", modelId: "claude-test" }
+    const messages: Array<ModelMessage> = [{ role: "system", content: system }]
+    for (let turn = 0; turn < 5; turn++) {
+      messages.push({ role: "user", content: `Question ${turn} about the rules.` })
+      await controller.prepare(model, [...messages], [])
+      messages.push({ role: "assistant", content: `Answer ${turn}.` })
+    }
+    const compactionEvents = events.filter((event) => event.type !== "request")
+    expect(compactionEvents.map((event) => event.type)).toEqual(Array(5).fill("compaction-skipped"))
+    for (const event of compactionEvents) {
+      if (event.type !== "compaction-skipped") throw new Error("unreachable")
+      expect(event.error?._tag).toBe("FixedOverheadExceedsBudget")
+    }
   })
 })
