@@ -13,7 +13,7 @@
  * - a candidate is a code-shaped word (camelCase, PascalCase of two humps
  *   or more, snake_case, SCREAMING_SNAKE, and dotted chains holding one)
  *   written by the agent — its text and its tool-call inputs — or by the
- *   user in their own words; file names are left to the path extraction and
+ *   user in their own words, without a leading receiver (`this.`, `self.`); file names are left to the path extraction and
  *   the artifact ledger, reasoning is skipped (summaries omit thinking);
  * - its weight is the number of covered turns (a user request and the
  *   work on it) in which it was written, then the number of messages: an
@@ -61,6 +61,14 @@ const IDENTIFIER_RE = new RegExp(
   "g"
 )
 
+/**
+ * The receiver keyword a member access starts with: `this.` (JavaScript,
+ * TypeScript, Java, C#, C++) and `self.` (Python, Rust, Swift). It names the
+ * object the code runs in, not the member: `this.retryCount` is recorded as
+ * `retryCount`, the name a declaration or a search shows.
+ */
+const RECEIVER_RE = /^(?:this|self)\./
+
 const isName = (word: string): boolean =>
   word.length <= MAX_CHARS && !IdentifierExtraction.isFileName(word) && (word.match(/\d/g)?.length ?? 0) <= 4
 
@@ -71,7 +79,10 @@ const isName = (word: string): boolean =>
  */
 export const fromText = (text: string): Set<string> => {
   const found = new Set<string>()
-  for (const match of text.matchAll(IDENTIFIER_RE)) if (isName(match[0])) found.add(match[0])
+  for (const match of text.matchAll(IDENTIFIER_RE)) {
+    const word = match[0].replace(RECEIVER_RE, "")
+    if (isName(word)) found.add(word)
+  }
   return found
 }
 

@@ -64,6 +64,16 @@ describe("KeyIdentifiers.rank", () => {
     ]).toEqual(["parseConfig", "ThemeSelector", "load_theme", "MAX_RETRIES", "editor.tabSize"])
   })
 
+  it("records a member by its name, without the receiver it was written on (this., self.)", () => {
+    // `this.retryCount` and `retryCount` are one identifier: the checkpoint listed `this.retryCount`, a name no
+    // declaration or search shows.
+    expect([
+      ...KeyIdentifiers.fromText(
+        "set this.retryCount, read self.max_retries and this.config.maxDelay; retryCount again; thisValue.fooBar"
+      )
+    ]).toEqual(["retryCount", "max_retries", "config.maxDelay", "thisValue.fooBar"])
+  })
+
   it("leaves out what the kept messages still show", () => {
     const kept = [assistant("thinkingHigh is set"), results({ id: "c9", name: "read", text: "MAX_THEME_SIZE = 4" })]
     expect(KeyIdentifiers.notShownIn(["thinkingHigh", "thinkingOff", "MAX_THEME_SIZE"], kept)).toEqual(["thinkingOff"])
