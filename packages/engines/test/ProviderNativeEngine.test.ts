@@ -202,6 +202,27 @@ describe("ProviderNativeEngine views", () => {
     expect(textOf(assembled.messages)).not.toContain("tool-call")
   })
 
+  it("the Anthropic bridge's id is free against the transcript's ids (Entry.freshId)", () => {
+    // `<first kept id>:native-bridge` was used as is: an imported transcript holding that id gave the view two
+    // entries with one id.
+    const engine = ProviderNativeEngine.make({ fallback: passThrough() })
+    const entries = [...conversation(anthropicCompactionMessage), event("anthropic", "claude-sonnet-4-5")]
+    const native = entries[4]!
+    const taken = { ...entries[1]!, id: `${native.id}:native-bridge` } as Entry.Entry
+    const withTaken = [entries[0]!, taken, ...entries.slice(2)]
+    const view = engine.viewEntries({ entries: withTaken, policy: anthropicPolicy() })
+    expect(view.map((entry) => entry.kind === "message" && entry.message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "user",
+      false
+    ])
+    const bridge = view[1]!
+    expect(bridge.id).not.toBe(taken.id)
+    expect(withTaken.map((entry) => entry.id)).not.toContain(bridge.id)
+  })
+
   it("when the model changes, native items are stripped and the fallback sees the full history", async () => {
     for (const [native, origin] of [
       [anthropicCompactionMessage, event("anthropic", "claude-sonnet-4-5")],
