@@ -22,11 +22,14 @@ const program = new Command()
   .description("Measure, compact and replay LLM agent transcripts against a model's context window")
   .addHelpText("after", `\n${ExitCodes.HELP}`)
   .exitOverride()
-program.showHelpAfterError()
 Inspect.register(program)
 Compact.register(program)
 Replay.register(program)
 Report.register(program)
+// A usage error is its one line plus where the options are listed, not the whole help text after it.
+program.showHelpAfterError("run context-engine --help for the commands")
+for (const command of program.commands)
+  command.showHelpAfterError(`run context-engine ${command.name()} --help for its options`)
 try {
   await program.parseAsync(process.argv)
 } catch (error) {

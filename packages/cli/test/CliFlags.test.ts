@@ -105,6 +105,16 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
   it("commander's own errors exit with the usage code; --help lists the exit codes", () => {
     const unknown = spawnSync(process.execPath, [bin, "inspect", swe, "--bogus"], { encoding: "utf8" })
     expect(unknown.status).toBe(ExitCodes.USAGE)
+    // The error and where the options are, not the whole help text after it (a new user scrolled back 40 lines).
+    expect(unknown.stderr).toBe("error: unknown option '--bogus'\nrun context-engine inspect --help for its options\n")
+    const missing = spawnSync(process.execPath, [bin, "compact"], { encoding: "utf8" })
+    expect(missing.status).toBe(ExitCodes.USAGE)
+    expect(missing.stderr).toBe(
+      "error: missing required argument 'file'\nrun context-engine compact --help for its options\n"
+    )
+    const topLevel = spawnSync(process.execPath, [bin, "--bogus"], { encoding: "utf8" })
+    expect(topLevel.status).toBe(ExitCodes.USAGE)
+    expect(topLevel.stderr).toBe("error: unknown option '--bogus'\nrun context-engine --help for the commands\n")
     const help = spawnSync(process.execPath, [bin, "--help"], { encoding: "utf8" })
     expect(help.status).toBe(0)
     expect(help.stdout).toContain("Exit codes:")

@@ -219,7 +219,11 @@ export const make = (options: Options): ProviderNativeEngine => {
       latestProvider === "anthropic" && first.message.role !== "user"
         ? [
             Entry.make(
-              { id: Entry.freshId(`${first.id}:native-bridge`, entries), parentId: head.at(-1)?.id ?? null, timestamp: first.timestamp },
+              {
+                id: Entry.freshId(`${first.id}:native-bridge`, entries),
+                parentId: head.at(-1)?.id ?? null,
+                timestamp: first.timestamp
+              },
               {
                 kind: "message",
                 message: {
