@@ -23,7 +23,7 @@ const span = (first: string, last: string): string => (first === last ? first : 
 const header = (report: CompactReport): Array<string> => {
   const out = [
     `context-engine compact ${report.file}`,
-    `  ${report.format} transcript, ${n(report.entries)} entries · model ${report.model.id} (${report.model.source}${PolicyOptions.catalogNote(report.model)}) · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · keep-recent ${n(report.policy.keepRecentTokens)}`,
+    `  ${report.format} transcript, ${n(report.entries)} entries · model ${PolicyOptions.modelLabel(report.model)} · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · keep-recent ${n(report.policy.keepRecentTokens)}`,
     `  engine ${report.engine} · summarizer ${report.summarizer}`
   ]
   for (const warning of report.warnings) out.push(`  warning: ${warning}`)

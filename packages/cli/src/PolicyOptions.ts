@@ -186,6 +186,19 @@ export const catalogNote = (model: { readonly id: string; readonly catalogId: st
   model.catalogId !== null && model.catalogId !== model.id ? `, catalog entry ${model.catalogId}` : ""
 
 /**
+ * The model as the `compact` and `replay` headers and the `report` page name
+ * it: `gpt-4o-2024-08-06 (flag, catalog entry gpt-4o)` — the id, where it
+ * came from, and {@link catalogNote}.
+ *
+ * @category rendering
+ */
+export const modelLabel = (model: {
+  readonly id: string
+  readonly source: string
+  readonly catalogId: string | null
+}): string => `${model.id} (${model.source}${catalogNote(model)})`
+
+/**
  * The model id recorded in a transcript (the last assistant `meta.model`,
  * else a `session.start` / `model.change` event's `modelId`).
  *

@@ -9,7 +9,8 @@
  * from the installed `chart.js` package and inlined, so the file opens
  * offline. The report's JSON is embedded in a `<script type="application/json">`
  * and every number on the page is rendered from it, so the page and
- * `replay --json` cannot disagree. When the page has rendered it sets
+ * `replay --json` cannot disagree (the model line is `PolicyOptions.modelLabel`,
+ * as the CLI headers print it). When the page has rendered it sets
  * `document.body.dataset.ready = "true"`.
  *
  * @since 0.2.0
@@ -19,6 +20,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { Measurement } from "@context-engine/core"
 import { categoryLabels } from "./CategoryLabels.ts"
+import * as PolicyOptions from "./PolicyOptions.ts"
 
 /** A largest entry, as `inspect` lists them. @category models */
 export interface LargestEntry {
@@ -80,7 +82,7 @@ const el = (tag, attrs, ...children) => {
 };
 const set = (id, value) => { document.querySelector('[data-testid="' + id + '"]').textContent = value; };
 set("file", report.file);
-set("model", report.model.id + " · window " + fmt(report.policy.contextWindowTokens) + " · engine " + report.engine + " · mode " + report.mode);
+set("model", data.modelLabel + " · window " + fmt(report.policy.contextWindowTokens) + " · engine " + report.engine + " · mode " + report.mode);
 set("steps", fmt(report.steps.length));
 set("compactions", fmt(report.compactions.length));
 set("peak", fmt(report.peak.inputTokens));
@@ -139,7 +141,7 @@ document.body.dataset.ready = "true";
  * @category rendering
  */
 export const render = (
-  report: { readonly file: string },
+  report: { readonly file: string; readonly model: Parameters<typeof PolicyOptions.modelLabel>[0] },
   largest: ReadonlyArray<LargestEntry>
 ): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -166,7 +168,7 @@ export const render = (
 <table><thead><tr><th>entry</th><th>role</th><th>category</th><th class="n">tokens</th><th>preview</th></tr></thead><tbody data-testid="largest-rows"></tbody></table>
 <h2>Damage after compaction</h2>
 <table><thead><tr><th>kind</th><th class="n">step</th><th class="n">compaction step</th><th>call</th></tr></thead><tbody data-testid="damage-rows"></tbody></table>
-<script type="application/json" id="report-data">${embed({ report, largest, categories: Measurement.categories, labels: categoryLabels, colours: COLOURS })}</script>
+<script type="application/json" id="report-data">${embed({ report, largest, modelLabel: PolicyOptions.modelLabel(report.model), categories: Measurement.categories, labels: categoryLabels, colours: COLOURS })}</script>
 <script>${chartJs()}</script>
 <script>${APP}</script>
 </body></html>

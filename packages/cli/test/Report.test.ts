@@ -102,6 +102,26 @@ describe("context-engine report in headless Chromium", { timeout: 180_000 }, () 
     await page.close()
   })
 
+  it("names the catalog entry a model id resolved to, as the CLI header does", async () => {
+    // The page said 'gpt-4o-2024-08-06 · window …' where replay's header said '(flag, catalog entry gpt-4o)'.
+    const { report, largest } = await ReplayCommand.buildWithLargest(
+      swe,
+      { model: "gpt-4o-2024-08-06", contextWindow: 16_000 },
+      quiet
+    )
+    const path = join(mkdtempSync(join(tmpdir(), "report-")), "report-model.html")
+    writeFileSync(path, ReportHtml.render(report, largest))
+    const { page, errors, text } = await open(path)
+    expect(errors).toEqual([])
+    expect(await text("model")).toBe(
+      "gpt-4o-2024-08-06 (flag, catalog entry gpt-4o) · window 16,000 · engine tiered-summary · mode active"
+    )
+    expect(ReplayCommand.render(report)).toContain(
+      "model gpt-4o-2024-08-06 (flag, catalog entry gpt-4o) · window 16,000"
+    )
+    await page.close()
+  })
+
   it("shows shadow checkpoints beside what was sent", async () => {
     const { report, path } = await write("shadow")
     expect(report.compactions.every((compaction) => compaction.shadow)).toBe(true)
