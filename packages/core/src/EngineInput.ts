@@ -217,17 +217,24 @@ export const validate = (input: unknown): Effect.Effect<EngineInput, EngineInput
 
 /**
  * Wraps an engine so that every method taking an {@link EngineInput}
- * validates it first ({@link validate}); other members are kept as they are.
+ * validates it first ({@link validate}'s checks); other members are kept as
+ * they are. Each wrapped engine has its own {@link Validator}: an engine
+ * serves one session, and a validator checks only what the last valid input
+ * did not hold, so sessions stepping in turn through a shared one re-checked
+ * their whole entries every call.
  *
  * @category constructors
  */
-export const guard = <E extends ContextEngine>(engine: E): E => ({
-  ...engine,
-  measure: (input) => Effect.flatMap(validate(input), engine.measure),
-  shouldCompact: (input) => Effect.flatMap(validate(input), engine.shouldCompact),
-  plan: (input) => Effect.flatMap(validate(input), engine.plan),
-  compact: (input, plan) => Effect.flatMap(validate(input), (valid) => engine.compact(valid, plan)),
-  validate: (input, result) => Effect.flatMap(validate(input), (valid) => engine.validate(valid, result)),
-  assembleContext: (input) => Effect.flatMap(validate(input), engine.assembleContext),
-  recordOutcome: (input, outcome) => Effect.flatMap(validate(input), (valid) => engine.recordOutcome(valid, outcome))
-})
+export const guard = <E extends ContextEngine>(engine: E): E => {
+  const validate = makeValidator().validate
+  return {
+    ...engine,
+    measure: (input) => Effect.flatMap(validate(input), engine.measure),
+    shouldCompact: (input) => Effect.flatMap(validate(input), engine.shouldCompact),
+    plan: (input) => Effect.flatMap(validate(input), engine.plan),
+    compact: (input, plan) => Effect.flatMap(validate(input), (valid) => engine.compact(valid, plan)),
+    validate: (input, result) => Effect.flatMap(validate(input), (valid) => engine.validate(valid, result)),
+    assembleContext: (input) => Effect.flatMap(validate(input), engine.assembleContext),
+    recordOutcome: (input, outcome) => Effect.flatMap(validate(input), (valid) => engine.recordOutcome(valid, outcome))
+  }
+}

@@ -276,16 +276,82 @@ export const fingerprintThrough = (items: ReadonlyArray<ViewItem>, lastIndex: nu
   if (!identical) for (let index = 0; index < shared; index++) slot.items[index] = items[index]!
   slot.items.length = shared
   slot.fingerprints.length = shared
-  for (let index = shared; index <= lastIndex; index++) {
-    const item = items[index]!
-    const previous = index === 0 ? "" : slot.fingerprints[index - 1]!
-    slot.fingerprints.push(
-      ContentHash.hash(`${previous}\u0001${item.entryId}\u0000${item.source}\u0000${messageHash(item.message)}`)
-    )
-    slot.items.push(item)
-  }
+  appendLinks(slot, items, shared, lastIndex)
   return slot.fingerprints[lastIndex]!
 }
+
+/** Pushes the fingerprints of `items[from … lastIndex]` onto `chain` (which holds `from` of them). */
+const appendLinks = (chain: Chain, items: ReadonlyArray<ViewItem>, from: number, lastIndex: number): void => {
+  for (let index = from; index <= lastIndex; index++) {
+    const item = items[index]!
+    const previous = index === 0 ? "" : chain.fingerprints[index - 1]!
+    chain.fingerprints.push(
+      ContentHash.hash(`${previous}\u0001${item.entryId}\u0000${item.source}\u0000${messageHash(item.message)}`)
+    )
+    chain.items.push(item)
+  }
+}
+
+/**
+ * A caller's own prefix fingerprints ({@link fingerprintThrough}'s values):
+ * the first `length` of `items` / `fingerprints`. Positions below `length`
+ * are never rewritten, so a later {@link extendChain} may push onto the same
+ * arrays while this one stays valid.
+ *
+ * @category fingerprints
+ */
+export interface ChainRef {
+  readonly chain: Chain
+  readonly length: number
+}
+
+interface Chain {
+  readonly items: Array<ViewItem>
+  readonly fingerprints: Array<string>
+}
+
+/** Length of the prefix of `items` (up to `limit`) that `known` holds, by {@link sameItem}: a pointer loop when the objects are the same. */
+const sharedWith = (items: ReadonlyArray<ViewItem>, known: ChainRef, limit: number): number => {
+  const end = Math.min(known.length, limit)
+  const held = known.chain.items
+  let index = 0
+  while (index < end && sameItem(items[index]!, held[index]!)) index++
+  return index
+}
+
+/**
+ * The fingerprints of `items[0 … lastIndex]` ({@link fingerprintThrough}'s
+ * values), extending `known` (the caller's chain from an earlier view, e.g.
+ * the previous request's) where `items` holds the same items: only the items
+ * after the shared prefix are hashed. Shares `known`'s arrays when `items`
+ * extends or ends inside it, else copies the shared part. Kept by the caller
+ * (one chain per session), not in {@link fingerprintThrough}'s process-wide
+ * slots, which sessions stepping in turn take from each other.
+ *
+ * @category fingerprints
+ */
+export const extendChain = (
+  known: ChainRef | undefined,
+  items: ReadonlyArray<ViewItem>,
+  lastIndex: number
+): ChainRef => {
+  const limit = lastIndex + 1
+  const shared = known === undefined ? 0 : sharedWith(items, known, limit)
+  if (known !== undefined && shared === limit) return { chain: known.chain, length: limit }
+  const chain: Chain =
+    known !== undefined && shared === known.length && known.chain.items.length === known.length
+      ? known.chain
+      : {
+          items: known === undefined ? [] : known.chain.items.slice(0, shared),
+          fingerprints: known === undefined ? [] : known.chain.fingerprints.slice(0, shared)
+        }
+  appendLinks(chain, items, shared, lastIndex)
+  return { chain, length: limit }
+}
+
+/** Whether `items[0 … lastIndex]` are the items `known` holds (so their fingerprint is `known`'s last). */
+export const chainCovers = (known: ChainRef, items: ReadonlyArray<ViewItem>, lastIndex: number): boolean =>
+  known.length === lastIndex + 1 && sharedWith(items, known, lastIndex + 1) === lastIndex + 1
 
 /**
  * A shallow fingerprint of a message: its content and, per part, the part

@@ -1,4 +1,4 @@
-import { ContextView, Measurer, type Message, Tokenizers } from "@context-engine/core"
+import { ContextView, Measurer, type Message, Tokenizers, UsageScale } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 
 const messages: Array<Message.Message> = [
@@ -68,5 +68,68 @@ describe("anchored measurement", () => {
     const measurement = measurer.measure(view, { anchor: { inputTokens: reported, lastEntryId: "m3" } })
     expect(measurement.method).toBe("anchored")
     expect(measurement.inputTokens).toBe(reported)
+  })
+})
+
+describe("each anchor keeps its own prefix fingerprints", () => {
+  const history: Array<Message.Message> = Array.from({ length: 300 }, (_, index) =>
+    index % 2 === 0 ? { role: "user", content: `question ${index}` } : { role: "assistant", content: `answer ${index}` }
+  )
+  const next: Array<Message.Message> = [
+    { role: "user", content: "one more question" },
+    { role: "assistant", content: "one more answer" }
+  ]
+  // Items whose property reads are counted (a read of an earlier item means its prefix was compared or hashed again).
+  const counted = (view: ContextView.ContextView, reads: { count: number }): ContextView.ContextView => ({
+    ...view,
+    items: view.items.map(
+      (item) =>
+        new Proxy(item, {
+          get: (target, key, receiver) => {
+            reads.count++
+            return Reflect.get(target, key, receiver)
+          }
+        })
+    )
+  })
+
+  it("two sessions with the same history stepping in turn: a step reads none of its earlier items, same fingerprints", () => {
+    const readsA = { count: 0 }
+    const viewA1 = counted(ContextView.fromMessages(history), readsA)
+    // Session B: the same entry ids and contents, other objects (a fork, or two users of one agent template).
+    const viewB1 = counted(ContextView.fromMessages(history), { count: 0 })
+    const anchorA1 = Measurer.anchorFor(viewA1, { inputTokens: 9_000, lastEntryId: "m299" })
+    const anchorB1 = Measurer.anchorFor(viewB1, { inputTokens: 9_000, lastEntryId: "m299" })
+    expect(anchorB1.prefixFingerprint).toBe(anchorA1.prefixFingerprint)
+    const appended = ContextView.fromMessages([...history, ...next]).items.slice(history.length)
+    const viewA2 = { ...viewA1, items: [...viewA1.items, ...appended] }
+    readsA.count = 0
+    expect(UsageScale.locate(viewA2, anchorA1)).toEqual({ index: 299 })
+    const anchorA2 = Measurer.anchorFor(viewA2, { inputTokens: 9_100, lastEntryId: "m301" }, anchorA1)
+    // locate finds m299 from the end: one read of an earlier item (its entry id); nothing compared by content.
+    expect(readsA.count).toBeLessThanOrEqual(1)
+    expect(anchorA2.prefixFingerprint).toBe(
+      Measurer.prefixFingerprint(ContextView.fromMessages([...history, ...next]), "m301")
+    )
+  })
+
+  it("a previous anchor from before a compaction gives the same fingerprint as none, and stays valid for its own view", () => {
+    const view = ContextView.fromMessages(history)
+    const anchor = Measurer.anchorFor(view, { inputTokens: 9_000, lastEntryId: "m299" })
+    const compacted = ContextView.applyEdits(view, [
+      {
+        op: "replace",
+        entryId: "m10",
+        strategy: "toolTrim",
+        reason: "cleared",
+        message: { role: "user", content: "…" }
+      }
+    ])
+    const after = Measurer.anchorFor(compacted, { inputTokens: 8_000, lastEntryId: "m299" }, anchor)
+    expect(after.prefixFingerprint).toBe(Measurer.prefixFingerprint(compacted, "m299"))
+    expect(after.prefixFingerprint).not.toBe(anchor.prefixFingerprint)
+    expect(UsageScale.locate(compacted, anchor).index).toBe(-1)
+    expect(UsageScale.locate(view, anchor)).toEqual({ index: 299 })
+    expect(UsageScale.locate(compacted, after)).toEqual({ index: 299 })
   })
 })

@@ -2,7 +2,7 @@
  * EngineInput.validate: bad engine input is a typed error naming the path
  * and value; each entry object is decoded once.
  */
-import { EngineInput, type Entry, Errors, PolicyRegistry } from "@context-engine/core"
+import { type ContextEngine, EngineInput, type Entry, Errors, PolicyRegistry } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
@@ -99,5 +99,36 @@ describe("EngineInput.validate", () => {
     expect(Exit.isSuccess(outcome(entries))).toBe(true)
     entries[1] = message("a", "edited", "a")
     expect(Exit.isFailure(outcome(entries))).toBe(true)
+  })
+
+  it("each guarded engine checks only what its own last input did not hold: two sessions in turn read no earlier entry", () => {
+    // A stand-in engine: only the guard's validation is under test.
+    const engine = { shouldCompact: () => Effect.succeed(false) } as unknown as ContextEngine.ContextEngine
+    const reads = { count: 0 }
+    const session = (tag: string) =>
+      Array.from(
+        { length: 50 },
+        (_, index) =>
+          new Proxy(message(`${tag}${index}`, `text ${index}`, index === 0 ? null : `${tag}${index - 1}`), {
+            get: (target, key, receiver) => {
+              reads.count++
+              return Reflect.get(target, key, receiver)
+            }
+          })
+      )
+    const [a, b] = [session("a"), session("b")]
+    const [engineA, engineB] = [EngineInput.guard(engine), EngineInput.guard(engine)]
+    Effect.runSync(engineA.shouldCompact({ entries: a, policy }))
+    Effect.runSync(engineB.shouldCompact({ entries: b, policy }))
+    reads.count = 0
+    expect(Effect.runSync(engineA.shouldCompact({ entries: [...a, message("a50", "next", "a49")], policy }))).toBe(
+      false
+    )
+    expect(reads.count).toBe(0)
+    // Still checked against the ids seen before.
+    const repeated = Effect.runSyncExit(
+      engineA.shouldCompact({ entries: [...a, message("a3", "again", "a49")], policy })
+    )
+    expect(Exit.isFailure(repeated) && String(repeated.cause)).toContain("entries[3] and entries[50]")
   })
 })

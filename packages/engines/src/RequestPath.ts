@@ -109,6 +109,6 @@ export const recordOutcome = (
       const usage = { inputTokens: outcome.inputTokens, lastEntryId: outcome.lastEntryId }
       const view = core.prepare(input).view
       core.state.usage = UsageScale.ratioFor(core.measurerFor(input.policy), view, usage) ?? core.state.usage
-      core.state.anchor = Measurer.anchorFor(view, usage)
+      core.state.anchor = Measurer.anchorFor(view, usage, core.state.anchor)
     }
   })
