@@ -69,7 +69,8 @@ export const prefixFingerprint = (view: ContextView, lastEntryId: string): strin
  * later compaction changes any item it covered (the reported number would
  * then overstate the new request). `previous`: the session's anchor before
  * this one, whose fingerprints are extended (only the items after the prefix
- * both views share are hashed); the value is the same with or without it.
+ * both views share are hashed; an anchor without a fingerprint passes on
+ * the one it was given); the value is the same with or without it.
  *
  * @category anchors
  */
@@ -86,7 +87,9 @@ export const anchorFor = (
     lastEntryId: usage.lastEntryId,
     ...(chain !== undefined ? { prefixFingerprint: chain.chain.fingerprints[index]! } : {})
   }
-  if (chain !== undefined) chains.set(anchor, chain)
+  // An anchor whose last entry is not in the view (e.g. a message normalization dropped) passes the chain on.
+  const kept = chain ?? known
+  if (kept !== undefined) chains.set(anchor, kept)
   return anchor
 }
 

@@ -111,6 +111,18 @@ describe("each anchor keeps its own prefix fingerprints", () => {
     expect(anchorA2.prefixFingerprint).toBe(
       Measurer.prefixFingerprint(ContextView.fromMessages([...history, ...next]), "m301")
     )
+    // Usage for a request whose last message is not in the view (normalization dropped it): no fingerprint, and the
+    // next anchor still extends the chain instead of hashing the whole prefix again.
+    const anchorA3 = Measurer.anchorFor(viewA2, { inputTokens: 9_200, lastEntryId: "dropped" }, anchorA2)
+    expect(anchorA3.prefixFingerprint).toBeUndefined()
+    const viewA4 = {
+      ...viewA2,
+      items: [...viewA2.items, ...appended.map((item) => ({ ...item, entryId: `${item.entryId}b` }))]
+    }
+    readsA.count = 0
+    const anchorA4 = Measurer.anchorFor(viewA4, { inputTokens: 9_300, lastEntryId: "m301b" }, anchorA3)
+    expect(readsA.count).toBe(0)
+    expect(anchorA4.prefixFingerprint).toBe(Measurer.prefixFingerprint(viewA4, "m301b"))
   })
 
   it("a previous anchor from before a compaction gives the same fingerprint as none, and stays valid for its own view", () => {

@@ -160,11 +160,18 @@ const toSend = (
   let offset = 0
   for (let index = 0; index < items.length; index++) {
     const message = items[index]!.message
-    const at = PromptAlignment.near(
-      index + offset,
-      (position) =>
-        position >= 0 && position < original.length && (message === original[position] || message === synced[position])
-    )
+    const expected = index + offset
+    // The common case (same offset as the previous message) tested inline: no closure per position.
+    const at =
+      expected < original.length && (message === original[expected] || message === synced[expected])
+        ? expected
+        : PromptAlignment.near(
+            expected,
+            (position) =>
+              position >= 0 &&
+              position < original.length &&
+              (message === original[position] || message === synced[position])
+          )
     if (at >= 0) offset = at - index
     sent[index] = at >= 0 ? original[at]! : message
   }

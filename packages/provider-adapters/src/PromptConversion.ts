@@ -307,7 +307,11 @@ export const makeToPrompt = (): ((
     for (let index = 0; index < messages.length; index++) {
       const message = messages[index]!
       // The application's own message, at its position or shifted by the messages the request dropped or inserted.
-      const at = PromptAlignment.near(index + offset, (position) => message === sent[position])
+      // The common case (same offset as the previous message) tested inline: no closure per position.
+      const at =
+        message === sent[index + offset]
+          ? index + offset
+          : PromptAlignment.near(index + offset, (position) => message === sent[position])
       if (at >= 0) {
         offset = at - index
         if (!copied || at !== index) prompt[index] = original[at]!
