@@ -146,7 +146,14 @@ export const ratioFor = (
   return { ratio, lastEntryId: usage.lastEntryId }
 }
 
-const scaleCounts = <C extends Partial<Record<Category, number>>>(counts: C, ratio: number): C => {
+/**
+ * Counts on the provider's scale: each category times `ratio`, rounded
+ * (`reservedOutput`, not an input count, unchanged) — what the
+ * {@link scaled} measurer's `countMessage` returns for a local count.
+ *
+ * @category constructors
+ */
+export const scaleCounts = <C extends Partial<Record<Category, number>>>(counts: C, ratio: number): C => {
   const out: Partial<Record<Category, number>> = {}
   for (const key in counts) {
     const value = counts[key as Category] ?? 0
@@ -294,7 +301,7 @@ export const scaled = <M extends Measurer>(measurer: M, usage: UsageRatio): M =>
   if (usage.ratio === 1) return measurer
   const { ratio } = usage
   const cached = measurer as Partial<CachedMeasurer>
-  return {
+  const result = {
     ...(cached.cacheSize && cached.clearCache ? { cacheSize: cached.cacheSize, clearCache: cached.clearCache } : {}),
     tokenizer: measurer.tokenizer,
     countMessage: (message, source, position) => scaleCounts(measurer.countMessage(message, source, position), ratio),
@@ -307,4 +314,20 @@ export const scaled = <M extends Measurer>(measurer: M, usage: UsageRatio): M =>
         : scaleMeasurement(measurement, usage)
     }
   } as Measurer as M
+  scales.set(result, { local: measurer, ratio })
+  return result
 }
+
+// The local measurer and ratio of each measurer `scaled` made.
+const scales = new WeakMap<Measurer, { readonly local: Measurer; readonly ratio: number }>()
+
+/**
+ * The local measurer and ratio a {@link scaled} measurer applies (its
+ * `countMessage` is `scaleCounts(local.countMessage(…), ratio)`), or
+ * `undefined` for any other measurer. Lets a caller that keeps local counts
+ * rescale them when the ratio changes instead of counting again.
+ *
+ * @category constructors
+ */
+export const scaleOf = (measurer: Measurer): { readonly local: Measurer; readonly ratio: number } | undefined =>
+  scales.get(measurer)

@@ -25,43 +25,23 @@
  *
  * @since 0.1.0
  */
-import type { ContextView, Measurer, Message } from "@context-engine/core"
-import { MeasureCache, Measurement, Turns } from "@context-engine/core"
+import type { ContextView, Measurement, Measurer, Message } from "@context-engine/core"
+import { MeasureCache, Turns } from "@context-engine/core"
+import {
+  type Chunk,
+  delta,
+  empty,
+  type Frozen,
+  freezeSpots,
+  type Item,
+  isUser,
+  lastIndex,
+  measuredBy,
+  type Spot,
+  sameItem,
+  withDelta
+} from "./FrozenPrefix.ts"
 import * as Normalization from "./Normalization.ts"
-
-type Item = ContextView.ViewItem
-type Counts = { -readonly [K in Measurement.Category]: number }
-interface Spot {
-  readonly index: number
-  readonly item: Item
-}
-
-/** One part of a view normalized on its own; indices are local to the part. */
-interface Chunk {
-  readonly raw: ReadonlyArray<Item>
-  /** `raw` itself when nothing changed. */
-  readonly out: ReadonlyArray<Item>
-  readonly changedRaw: ReadonlyArray<Spot>
-  readonly changedOut: ReadonlyArray<Spot>
-}
-
-/** The frozen prefix `[0, length)` of the raw view and its normalized form. Owned by one instance, grown in place. */
-interface Frozen {
-  readonly measurer: Measurer.Measurer
-  raw: ReadonlyArray<Item>
-  length: number
-  readonly out: Array<Item>
-  readonly callIds: Set<string>
-  readonly entryIds: Set<string>
-  readonly changedRaw: Array<Spot>
-  readonly changedOut: Array<Spot>
-  /** Count change of the prefix when every item of it is before the latest user message. */
-  readonly priorDelta: Counts
-  lastUserRaw: number
-  lastUserOut: number
-  /** Latest user message that is the user's words (`Turns.isUserWordsItem`), -1 when none. */
-  lastUserWords: number
-}
 
 /**
  * A view normalized, with its measurement (see the module doc).
@@ -84,23 +64,10 @@ export interface Incremental {
   readonly frozenLength: () => number
 }
 
-const partsOf = (message: Message.Message): ReadonlyArray<Message.ContentPart> =>
-  typeof message.content === "string" ? [] : message.content
-
-const lastIndex = (items: ReadonlyArray<Item>, test: (item: Item) => boolean): number => {
-  for (let index = items.length - 1; index >= 0; index--) if (test(items[index]!)) return index
-  return -1
-}
-const isUser = (item: Item): boolean => item.message.role === "user"
 const isWords = (item: Item): boolean => Turns.isUserWordsItem(item)
 
-const sameItem = (a: Item, b: Item): boolean =>
-  a === b ||
-  (a.entryId === b.entryId &&
-    a.message === b.message &&
-    a.source === b.source &&
-    a.editedBy.length === b.editedBy.length &&
-    a.editedBy.every((name, index) => name === b.editedBy[index]))
+const partsOf = (message: Message.Message): ReadonlyArray<Message.ContentPart> =>
+  typeof message.content === "string" ? [] : message.content
 
 const normalizeChunk = (raw: ReadonlyArray<Item>, tools: ContextView.ContextView["tools"]): Chunk => {
   const view = { items: raw, tools }
@@ -112,21 +79,6 @@ const normalizeChunk = (raw: ReadonlyArray<Item>, tools: ContextView.ContextView
     items.flatMap((item, index) => (other.has(item) ? [] : [{ index, item }]))
   return { raw, out: result.items, changedRaw: changed(raw, kept), changedOut: changed(result.items, given) }
 }
-
-const empty = (measurer: Measurer.Measurer, raw: ReadonlyArray<Item>): Frozen => ({
-  measurer,
-  raw,
-  length: 0,
-  out: [],
-  callIds: new Set(),
-  entryIds: new Set(),
-  changedRaw: [],
-  changedOut: [],
-  priorDelta: Measurement.zeroCounts(),
-  lastUserRaw: -1,
-  lastUserOut: -1,
-  lastUserWords: -1
-})
 
 /** Whether `items` starts with the frozen prefix (same messages, entry ids and sources) and goes beyond it. */
 const extendsPrefix = (frozen: Frozen, items: ReadonlyArray<Item>): boolean => {
@@ -178,21 +130,6 @@ const compatible = (frozen: Frozen, items: ReadonlyArray<Item>, suffix: Chunk): 
   disjoint(frozen.callIds, frozen.entryIds, suffix.raw, suffix.changedOut) &&
   sameProtection(frozen, items, suffix)
 
-const countSpots = (
-  measurer: Measurer.CachedMeasurer,
-  sum: Counts,
-  spots: ReadonlyArray<Spot>,
-  sign: 1 | -1,
-  offset: number,
-  loopStart: number
-): void => {
-  for (const spot of spots) {
-    const position = spot.index + offset < loopStart ? "prior" : "current"
-    const counts = measurer.countMessage(spot.item.message, spot.item.source, position)
-    for (const key in counts) sum[key as Measurement.Category] += sign * (counts[key as Measurement.Category] ?? 0)
-  }
-}
-
 /** The last clean boundary in `raw` (index > 0) before which no tool call is left open, -1 when none. */
 const lastBoundary = (raw: ReadonlyArray<Item>): number => {
   const open = new Set<string>()
@@ -242,13 +179,13 @@ const advance = (
   if (!disjoint(ids.callIds, ids.entryIds, suffix.raw.slice(cut), [])) return frozen
   for (const id of ids.callIds) frozen.callIds.add(id)
   for (const id of ids.entryIds) frozen.entryIds.add(id)
-  const measurer = MeasureCache.wrap(frozen.measurer)
-  countSpots(measurer, frozen.priorDelta, middle.changedOut, 1, 0, Number.POSITIVE_INFINITY)
-  countSpots(measurer, frozen.priorDelta, middle.changedRaw, -1, 0, Number.POSITIVE_INFINITY)
   const offset = frozen.length
   const outOffset = frozen.out.length
-  for (const spot of middle.changedRaw) frozen.changedRaw.push({ index: spot.index + offset, item: spot.item })
-  for (const spot of middle.changedOut) frozen.changedOut.push({ index: spot.index + outOffset, item: spot.item })
+  freezeSpots(
+    frozen,
+    middle.changedOut.map((spot) => ({ index: spot.index + outOffset, item: spot.item })),
+    middle.changedRaw.map((spot) => ({ index: spot.index + offset, item: spot.item }))
+  )
   for (const item of middle.out) frozen.out.push(item)
   const lastUser = lastIndex(middle.raw, isUser)
   const lastUserOut = lastIndex(middle.out, isUser)
@@ -259,89 +196,6 @@ const advance = (
   frozen.raw = items
   frozen.length = offset + cut
   return frozen
-}
-
-/**
- * The frozen prefix counted by `measurer`. What is frozen (which items
- * normalization changed) does not depend on the measurer; only the prior
- * delta is a count, so another measurer — the engine's usage-scaled one is a
- * new object whenever the provider reports usage — recounts just the changed
- * items (O(changed items), not O(view)). The old state is dropped by the caller.
- */
-const measuredBy = (frozen: Frozen, measurer: Measurer.Measurer): Frozen => {
-  if (frozen.measurer === measurer) return frozen
-  const priorDelta = Measurement.zeroCounts()
-  const counting = MeasureCache.wrap(measurer)
-  countSpots(counting, priorDelta, frozen.changedOut, 1, 0, Number.POSITIVE_INFINITY)
-  countSpots(counting, priorDelta, frozen.changedRaw, -1, 0, Number.POSITIVE_INFINITY)
-  return { ...frozen, measurer, priorDelta }
-}
-
-/**
- * Count change from the raw view to the normalized one: only the items that
- * differ are counted. An unchanged item is before the latest user message in
- * both views or in neither, since that message is the same item in both
- * (when it is not, every item is summed).
- */
-const delta = (
-  frozen: Frozen,
-  suffix: Chunk,
-  items: ReadonlyArray<Item>,
-  out: ReadonlyArray<Item>,
-  measurer: Measurer.CachedMeasurer
-): Counts => {
-  const sum = Measurement.zeroCounts()
-  const userRaw = lastIndex(suffix.raw, isUser)
-  const userOut = lastIndex(suffix.out, isUser)
-  const loopRaw = userRaw === -1 ? frozen.lastUserRaw : frozen.length + userRaw
-  const loopOut = userOut === -1 ? frozen.lastUserOut : frozen.out.length + userOut
-  const aligned = loopRaw === -1 ? loopOut === -1 : loopOut !== -1 && sameItem(items[loopRaw]!, out[loopOut]!)
-  const rawStart = Math.max(loopRaw, 0)
-  const outStart = Math.max(loopOut, 0)
-  if (!aligned) {
-    countSpots(
-      measurer,
-      sum,
-      out.map((item, index) => ({ index, item })),
-      1,
-      0,
-      outStart
-    )
-    countSpots(
-      measurer,
-      sum,
-      items.map((item, index) => ({ index, item })),
-      -1,
-      0,
-      rawStart
-    )
-    return sum
-  }
-  if (loopRaw >= frozen.length && loopOut >= frozen.out.length) {
-    for (const category of Measurement.categories) sum[category] += frozen.priorDelta[category]
-  } else {
-    countSpots(measurer, sum, frozen.changedOut, 1, 0, outStart)
-    countSpots(measurer, sum, frozen.changedRaw, -1, 0, rawStart)
-  }
-  countSpots(measurer, sum, suffix.changedOut, 1, frozen.out.length, outStart)
-  countSpots(measurer, sum, suffix.changedRaw, -1, frozen.length, rawStart)
-  return sum
-}
-
-const withDelta = (before: Measurement.Measurement, change: Counts): Measurement.Measurement => {
-  const byCategory = { ...before.byCategory } as Counts
-  let inputTokens = 0
-  for (const category of Measurement.categories) {
-    byCategory[category] += change[category]
-    if (category !== "reservedOutput") inputTokens += byCategory[category]
-  }
-  return {
-    ...before,
-    byCategory,
-    inputTokens,
-    totalTokens: inputTokens + byCategory.reservedOutput,
-    headroomTokens: before.budgetTokens - inputTokens
-  }
 }
 
 const normalized = (

@@ -81,7 +81,9 @@ describe("IncrementalNormalization", () => {
         fc.array(
           fc.record({
             grow: fc.integer({ min: 0, max: 6 }),
-            rewrite: fc.option(fc.record({ at: fc.nat(), to: message }), { nil: undefined })
+            rewrite: fc.option(fc.record({ at: fc.nat(), to: message }), { nil: undefined }),
+            // Usage arrived with this ratio: the engine's usage-scaled measurer, a new object (none: the local one).
+            ratio: fc.option(fc.double({ min: 0.5, max: 4, noNaN: true }), { nil: undefined })
           }),
           { minLength: 1, maxLength: 12 }
         ),
@@ -90,14 +92,16 @@ describe("IncrementalNormalization", () => {
           const messages = all.slice()
           const ids = all.map((_, index) => `e${index}`)
           let length = 0
-          for (const { grow, rewrite } of steps) {
+          for (const { grow, rewrite, ratio } of steps) {
             length = Math.min(messages.length, length + grow)
             if (length === 0) continue
             // An app rewrote an earlier message: a new message under the same entry id.
             if (rewrite !== undefined) messages[rewrite.at % length] = rewrite.to
             const view = viewOf(messages.slice(0, length), ids)
-            const expected = cold(view)
-            const actual = normalize(view, measurer, expected.before)
+            const stepMeasurer =
+              ratio === undefined ? measurer : UsageScale.scaled(measurer, { ratio, lastEntryId: "e0" })
+            const expected = cold(view, stepMeasurer)
+            const actual = normalize(view, stepMeasurer, expected.before)
             expect(plain(actual.view)).toEqual(plain(expected.view))
             expect(actual.after).toEqual(expected.after)
           }
@@ -199,18 +203,31 @@ describe("IncrementalNormalization", () => {
     const all = messages.map(counted)
     const ids = all.map((_, index) => `e${index}`)
     const normalize = IncrementalNormalization.make()
+    // The local measurer, noting which messages it is asked to count.
+    const asked = new Set<Message.Message>()
+    const local: Measurer.CachedMeasurer = {
+      ...measurer,
+      countMessage: (message, source, position) => {
+        asked.add(message)
+        return measurer.countMessage(message, source, position)
+      }
+    }
     for (let length = 300, step = 0; length <= all.length; length += 2, step++) {
       // A new scaled measurer object every step, as the engine builds one whenever usage arrives.
-      const scaled = UsageScale.scaled(measurer, { ratio: 1.05 + step / 100, lastEntryId: "e0" })
+      const scaled = UsageScale.scaled(local, { ratio: 1.05 + step / 100, lastEntryId: "e0" })
       const view = viewOf(all.slice(0, length), ids)
       const expected = cold(view, scaled)
       reads = 0
+      asked.clear()
       const actual = normalize(view, scaled, expected.before)
       expect(plain(actual.view)).toEqual(plain(expected.view))
       expect(actual.after).toEqual(expected.after)
       // After the first step the frozen prefix is not normalized again: fewer content reads than messages (a cold
-      // normalization reads every message's content many times over, ~10,000 reads here).
+      // normalization reads every message's content many times over, ~10,000 reads here) — and its repaired orphan
+      // result is counted by the local measurer once per reasoning position (frozen at step 0 as prior, needed as
+      // current at step 1: the user's message is before it), then only rescaled under each new ratio.
       if (step > 0) expect(reads).toBeLessThan(length)
+      if (step > 1) expect(asked.has(all[1]!)).toBe(false)
     }
   })
 })
