@@ -11,11 +11,16 @@
  * tool whose name says todo or plan and whose input holds a list of items with
  * a status.
  *
+ * Text-action agents (SWE-agent 0.x) write the command at the end of their
+ * response and get its output back as a user-role message; those commands
+ * are actions too (`textAction`), classified by the command's first word.
+ *
  * @since 0.2.0
  */
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
+import * as UserSpeech from "./UserSpeech.ts"
 
 /**
  * One message with the transcript entry it came from.
@@ -215,17 +220,109 @@ const kindOf = (toolName: string, input: unknown): Action["kind"] => {
   return "other"
 }
 
+/** A response that ends with a fenced code block: the block's text. */
+const FENCE_AT_END_RE = /```[^\n`]*\n([\s\S]*?)\n?```\s*$/
+/** The file a text-action agent's file viewer shows (SWE-agent's "[File: p (n lines total)]" screen, "(Open file: p)" footer). */
+const SHOWN_FILE_RE = /^\[File: ([^\]\n(]+?)(?: \(\d+ lines total\))?\]|\(Open file: ([^)\n]+)\)/m
+
+const hasToolCall = (message: Message): boolean =>
+  typeof message.content !== "string" && message.content.some((part) => part.type === "tool-call")
+
 /**
- * Every tool call of the items, classified, with its outcome, oldest first.
+ * The outcome of a text action read off its observation: failed when the
+ * observation's first line reports an error (SWE-agent's "Your proposed edit
+ * has introduced new syntax error(s)"), or, unless it is a file viewer's
+ * screen (whose body is file content, not output), when it holds a failure
+ * marker (`FAILED_EXIT_RE`: a traceback, "error: ", an exit code).
+ */
+const observedOutcome = (observation: string): Outcome => {
+  const lines = observation
+    .trim()
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
+  const screen = SHOWN_FILE_RE.test(lines[0] ?? "") && (lines[0] ?? "").startsWith("[File:")
+  const failed = ERROR_WORD_RE.test(lines[0] ?? "") || (!screen && FAILED_EXIT_RE.test(observation.slice(0, 20_000)))
+  if (!failed) return { _tag: "ok", text: observation }
+  const error =
+    IdentifierExtraction.fromText(observation.slice(0, 20_000)).errors[0] ??
+    lines.find((line) => ERROR_WORD_RE.test(line)) ??
+    lines[0] ??
+    "error"
+  return { _tag: "failed", error: error.trim() }
+}
+
+/**
+ * The action of a text-action agent's response, or `undefined`. Agents
+ * without structured tool calls (SWE-agent 0.x's `ThoughtActionParser`: the
+ * command is the fenced code block that ends the response) get the
+ * command's output back as the next user-role message. A response counts as
+ * an action only when it has no tool call, ends with a fenced block, and the
+ * next message is user-role output — an observation or a pasted log
+ * (`UserSpeech.classify`), never the user's words nor a command the user ran
+ * themselves; an observation already cleared to a placeholder no longer
+ * shows what happened, so its command is not read as an action. The command is the block's first line; its first word names
+ * the tool (`create`, `edit`, `open`, `python`…) and is classified like a
+ * tool name; a file tool's path is its first argument when that looks like
+ * a path, else the file the observation's viewer shows (an `edit 12:15`
+ * edits the open file), in full as the viewer shows it.
+ */
+const textAction = (item: Item, next: Item | undefined): Action | undefined => {
+  const message = item.message
+  if (message.role !== "assistant" || hasToolCall(message) || next?.message.role !== "user") return undefined
+  const text = MessageParts.textOf(message.content).trimEnd()
+  if (!text.endsWith("```")) return undefined
+  const observation = UserSpeech.userText(next.message)
+  const kind = UserSpeech.classify(observation)
+  if ((kind !== "observation" && kind !== "pasted-log") || UserSpeech.isClearedText(observation)) return undefined
+  const block = FENCE_AT_END_RE.exec(text.slice(-20_000))?.[1]
+  const command = block
+    ?.split("\n")
+    .find((line) => line.trim().length > 0)
+    ?.trim()
+    .slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS)
+  if (command === undefined) return undefined
+  const [toolName = command, argument] = command.split(/\s+/)
+  const fileTool = WRITE_TOOL_RE.test(toolName) || READ_TOOL_RE.test(toolName)
+  const match = SHOWN_FILE_RE.exec(observation)
+  const shown = (match?.[1] ?? match?.[2])?.trim()
+  const named = argument !== undefined && /[./]/.test(argument) ? argument : undefined
+  // The viewer names the file in full: one path for `create a.py` and a later `edit 1:1` of it.
+  const path = !fileTool
+    ? undefined
+    : named === undefined
+      ? WRITE_TOOL_RE.test(toolName)
+        ? shown
+        : undefined
+      : shown !== undefined && (shown === named || shown.endsWith(`/${named.replace(/^\.\//, "")}`))
+        ? shown
+        : named
+  const input = { command, path }
+  return {
+    entryId: item.entryId,
+    toolName,
+    kind: kindOf(toolName, input),
+    path,
+    command,
+    outcome: observedOutcome(observation)
+  }
+}
+
+/**
+ * Every tool call of the items, classified, with its outcome, oldest first
+ * — and every text action ({@link textAction}: a command written at the end
+ * of a response whose output came back as the next user-role message).
  *
  * @category constructors
  */
 export const actionsOf = (items: ReadonlyArray<Item>): Array<Action> => {
   const results = resultsOf(items)
   const actions: Array<Action> = []
-  for (const item of items) {
+  for (const [index, item] of items.entries()) {
     const message: Message = item.message
-    if (message.role !== "assistant" || typeof message.content === "string") continue
+    if (message.role !== "assistant") continue
+    const action = textAction(item, items[index + 1])
+    if (action !== undefined) actions.push(action)
+    if (typeof message.content === "string") continue
     for (const part of message.content) {
       if (part.type !== "tool-call") continue
       const kind = kindOf(part.toolName, part.input)

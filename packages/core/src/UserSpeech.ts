@@ -190,6 +190,43 @@ const spokenTextOf = (message: Message): string => {
  */
 export const isSpeech = (message: Message): boolean => spokenText(message).trim().length > 0
 
+/** Claude Code's line appended to an expanded command template that has no `$ARGUMENTS` placeholder. */
+const ARGUMENTS_LINE = "\nARGUMENTS: "
+/** A Claude Code command record's name and arguments (`<command-name>/review</command-name>`, `<command-args>…`). */
+const COMMAND_NAME_RE = /<command-name>\s*([^<\n]+?)\s*<\/command-name>/
+const COMMAND_ARGS_RE = /<command-args>([\s\S]*?)<\/command-args>/
+
+/**
+ * What the user typed after a slash command whose template was expanded
+ * into this message, or `undefined`. Claude Code sends a custom command or
+ * skill as two user-role messages: the record of what was typed
+ * (`<command-name>/x</command-name><command-args>…</command-args>`, a
+ * command record) and the expanded template. A template without
+ * `$ARGUMENTS` gets "ARGUMENTS: <what was typed>" appended as its last line
+ * (Claude Code docs, slash commands / skills: arguments); a template with
+ * the placeholder holds the arguments in place, as the record before it
+ * names them. `command`: the command's name from that record, when the
+ * previous message is one. The template is the command's instructions; the
+ * arguments are the user's own words — the task.
+ *
+ * @category getters
+ */
+export const commandArguments = (
+  text: string,
+  previous: Message | undefined
+): { readonly command?: string; readonly arguments: string; readonly template: string } | undefined => {
+  const record = previous === undefined ? "" : userText(previous)
+  const command = COMMAND_RECORD_RE.test(record) ? COMMAND_NAME_RE.exec(record)?.[1] : undefined
+  const named = command === undefined ? {} : { command }
+  const at = text.lastIndexOf(ARGUMENTS_LINE)
+  if (at >= 0 && text.slice(at + ARGUMENTS_LINE.length).trim().length > 0)
+    return { ...named, arguments: text.slice(at + ARGUMENTS_LINE.length).trim(), template: text.slice(0, at).trim() }
+  const typed = command === undefined ? undefined : COMMAND_ARGS_RE.exec(record)?.[1]?.trim()
+  return typed && text.includes(typed) && text.trim() !== typed
+    ? { ...named, arguments: typed, template: text.trim() }
+    : undefined
+}
+
 /** aider's `/run cmd` and `/test cmd`, Claude Code's `<bash-input>cmd</bash-input>`, pi's "Ran `cmd`". */
 const SLASH_RUN_RE = /^\s*\/(?:run|test)\s+(\S[^\n]*)$/
 const BASH_INPUT_RE = /^\s*<bash-input>([^<\n]+)<\/bash-input>/

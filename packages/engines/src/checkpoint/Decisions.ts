@@ -49,12 +49,48 @@ interface Found extends Decision {
 const NARRATION_RE =
   /^(?:(?:i see|ok(?:ay)?|alright|good|great|perfect|got it|you'?re (?:absolutely |completely |totally )?right)[,.!:](?:\s+|$)|(?:now|first|next|then),?\s+|let me\s+|i'?ll\s+)+/i
 
+/** A sentence announcing the agent's next step ("Let me …", "I'll …", "Now I need to …"), not stating a choice. */
+const INTENT_RE =
+  /^(?:(?:ok(?:ay)?|alright|so|now|first|next|then)[,.!]?\s+)*(?:let me|let'?s|let us|i'?ll|i will|i'?m going to|i am going to|we'?ll|i need to|we need to|i should|we should)\s+(?:(?:first|now|also|quickly|just|then|carefully)\s+)?(\w+)/i
+/** Verbs of looking (reading, searching, running a check), not of choosing: their sentences narrate, they decide nothing. */
+const LOOKING_RE =
+  /^(?:look|check|see|read|examine|explore|search|find|grep|investigate|open|view|inspect|review|verify|test|run|try|debug|understand|analy[sz]e|start|begin|take|get|trace|figure|confirm|identify|locate|understand|study|dig|think|re-?run|re-?read|re-?check)$/i
+/** Words that state a choice or its reason (Claude Code's compact prompt asks for decisions "and why"). */
+const CHOICE_RE =
+  /\b(?:instead|rather than|because|since|so that|decided?|chose|choose|prefer|opted?|to avoid|will use|switch(?:ed|ing)? to|go(?:ing)? with|keep(?:ing)? .* as)\b/i
+/** What follows an announced step's verb when it names nothing: a pronoun and adverbs ("fix this properly", "do that now"). */
+const NAMES_NOTHING_RE =
+  /^\s*(?:this|that|it|these|those|them|things|everything|both)(?:\s+(?:properly|correctly|now|again|first|too|up|out|quickly|right|then))*[\s.:!]*$/i
+/** Acknowledgements of the user that carry no content ("You're right!", "Good catch."). */
+const ACK_RE =
+  /^(?:you'?re (?:absolutely |completely |totally )?right|good (?:catch|point)|i see|ok(?:ay)?|got it|sure|yes|perfect|great)[\s.!,:-]*$/i
+
 /**
- * The agent's words as a decision: narration lead-ins dropped at the start
- * of each sentence, a trailing lead-in colon ended as a sentence.
+ * Whether a sentence is narration rather than a decision (Claude Code's
+ * compact prompt separates "key technical decisions" from what the agent was
+ * doing): an acknowledgement, or an announced next step ({@link INTENT_RE})
+ * that states no choice ({@link CHOICE_RE}) and either only looks (reads,
+ * searches, runs a check — {@link LOOKING_RE}) or names nothing it changes
+ * (only a pronoun after its verb: {@link NAMES_NOTHING_RE}). An announced
+ * change that names its object ("Now let me keep the listeners") stays: in
+ * answer to the user's steering it is the choice made.
  */
-export const plainStatement = (text: string): string => {
-  const statement = sentences(text)
+const isNarration = (sentence: string): boolean => {
+  if (ACK_RE.test(sentence)) return true
+  const intent = INTENT_RE.exec(sentence)
+  if (intent === null || CHOICE_RE.test(sentence)) return false
+  return LOOKING_RE.test(intent[1]!) || NAMES_NOTHING_RE.test(sentence.slice(intent.index + intent[0].length))
+}
+
+/**
+ * The agent's words as a decision: narration sentences ({@link isNarration})
+ * dropped, narration lead-ins dropped at the start of each other sentence, a
+ * trailing lead-in colon ended as a sentence. `""` when only narration is
+ * left.
+ */
+export const plainStatement = (text: string): string =>
+  sentences(text)
+    .filter((sentence) => !isNarration(sentence))
     .map((sentence) => {
       const rest = sentence.replace(NARRATION_RE, "")
       return rest.length > 0 ? rest.charAt(0).toUpperCase() + rest.slice(1) : rest
@@ -62,7 +98,23 @@ export const plainStatement = (text: string): string => {
     .filter((sentence) => sentence.length > 0)
     .join(" ")
     .replace(/:$/, ".")
-  return statement.length > 0 ? statement : text
+
+/**
+ * A decision in the agent's words, or — when its words are only narration —
+ * the change its message made ("edited `src/a.ts`", "ran `npm test`"), so a
+ * steering answer still says what was done about it.
+ */
+const decisionText = (item: CoveredItem, text: string): string => {
+  const statement = plainStatement(text)
+  if (statement.length > 0) return statement
+  const changed = ToolActions.actionsOf([item])
+    .filter(ToolActions.isSideEffect)
+    .map((action) =>
+      action.kind === "edit" || action.kind === "create"
+        ? `${action.kind === "create" ? "created" : "edited"} \`${action.path ?? action.toolName}\``
+        : `ran \`${clip(action.command ?? action.toolName, 80)}\``
+    )
+  return [...new Set(changed)].join(", ")
 }
 
 /** Whether every bracket opened in `text` is closed: a reason word inside "(…)" does not split the sentence. */
@@ -86,7 +138,7 @@ const answersToSteering = (items: ReadonlyArray<CoveredItem>, keptEntryIds: Read
       if (text.length >= 20 && changes(later)) {
         out.push({
           at: index + 1 + offset,
-          decision: `${clip(plainStatement(text), DECISION_CHARS)} (${later.entryId})`,
+          decision: `${clip(decisionText(later, text), DECISION_CHARS)} (${later.entryId})`,
           rationale: keptEntryIds.has(item.entryId)
             ? `answering the user (${item.entryId}, kept verbatim after this checkpoint)`
             : `answering the user (${item.entryId}): "${clip(said, QUESTION_CHARS)}"`
@@ -103,11 +155,12 @@ const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Found> =>
   items.flatMap((item, at) =>
     sentences(assistantText(item.message).slice(0, 6000)).flatMap((sentence) => {
       const match = RATIONALE_RE.exec(sentence)
-      return match && !/[`{}]|^\W/.test(match[1]!.slice(0, 1)) && balanced(match[1]!)
+      const decision = match ? plainStatement(match[1]!) : ""
+      return match && decision.length > 0 && !/[`{}]|^\W/.test(match[1]!.slice(0, 1)) && balanced(match[1]!)
         ? [
             {
               at,
-              decision: clip(plainStatement(match[1]!), 220),
+              decision: clip(decision, 220),
               rationale: clip(`${match[2]} ${match[3]}`.replace(/:$/, ""), 220)
             }
           ]
@@ -138,7 +191,7 @@ const fixesOfFailures = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
       if (text.length >= 20 && changes(later)) {
         out.push({
           at,
-          decision: `${clip(plainStatement(text), DECISION_CHARS)} (${later.entryId})`,
+          decision: `${clip(decisionText(later, text), DECISION_CHARS)} (${later.entryId})`,
           rationale: `fixing: ${action.command ? `\`${clip(action.command, 80)}\`` : action.toolName} failed with "${clip(action.outcome.error, ERROR_CHARS)}"`
         })
         return

@@ -3,43 +3,29 @@
  * "Checkpoints are handoffs"; issue #11 requirement 1): the user's own words
  * (never shell output, slash commands, pasted logs, observations or
  * demonstrations — `UserSpeech`), the agent's tool calls and their outcomes
- * (`ToolActions`), its todo / plan tool calls and its own last report.
+ * (`ToolActions`, read by `Progress`), its todo / plan tool calls and its
+ * own last report.
  *
  * Lists come out oldest first; {@link Fit} keeps the newest when the budget
  * is short.
  *
  * @since 0.2.0
  */
-import {
-  Checkpoint,
-  CheckpointValidation,
-  CriticalIdentifiers,
-  IdentifierExtraction,
-  ToolActions,
-  UserSpeech
-} from "@context-engine/core"
+import { Checkpoint, CheckpointValidation, IdentifierExtraction, ToolActions, UserSpeech } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
 import * as Constraints from "./Constraints.ts"
 import * as Decisions from "./Decisions.ts"
 import * as KeyIdentifiers from "./KeyIdentifiers.ts"
 import * as Ledger from "./Ledger.ts"
-import { assistantText, clip, sentences } from "./Text.ts"
+import { doneOf, failureStep, failuresOf, ordered, reportsOf, userCommandsOf } from "./Progress.ts"
+import { assistantText, clip, clipEnds, ITEM_CHARS, sentences } from "./Text.ts"
 
 /** Longest quoted user ask, in characters. */
 export const ASK_CHARS = 500
-/** Longest other quoted item, in characters. */
-export const ITEM_CHARS = 220
 /** Label of the critical-context line quoting the session's first request (kept with priority by `Fit`). */
 export const SESSION_START = "The session started with this request"
 /** Label of the critical-context line quoting the latest user message when it was answered (kept with priority). */
 export const LATEST_ANSWERED = "Latest user message (answered)"
-/** Prefix of a Done item that is the agent's own completion report (not a tool's evidence). */
-export const REPORTED = "reported:"
-/** An assistant's report of finished work ("Fixed …", "I've added …"). */
-const REPORT_RE =
-  /^(?:i(?:'ve| have)? )?(?:fixed|added|created|updated|removed|implemented|committed|refactored|renamed|moved|wrote|changed|replaced|deleted|converted|extracted|split|merged|pushed|installed|reverted|done)\s+\S+(?:\s+\S+){2}/i
-/** Code or a lead-in rather than a report sentence ("updated=…", "… into clear steps:"). */
-const NOT_REPORT_RE = /[=;{}]|:$/
 const PLAN_RE = /^(?:next,?|now,?|then,?|i'?ll|i will|let me|let'?s|the next step|remaining|still to do|todo)\b/i
 
 const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
@@ -47,187 +33,45 @@ const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(item
 interface Said {
   readonly entryId: string
   readonly text: string
+  /** The expanded template of the slash command `text` was typed after (`UserSpeech.commandArguments`). */
+  readonly template?: string | undefined
 }
 
+/**
+ * The user's own words, message by message. A message that expands a slash
+ * command's template is what the user typed — the command and its
+ * arguments (`UserSpeech.commandArguments`) — with the template aside: the
+ * typed task, not the command's boilerplate, is the goal and the source of
+ * constraints.
+ */
 const userSpeech = (items: ReadonlyArray<CoveredItem>): Array<Said> =>
-  items.flatMap((item) => {
+  items.flatMap((item, index) => {
     const text = UserSpeech.spokenText(item.message).trim()
-    return text.length > 0 ? [{ entryId: item.entryId, text }] : []
+    if (text.length === 0) return []
+    const typed = UserSpeech.commandArguments(text, items[index - 1]?.message)
+    return typed === undefined
+      ? [{ entryId: item.entryId, text }]
+      : [
+          {
+            entryId: item.entryId,
+            text: typed.command === undefined ? typed.arguments : `${typed.command} ${typed.arguments}`,
+            template: typed.template
+          }
+        ]
   })
 
-/** A command or path in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still occurs in the transcript. */
-const code = (text: string): string => {
-  const flat = text.trim()
-  const head = flat.length <= 140 ? flat : flat.slice(0, 139)
-  return head.includes("`") ? `"${head}"${head === flat ? "" : "…"}` : `\`${head}\`${head === flat ? "" : "…"}`
-}
-
-/** One finished item and where it happened (its entry's position), so Done reads oldest → newest across kinds. */
-interface DoneItem {
-  readonly at: number
-  readonly text: string
-}
-
-/** Keys of a JSON tool result that identify what happened (ids, status, refs, targets). */
-const RESULT_KEY_RE = /(?:id|status|state|ref|url|environment|version|sha|hash)$/i
+/** Longest quoted opening of a slash command's template, in characters. */
+const TEMPLATE_CHARS = 160
 
 /**
- * A tool result in one short line: for a JSON object, its identifying
- * scalar fields (`deploymentId dep_…, status succeeded`); otherwise its
- * first line, clipped.
+ * A user message quoted: a long one cut in its middle (`clipEnds` keeps the
+ * ask at its start or its end); what was typed after a slash command,
+ * followed by where its instructions came from.
  */
-const resultLine = (text: string): string => {
-  const trimmed = text.trim()
-  if (trimmed.startsWith("{"))
-    try {
-      const fields = Object.entries(JSON.parse(trimmed) as Record<string, unknown>).filter(
-        ([key, value]) => RESULT_KEY_RE.test(key) && (typeof value === "string" || typeof value === "number")
-      )
-      if (fields.length > 0) return clip(fields.map(([key, value]) => `${key} ${value}`).join(", "), 140)
-    } catch {
-      // not JSON: the first line below
-    }
-  return clip(trimmed.split("\n")[0] ?? "", 110)
-}
-
-/** Prefixed ids (`dep_01J9…`, `evt_1Qx…`, `cus_…`): the convention most APIs use for what they created. */
-const PREFIXED_ID_RE = /\b[a-z]{2,12}_[A-Za-z0-9]{6,}\b/g
-/** Longest short Done item without an outcome arrow, in characters. */
-const SHORT_DONE_CHARS = 70
-
-/**
- * A Done item in its short form, for a tight budget: the action with only
- * the identifiers of its outcome (hashes, prefixed ids) — `deploy → dep_01J9…`
- * — so every finished side effect can stay listed instead of the oldest being
- * left out.
- *
- * @category getters
- */
-export const shortDone = (item: string): string => {
-  const arrow = item.indexOf(" → ")
-  if (arrow < 0) return clip(item, SHORT_DONE_CHARS)
-  const result = item.slice(arrow + 3)
-  const ids = dedupe([...IdentifierExtraction.fromText(result).hashes, ...(result.match(PREFIXED_ID_RE) ?? [])])
-  return `${clip(item.slice(0, arrow), SHORT_DONE_CHARS)}${ids.length > 0 ? ` → ${ids.slice(0, 3).join(", ")}` : ""}`
-}
-
-const doneOf = (
-  actions: ReadonlyArray<ToolActions.Action>,
-  artifacts: ReadonlyArray<Checkpoint.Artifact>,
-  position: (entryId: string) => number
-): Array<DoneItem> => {
-  const edits = new Map<string, { count: number; created: boolean; entryId: string }>()
-  const done: Array<DoneItem> = []
-  for (const action of actions) {
-    if (action.outcome._tag !== "ok" || !ToolActions.isSideEffect(action)) continue
-    const at = position(action.entryId)
-    if ((action.kind === "edit" || action.kind === "create") && action.path !== undefined) {
-      const known = edits.get(action.path)
-      edits.set(action.path, {
-        count: (known?.count ?? 0) + 1,
-        created: known?.created ?? action.kind === "create",
-        entryId: action.entryId
-      })
-    } else if (action.command !== undefined && !/\bgit\s+commit\b/.test(action.command)) {
-      const result = action.outcome.text
-        .trim()
-        .split("\n")
-        .filter((line) => line.trim())
-        .slice(-1)[0]
-      done.push({ at, text: `ran ${code(action.command)}${result ? ` → ${clip(result, 100)}` : ""}` })
-    } else if (action.command === undefined) {
-      done.push({
-        at,
-        text: `${action.toolName}${action.path ? ` ${code(action.path)}` : ""} → ${resultLine(action.outcome.text)}`
-      })
-    }
-  }
-  for (const [path, edit] of edits)
-    done.push({
-      at: position(edit.entryId),
-      text: `${edit.created ? "created" : "edited"} ${code(path)}${edit.count > 1 ? ` (${edit.count} edits)` : ""}`
-    })
-  for (const artifact of artifacts)
-    if (artifact.kind === "commit")
-      done.push({
-        at: position(artifact.entryIds[artifact.entryIds.length - 1] ?? ""),
-        text: `committed ${code(artifact.value.split(" ")[0]!)} ${clip(artifact.value.slice(artifact.value.indexOf(" ") + 1), 120)}`
-      })
-  return done
-}
-
-/** Shell commands the user ran themselves (pi's `!cmd`, Claude Code's `<bash-input>`, aider's `/run`): part of the work done. */
-const userCommandsOf = (items: ReadonlyArray<CoveredItem>, position: (entryId: string) => number): Array<DoneItem> =>
-  items.flatMap((item) => {
-    const command = UserSpeech.shellCommand(item.message)
-    return command ? [{ at: position(item.entryId), text: `the user ran ${code(command)} (${item.entryId})` }] : []
-  })
-
-/** Done items oldest first; an item said again (the same report, the same command) is listed once, at its newest. */
-const ordered = (items: ReadonlyArray<DoneItem>): Array<string> => {
-  const newest = new Map<string, DoneItem>()
-  for (const item of items) {
-    const key = item.text.replace(/\s*\([^()]*\)$/, "")
-    const known = newest.get(key)
-    if (!known || item.at >= known.at) newest.set(key, item)
-  }
-  return [...newest.values()].sort((a, b) => a.at - b.at).map((item) => item.text)
-}
-
-/**
- * Failed side-effect calls no later call superseded, and side-effect calls whose outcome is unknown (interrupted,
- * no result recorded). An unknown outcome is dropped once a later call on the same target ran (its result shows
- * the state since — the same rule as failures, `CriticalIdentifiers.isSuperseded`; calls of the same message ran in
- * parallel and do not supersede each other), and identical calls of one
- * message (parallel edits of a file the user interrupted) are one line with their count.
- */
-const failuresOf = (actions: ReadonlyArray<ToolActions.Action>): { failed: Array<string>; unknown: Array<string> } => {
-  const failed: Array<string> = []
-  const unknownCalls = new Map<string, { readonly action: ToolActions.Action; count: number }>()
-  actions.forEach((action, index) => {
-    const target = action.command ?? action.path
-    if (action.outcome._tag === "failed") {
-      // The same rule as the validator's unresolved errors: a later run of the same target supersedes a failure.
-      if (!CriticalIdentifiers.isSuperseded(actions, index) && action.kind !== "read" && action.kind !== "look")
-        failed.push(`${action.toolName}${target ? ` ${code(target)}` : ""} failed: ${clip(action.outcome.error, 160)}`)
-    } else if (
-      action.outcome._tag === "unknown" &&
-      ToolActions.isSideEffect(action) &&
-      // Calls issued in the same message ran in parallel: only a call of a later message shows the state since.
-      !CriticalIdentifiers.isSuperseded(
-        actions.filter((later, at) => at <= index || later.entryId !== action.entryId),
-        index
-      )
-    ) {
-      const key = `${action.entryId}\u0000${action.toolName}\u0000${target ?? ""}`
-      const known = unknownCalls.get(key)
-      if (known) known.count++
-      else unknownCalls.set(key, { action, count: 1 })
-    }
-  })
-  const unknown = [...unknownCalls.values()].map(({ action, count }) => {
-    const target = action.command ?? action.path
-    return `${action.toolName}${target ? ` ${code(target)}` : ""} was issued${count > 1 ? ` ${count} times` : ""} but no result was recorded (${action.entryId}): outcome unknown — check its status before any retry`
-  })
-  return { failed: dedupe(failed), unknown }
-}
-
-/** Completion reports of assistant answers (messages without tool calls): one per answer, its first report sentence. */
-const reportsOf = (items: ReadonlyArray<CoveredItem>, position: (entryId: string) => number): Array<DoneItem> =>
-  items.flatMap((item) => {
-    const message = item.message
-    if (
-      message.role !== "assistant" ||
-      (typeof message.content !== "string" && message.content.some((part) => part.type === "tool-call"))
-    )
-      return []
-    const sentence = sentences(assistantText(message).slice(0, 3000)).find(
-      (line) => REPORT_RE.test(line) && !NOT_REPORT_RE.test(line)
-    )
-    return sentence
-      ? [{ at: position(item.entryId), text: `${REPORTED} ${clip(sentence, ITEM_CHARS)} (${item.entryId})` }]
-      : []
-  })
+const quote = (said: Said, max: number): string =>
+  said.template === undefined
+    ? `"${clipEnds(said.text, max)}"`
+    : `"${clipEnds(said.text, max)}" (typed with a slash command; the command's template of ${said.template.length.toLocaleString("en-US")} characters begins "${clip(said.template, TEMPLATE_CHARS)}")`
 
 const latestTodos = (actions: ReadonlyArray<ToolActions.Action>): ReadonlyArray<ToolActions.TodoItem> | undefined =>
   [...actions].reverse().find((action) => action.kind === "todo" && action.todos !== undefined)?.todos
@@ -261,6 +105,9 @@ const inProgressOf = (
   ]
 }
 
+/** A failed-approach line up to its error ("Bash `x` failed (2 attempts): "). */
+const FAILED_PREFIX_RE = /^.*? failed(?: \(\d+ attempts\))?: /
+
 /**
  * Identifiers a handoff must keep verbatim: those in the user's own words
  * and the unresolved errors (see `CheckpointValidation` for the same rule).
@@ -272,7 +119,7 @@ export const criticalIdentifiers = (speech: ReadonlyArray<string>, failed: Reado
   return {
     ...spoken,
     commands: [],
-    errors: dedupe(failed.map((line) => line.slice(line.indexOf("failed: ") + 8))).slice(-5)
+    errors: dedupe(failed.map((line) => line.replace(FAILED_PREFIX_RE, ""))).slice(-5)
   }
 }
 
@@ -286,9 +133,12 @@ export const KEPT_NOTE = "kept verbatim after this checkpoint"
  */
 const goalText = (goal: Said | undefined, kept: boolean, before: Said | undefined): string => {
   if (goal === undefined) return ""
-  if (!kept) return `${clip(goal.text, ASK_CHARS)} (${goal.entryId})`
+  if (!kept)
+    return goal.template === undefined
+      ? `${clipEnds(goal.text, ASK_CHARS)} (${goal.entryId})`
+      : `${quote(goal, ASK_CHARS)} (${goal.entryId})`
   const pointer = `The latest user request this checkpoint covers (${goal.entryId}), ${KEPT_NOTE}.`
-  return before ? `${pointer}\nBefore it (${before.entryId}): "${clip(before.text, ASK_CHARS)}"` : pointer
+  return before ? `${pointer}\nBefore it (${before.entryId}): ${quote(before, ASK_CHARS)}` : pointer
 }
 
 /**
@@ -310,7 +160,7 @@ export const extract = (
   const requests = speech.filter((said) => UserSpeech.isTaskSetting(said.text))
   const actions = ToolActions.actionsOf(all)
   const artifacts = Ledger.fromRange(all, actions)
-  const { failed, unknown } = failuresOf(actions)
+  const { failed, unknown, newest: newestFailure } = failuresOf(actions)
   const todos = latestTodos(actions) ?? []
   const latest = CheckpointValidation.latestUserAsk(all.map((item) => item.message))
   // The user's latest message kept verbatim after the checkpoint is not repeated in it (requirement 3).
@@ -319,25 +169,26 @@ export const extract = (
     turnPrefix.length > 0 ? CheckpointValidation.latestUserAsk(turnPrefix.map((item) => item.message)) : undefined
   const pendingUserAsks =
     prefixAsk && !latestKept
-      ? [`${clip(prefixAsk.text, ASK_CHARS)} (in progress; the turn continues verbatim after this checkpoint)`]
+      ? [`${clipEnds(prefixAsk.text, ASK_CHARS)} (in progress; the turn continues verbatim after this checkpoint)`]
       : latest?.unresolved && !latestKept
-        ? [clip(latest.text, ASK_CHARS)]
+        ? [clipEnds(latest.text, ASK_CHARS)]
         : []
   const open = todos.filter((todo) => todo.status !== "completed")
   const report = lastAssistant(all)
   const goal = requests[requests.length - 1]
   const latestId = latest ? all[latest.index]!.entryId : ""
+  const positions = new Map(all.map((item, index) => [item.entryId, index]))
+  const position = (entryId: string) => positions.get(entryId) ?? all.length
   const nextSteps = [
     ...open.map((todo) => `${todo.status === "in_progress" ? "[in progress] " : ""}${clip(todo.text, ITEM_CHARS)}`),
     ...(open.length === 0 ? plansOf(report) : []),
+    ...(open.length === 0 ? failureStep(newestFailure, latest ? latest.index : -1, position) : []),
     ...(pendingUserAsks.length > 0 && open.length === 0
       ? [`Answer the pending ask: ${clip(pendingUserAsks[0]!, ITEM_CHARS)}`]
       : latestKept && (latest?.unresolved || prefixAsk) && open.length === 0
         ? [`Answer the latest user message this checkpoint covers (${latestId}, ${KEPT_NOTE}).`]
         : [])
   ]
-  const positions = new Map(all.map((item, index) => [item.entryId, index]))
-  const position = (entryId: string) => positions.get(entryId) ?? all.length
   const done = [
     ...ordered([
       ...doneOf(actions, artifacts, position),
@@ -350,7 +201,7 @@ export const extract = (
     ...Checkpoint.emptyContent(),
     goal: goalText(goal, isKept(goal), requests.at(-2)),
     constraints: Constraints.fromSpeech(speech, [
-      ...(goal && !isKept(goal) ? [clip(goal.text, ASK_CHARS)] : []),
+      ...(goal && !isKept(goal) ? [clipEnds(goal.text, ASK_CHARS)] : []),
       ...speech.filter(isKept).map((said) => said.text)
     ]),
     progress: {
@@ -362,15 +213,19 @@ export const extract = (
     nextSteps:
       nextSteps.length > 0 ? dedupe(nextSteps) : ["Continue from the verbatim messages after this checkpoint."],
     criticalContext: [
-      ...(requests[0] && requests[0] !== goal && !isKept(requests[0])
-        ? [`${SESSION_START} (${requests[0].entryId}): "${clip(requests[0].text, ASK_CHARS)}"`]
+      // Not when the goal already quotes it as the request before the kept one.
+      ...(requests[0] &&
+      requests[0] !== goal &&
+      !isKept(requests[0]) &&
+      !(isKept(goal) && requests.at(-2) === requests[0])
+        ? [`${SESSION_START} (${requests[0].entryId}): ${quote(requests[0], ASK_CHARS)}`]
         : []),
       ...requests
         .slice(1)
         .filter((said) => said !== goal && !isKept(said))
-        .map((said) => `User (${said.entryId}): "${clip(said.text, ITEM_CHARS)}"`),
+        .map((said) => `User (${said.entryId}): ${quote(said, ITEM_CHARS)}`),
       ...(latest && !latest.unresolved && !prefixAsk && !latestKept && latest.text !== goal?.text
-        ? [`${LATEST_ANSWERED}: "${clip(latest.text, ASK_CHARS)}"`]
+        ? [`${LATEST_ANSWERED}: "${clipEnds(latest.text, ASK_CHARS)}"`]
         : []),
       ...(report ? [`Last assistant report (${report.entryId}): ${clip(report.text, ASK_CHARS)}`] : [])
     ],

@@ -14,7 +14,8 @@
 import type { Checkpoint } from "@context-engine/core"
 import { CheckpointRenderer } from "@context-engine/core"
 import * as Constraints from "./Constraints.ts"
-import { LATEST_ANSWERED, REPORTED, SESSION_START, shortDone } from "./Extract.ts"
+import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
+import { REPORTED, shortDone } from "./Progress.ts"
 
 type Content = Checkpoint.CheckpointContent
 
@@ -155,7 +156,7 @@ const droppedNote = (content: Content, kept: ReadonlySet<string>, maxTokens: num
 /**
  * Keeps the content's items by priority until its rendering fits
  * `maxTokens` (in tokens of `countTokens`). When Done items would be left
- * out, it tries their short form (`Extract.shortDone`) and keeps whichever
+ * out, it tries their short form (`Progress.shortDone`) and keeps whichever
  * fill lists more finished work. The goal is always kept (clipped
  * by the extractor); when even the goal and the first next step do not fit,
  * the result is that minimum (validation then decides).

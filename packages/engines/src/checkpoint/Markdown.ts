@@ -6,8 +6,7 @@
  * @since 0.2.0
  */
 import { Checkpoint } from "@context-engine/core"
-import { ITEM_CHARS } from "./Extract.ts"
-import { clip } from "./Text.ts"
+import { clip, ITEM_CHARS } from "./Text.ts"
 
 /**
  * Parses a Markdown summary written elsewhere (an imported Pi compaction)

@@ -6,6 +6,9 @@
  */
 import { type Message, MessageParts } from "@context-engine/core"
 
+/** Longest quoted item of a checkpoint list, in characters. */
+export const ITEM_CHARS = 220
+
 /**
  * `text` on one line (runs of whitespace become one space), cut to at most
  * `max` characters with a trailing `…` when it was longer.
@@ -15,6 +18,22 @@ import { type Message, MessageParts } from "@context-engine/core"
 export const clip = (text: string, max: number): string => {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
+}
+
+/**
+ * `text` on one line cut to at most `max` characters by dropping its middle
+ * (` … `), keeping the first two thirds and the end: a long user message
+ * states its ask at its start or at its end, with a paste or a template
+ * between — Codex keeps a long user message the same way when it compacts
+ * (`truncate_text` keeps a message's beginning and end).
+ *
+ * @category getters
+ */
+export const clipEnds = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  if (flat.length <= max) return flat
+  const head = Math.ceil((max - 3) * (2 / 3))
+  return `${flat.slice(0, head).trimEnd()} … ${flat.slice(flat.length - (max - 3 - head)).trimStart()}`
 }
 
 /**

@@ -1,0 +1,248 @@
+/**
+ * What the agent did in a covered range, for the handoff's Progress, Failed
+ * Approaches and Next Steps: finished side effects (files created and edited,
+ * commands run with their outcome, commits, the user's own shell commands,
+ * the agent's completion reports), failed calls no later call superseded
+ * (with their attempts), calls whose outcome is unknown, and the next step a
+ * failure sets. Read off `ToolActions` — tool calls and text actions alike.
+ *
+ * @since 0.3.0
+ */
+import {
+  type Checkpoint,
+  CriticalIdentifiers,
+  IdentifierExtraction,
+  ToolActions,
+  UserSpeech
+} from "@context-engine/core"
+import type { CoveredItem } from "../Summarizer.ts"
+import { assistantText, clip, ITEM_CHARS, sentences } from "./Text.ts"
+
+const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
+
+/** Prefix of a Done item that is the agent's own completion report (not a tool's evidence). */
+export const REPORTED = "reported:"
+/** An assistant's report of finished work ("Fixed …", "I've added …"). */
+const REPORT_RE =
+  /^(?:i(?:'ve| have)? )?(?:fixed|added|created|updated|removed|implemented|committed|refactored|renamed|moved|wrote|changed|replaced|deleted|converted|extracted|split|merged|pushed|installed|reverted|done)\s+\S+(?:\s+\S+){2}/i
+/** Code or a lead-in rather than a report sentence ("updated=…", "… into clear steps:"). */
+const NOT_REPORT_RE = /[=;{}]|:$/
+
+/** A command or path in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still occurs in the transcript. */
+const code = (text: string): string => {
+  const flat = text.trim()
+  const head = flat.length <= 140 ? flat : flat.slice(0, 139)
+  return head.includes("`") ? `"${head}"${head === flat ? "" : "…"}` : `\`${head}\`${head === flat ? "" : "…"}`
+}
+
+/** One finished item and where it happened (its entry's position), so Done reads oldest → newest across kinds. */
+export interface DoneItem {
+  readonly at: number
+  readonly text: string
+}
+
+/** Keys of a JSON tool result that identify what happened (ids, status, refs, targets). */
+const RESULT_KEY_RE = /(?:id|status|state|ref|url|environment|version|sha|hash)$/i
+
+/**
+ * A tool result in one short line: for a JSON object, its identifying
+ * scalar fields (`deploymentId dep_…, status succeeded`); otherwise its
+ * first line, clipped.
+ */
+const resultLine = (text: string): string => {
+  const trimmed = text.trim()
+  if (trimmed.startsWith("{"))
+    try {
+      const fields = Object.entries(JSON.parse(trimmed) as Record<string, unknown>).filter(
+        ([key, value]) => RESULT_KEY_RE.test(key) && (typeof value === "string" || typeof value === "number")
+      )
+      if (fields.length > 0) return clip(fields.map(([key, value]) => `${key} ${value}`).join(", "), 140)
+    } catch {
+      // not JSON: the first line below
+    }
+  return clip(trimmed.split("\n")[0] ?? "", 110)
+}
+
+/** Prefixed ids (`dep_01J9…`, `evt_1Qx…`, `cus_…`): the convention most APIs use for what they created. */
+const PREFIXED_ID_RE = /\b[a-z]{2,12}_[A-Za-z0-9]{6,}\b/g
+/** Longest short Done item without an outcome arrow, in characters. */
+const SHORT_DONE_CHARS = 70
+
+/**
+ * A Done item in its short form, for a tight budget: the action with only
+ * the identifiers of its outcome (hashes, prefixed ids) — `deploy → dep_01J9…`
+ * — so every finished side effect can stay listed instead of the oldest being
+ * left out.
+ *
+ * @category getters
+ */
+export const shortDone = (item: string): string => {
+  const arrow = item.indexOf(" → ")
+  if (arrow < 0) return clip(item, SHORT_DONE_CHARS)
+  const result = item.slice(arrow + 3)
+  const ids = dedupe([...IdentifierExtraction.fromText(result).hashes, ...(result.match(PREFIXED_ID_RE) ?? [])])
+  return `${clip(item.slice(0, arrow), SHORT_DONE_CHARS)}${ids.length > 0 ? ` → ${ids.slice(0, 3).join(", ")}` : ""}`
+}
+
+export const doneOf = (
+  actions: ReadonlyArray<ToolActions.Action>,
+  artifacts: ReadonlyArray<Checkpoint.Artifact>,
+  position: (entryId: string) => number
+): Array<DoneItem> => {
+  const edits = new Map<string, { count: number; created: boolean; entryId: string }>()
+  const done: Array<DoneItem> = []
+  for (const action of actions) {
+    if (action.outcome._tag !== "ok" || !ToolActions.isSideEffect(action)) continue
+    const at = position(action.entryId)
+    if ((action.kind === "edit" || action.kind === "create") && action.path !== undefined) {
+      const known = edits.get(action.path)
+      edits.set(action.path, {
+        count: (known?.count ?? 0) + 1,
+        created: known?.created ?? action.kind === "create",
+        entryId: action.entryId
+      })
+    } else if (action.command !== undefined && !/\bgit\s+commit\b/.test(action.command)) {
+      const result = action.outcome.text
+        .trim()
+        .split("\n")
+        .filter((line) => line.trim())
+        .slice(-1)[0]
+      done.push({ at, text: `ran ${code(action.command)}${result ? ` → ${clip(result, 100)}` : ""}` })
+    } else if (action.command === undefined) {
+      done.push({
+        at,
+        text: `${action.toolName}${action.path ? ` ${code(action.path)}` : ""} → ${resultLine(action.outcome.text)}`
+      })
+    }
+  }
+  for (const [path, edit] of edits)
+    done.push({
+      at: position(edit.entryId),
+      text: `${edit.created ? "created" : "edited"} ${code(path)}${edit.count > 1 ? ` (${edit.count} edits)` : ""}`
+    })
+  for (const artifact of artifacts)
+    if (artifact.kind === "commit")
+      done.push({
+        at: position(artifact.entryIds[artifact.entryIds.length - 1] ?? ""),
+        text: `committed ${code(artifact.value.split(" ")[0]!)} ${clip(artifact.value.slice(artifact.value.indexOf(" ") + 1), 120)}`
+      })
+  return done
+}
+
+/** Shell commands the user ran themselves (pi's `!cmd`, Claude Code's `<bash-input>`, aider's `/run`): part of the work done. */
+export const userCommandsOf = (
+  items: ReadonlyArray<CoveredItem>,
+  position: (entryId: string) => number
+): Array<DoneItem> =>
+  items.flatMap((item) => {
+    const command = UserSpeech.shellCommand(item.message)
+    return command ? [{ at: position(item.entryId), text: `the user ran ${code(command)} (${item.entryId})` }] : []
+  })
+
+/** Done items oldest first; an item said again (the same report, the same command) is listed once, at its newest. */
+export const ordered = (items: ReadonlyArray<DoneItem>): Array<string> => {
+  const newest = new Map<string, DoneItem>()
+  for (const item of items) {
+    const key = item.text.replace(/\s*\([^()]*\)$/, "")
+    const known = newest.get(key)
+    if (!known || item.at >= known.at) newest.set(key, item)
+  }
+  return [...newest.values()].sort((a, b) => a.at - b.at).map((item) => item.text)
+}
+
+/**
+ * A call in words: its tool and target — the file and the command for an
+ * edit whose command names no file (a text action's `edit 12:15`), the tool
+ * name left out when the command already starts with it.
+ */
+const callText = (action: ToolActions.Action): string => {
+  const target = action.command ?? action.path
+  if (target === undefined) return action.toolName
+  const call = target.startsWith(action.toolName) ? code(target) : `${action.toolName} ${code(target)}`
+  return action.path !== undefined && action.command !== undefined && !action.command.includes(action.path)
+    ? `${call} on ${code(action.path)}`
+    : call
+}
+
+/**
+ * Failed side-effect calls no later call superseded, and side-effect calls whose outcome is unknown (interrupted,
+ * no result recorded). An unknown outcome is dropped once a later call on the same target ran (its result shows
+ * the state since — the same rule as failures, `CriticalIdentifiers.isSuperseded`; calls of the same message ran in
+ * parallel and do not supersede each other), and identical calls of one
+ * message (parallel edits of a file the user interrupted) are one line with their count.
+ */
+export const failuresOf = (
+  actions: ReadonlyArray<ToolActions.Action>
+): { failed: Array<string>; unknown: Array<string>; newest?: { entryId: string; text: string } } => {
+  const failed: Array<string> = []
+  let newest: { entryId: string; text: string } | undefined
+  const unknownCalls = new Map<string, { readonly action: ToolActions.Action; count: number }>()
+  actions.forEach((action, index) => {
+    const target = action.command ?? action.path
+    if (action.outcome._tag === "failed") {
+      // The same rule as the validator's unresolved errors: a later run of the same target supersedes a failure.
+      if (!CriticalIdentifiers.isSuperseded(actions, index) && action.kind !== "read" && action.kind !== "look") {
+        // Earlier failed runs of the same target are attempts of this one (a retried edit that kept failing).
+        const attempts = actions
+          .slice(0, index + 1)
+          .filter((earlier) => earlier.outcome._tag === "failed" && (earlier.command ?? earlier.path) === target).length
+        newest = {
+          entryId: action.entryId,
+          text: `${callText(action)} failed${attempts > 1 ? ` (${attempts} attempts)` : ""}: ${clip(action.outcome.error, 160)}`
+        }
+        failed.push(newest.text)
+      }
+    } else if (
+      action.outcome._tag === "unknown" &&
+      ToolActions.isSideEffect(action) &&
+      // Calls issued in the same message ran in parallel: only a call of a later message shows the state since.
+      !CriticalIdentifiers.isSuperseded(
+        actions.filter((later, at) => at <= index || later.entryId !== action.entryId),
+        index
+      )
+    ) {
+      const key = `${action.entryId}\u0000${action.toolName}\u0000${target ?? ""}`
+      const known = unknownCalls.get(key)
+      if (known) known.count++
+      else unknownCalls.set(key, { action, count: 1 })
+    }
+  })
+  const unknown = [...unknownCalls.values()].map(({ action, count }) => {
+    const target = action.command ?? action.path
+    return `${action.toolName}${target ? ` ${code(target)}` : ""} was issued${count > 1 ? ` ${count} times` : ""} but no result was recorded (${action.entryId}): outcome unknown — check its status before any retry`
+  })
+  return { failed: dedupe(failed), unknown, ...(newest ? { newest } : {}) }
+}
+
+/** Completion reports of assistant answers (messages without tool calls): one per answer, its first report sentence. */
+export const reportsOf = (items: ReadonlyArray<CoveredItem>, position: (entryId: string) => number): Array<DoneItem> =>
+  items.flatMap((item) => {
+    const message = item.message
+    if (
+      message.role !== "assistant" ||
+      (typeof message.content !== "string" && message.content.some((part) => part.type === "tool-call"))
+    )
+      return []
+    const sentence = sentences(assistantText(message).slice(0, 3000)).find(
+      (line) => REPORT_RE.test(line) && !NOT_REPORT_RE.test(line)
+    )
+    return sentence
+      ? [{ at: position(item.entryId), text: `${REPORTED} ${clip(sentence, ITEM_CHARS)} (${item.entryId})` }]
+      : []
+  })
+
+/**
+ * The next step a failure sets: the newest failed call no later call
+ * superseded, when it happened after the user's latest message — the work
+ * stopped at it (Claude Code's compact prompt: the next step "directly in
+ * line with the most recent work"; its "Errors and fixes" section). An
+ * older failure stays a failed approach only: the user has moved on since.
+ */
+export const failureStep = (
+  newest: { readonly entryId: string; readonly text: string } | undefined,
+  latestAskAt: number,
+  position: (entryId: string) => number
+): Array<string> =>
+  newest !== undefined && position(newest.entryId) > latestAskAt
+    ? [`Resolve the failure the work stopped at: ${clip(newest.text, ITEM_CHARS)}`]
+    : []

@@ -1,0 +1,204 @@
+/**
+ * The offline checkpoint as a handoff another model continues from (new-user
+ * trial, session 5): the goal keeps what the user typed, Done lists what a
+ * text-action agent did, Next Steps name the failure the work stopped at,
+ * and Key Decisions are choices, not narration. Small built conversations,
+ * then the real transcripts the trial used (../shared/transcripts).
+ */
+import { type Entry, type Message, ToolActions } from "@context-engine/core"
+import { transcript } from "@context-engine/core/test-support"
+import { describe, expect, it } from "vitest"
+import * as Import from "../../transcripts/src/importers/Import.ts"
+import * as Decisions from "../src/checkpoint/Decisions.ts"
+import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
+import type { CoveredItem } from "../src/Summarizer.ts"
+import { assistant, calls, results, user, withIds } from "./support.ts"
+
+const count = (text: string): number => Math.ceil(text.length / 4)
+const summarize = (covered: ReadonlyArray<CoveredItem>, kept: ReadonlyArray<CoveredItem> = []) =>
+  ExtractiveSummarizer.summarizeSync({ covered, kept, maxTokens: 4_000, countTokens: count })
+
+/** A command template of the length slash commands ship (several KB of process instructions). */
+const template = [
+  "Split complex work into independent subtasks and run them in parallel.",
+  "## Process",
+  ...Array.from(
+    { length: 40 },
+    (_, index) => `${index + 1}. Each subtask must be executable on its own and should report back in under 100 words.`
+  )
+].join("\n")
+const commandRecord = (name: string, args: string) =>
+  user(
+    `<command-message>${name} is running…</command-message>\n<command-name>/${name}</command-name>\n<command-args>${args}</command-args>`
+  )
+
+describe("goal: what the user typed, not the command template it expanded", () => {
+  it("a template ending in Claude Code's 'ARGUMENTS:' line quotes the command and its arguments, not the template's opening", () => {
+    const content = summarize(
+      withIds([
+        commandRecord("fanout", "build a kanban board with drag and drop"),
+        user(`${template}\n\nARGUMENTS: build a kanban board with drag and drop`),
+        assistant("I split the work into four subtasks and started them.")
+      ])
+    )
+    expect(content.goal).toContain('"/fanout build a kanban board with drag and drop"')
+    expect(content.goal).toContain("template of")
+    // The template's rules are the command's boilerplate, not constraints the user set.
+    expect(content.constraints.join("\n")).not.toContain("executable on its own")
+  })
+
+  it("a template that placed the arguments itself ($ARGUMENTS) takes them from the command record before it", () => {
+    const content = summarize(
+      withIds([
+        commandRecord("fanout", "port the parser to rust"),
+        user(`${template.slice(0, 600)}\n\nThe task: port the parser to rust\n\n${template.slice(600)}`),
+        assistant("Started.")
+      ])
+    )
+    expect(content.goal).toContain('"/fanout port the parser to rust"')
+  })
+
+  it("a long message is cut in its middle: the ask at its end survives a paste before it", () => {
+    const paste = Array.from({ length: 30 }, (_, index) => `config line ${index} value=${index * 7} enabled`).join(" ")
+    const content = summarize(
+      withIds([
+        user(`Here is my current setup, read it all: ${paste}. Please migrate the scheduler to cron syntax.`),
+        assistant("Reading it.")
+      ])
+    )
+    expect(content.goal).toContain("Here is my current setup")
+    expect(content.goal).toContain("migrate the scheduler to cron syntax")
+    expect(content.goal).toContain(" … ")
+  })
+})
+
+/** A SWE-agent style text-action step: a thought, the command in a closing fence, the output as a user message. */
+const act = (thought: string, command: string) => assistant(`${thought}\n\n\`\`\`\n${command}\n\`\`\``)
+const footer = (file: string) => `(Open file: ${file})\n(Current directory: /repo)\nbash-$`
+const rejected = (file: string, error: string) =>
+  user(
+    `Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 SyntaxError: ${error}\n\nThis is how your edit would have looked if applied\n-------------------------------------------------\n[File: ${file} (40 lines total)]\n1:def load(x):\n2:    return [x\n-------------------------------------------------\n${footer(file)}`
+  )
+
+const textActionSession: ReadonlyArray<Message.Message> = [
+  user("Fix the loader: load() crashes on empty input. Reproduce it first, then fix src/loader.py."),
+  act("First I'll write a script that reproduces the crash.", "create repro.py"),
+  user(`[File: /repo/repro.py (1 lines total)]\n1:\n${footer("/repo/repro.py")}`),
+  act("Now the example from the issue.", "edit 1:1\nfrom src.loader import load\nload('')\nend_of_edit"),
+  user(
+    `[File: /repo/repro.py (2 lines total)]\n1:from src.loader import load\n2:load('')\n${footer("/repo/repro.py")}`
+  ),
+  act("Run it.", "python repro.py"),
+  user(
+    `Traceback (most recent call last):\n  File "/repo/repro.py", line 2, in <module>\n    load('')\n  File "/repo/src/loader.py", line 2, in load\n    return x[0]\nIndexError: string index out of range\n${footer("/repo/repro.py")}`
+  ),
+  act("Open the loader.", "open src/loader.py"),
+  user(
+    `[File: /repo/src/loader.py (40 lines total)]\n1:def load(x):\n2:    return x[0]\n${footer("/repo/src/loader.py")}`
+  ),
+  act("Guard the empty case.", "edit 2:2\n    return [x\nend_of_edit"),
+  rejected("/repo/src/loader.py", "unmatched '['"),
+  act("Missing bracket; again.", "edit 2:2\n    return [x]]\nend_of_edit"),
+  rejected("/repo/src/loader.py", "unmatched ']'"),
+  assistant("I will rewrite the whole function body before editing again.")
+]
+
+describe("done: a text-action agent's commands are its actions", () => {
+  it("the commands written in closing fences, with their output as the next user message, are listed as done and failed", () => {
+    const content = summarize(withIds(textActionSession, "swe:"))
+    expect(content.progress.done).toEqual(["created `/repo/repro.py` (2 edits)"])
+    expect(content.progress.inProgress).toEqual([])
+    expect(content.failedApproaches).toEqual([
+      "`python repro.py` failed: IndexError: string index out of range",
+      "`edit 2:2` on `/repo/src/loader.py` failed (2 attempts): SyntaxError: unmatched ']'"
+    ])
+    expect(content.filesModified).toContain("/repo/repro.py")
+    expect(content.filesRead).toContain("/repo/src/loader.py")
+  })
+
+  it("a response ending in a code block that the user answers in their own words is not an action", () => {
+    const items = withIds([
+      user("How do I list the files here?"),
+      assistant("Use this:\n\n```\nrm -rf build\n```"),
+      user("Thanks, that worked nicely for me today.")
+    ])
+    expect(ToolActions.actionsOf(items)).toEqual([])
+  })
+})
+
+describe("next steps: where the work stopped", () => {
+  it("the newest failure no later run superseded, after the user's latest message, is a next step", () => {
+    const content = summarize(withIds(textActionSession, "swe:"))
+    expect(content.nextSteps).toContain(
+      "Resolve the failure the work stopped at: `edit 2:2` on `/repo/src/loader.py` failed (2 attempts): SyntaxError: unmatched ']'"
+    )
+  })
+
+  it("a failure before the user's latest message is not where the work stopped", () => {
+    const content = summarize(
+      withIds([
+        user("Run the test suite please and tell me what you see."),
+        calls({ id: "c1", name: "bash", input: { command: "npm test" } }),
+        results({ id: "c1", name: "bash", text: "1 failed\nerror: expected 2 to equal 3" }),
+        assistant("One test fails: expected 2 to equal 3."),
+        user("Leave that, write the changelog entry for the release instead.")
+      ])
+    )
+    expect(content.failedApproaches?.join("\n")).toContain("npm test")
+    expect(content.nextSteps.join("\n")).not.toContain("Resolve the failure")
+  })
+})
+
+describe("decisions: choices, not narration", () => {
+  it("an announced look or a step that names nothing is narration; a choice or a named change is kept", () => {
+    expect(Decisions.plainStatement("Let me look at the config loader first.")).toBe("")
+    expect(Decisions.plainStatement("You're right! Let me fix this properly:")).toBe("")
+    expect(Decisions.plainStatement("Let me check the tests. I'll use a Map instead of a record.")).toBe(
+      "Use a Map instead of a record."
+    )
+    expect(Decisions.plainStatement("Now let me keep the listeners:")).toBe("Keep the listeners.")
+  })
+
+  it("a steering answer that only narrates is recorded as the change it made", () => {
+    const decisions = Decisions.fromRange(
+      withIds([
+        user("no console logs! setTheme should return an error the caller can show"),
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "You're right! Let me fix this properly:" },
+            {
+              type: "tool-call",
+              toolCallId: "c1",
+              toolName: "edit",
+              input: { path: "src/theme.ts", oldText: "console.log(e)", newText: "return e" }
+            }
+          ]
+        },
+        results({ id: "c1", name: "edit", text: "Successfully replaced text in src/theme.ts." })
+      ])
+    )
+    expect(decisions.map((decision) => decision.decision)).toEqual(["edited `src/theme.ts` (e1)"])
+  })
+})
+
+const messagesOf = async (file: string): Promise<Array<CoveredItem>> =>
+  (await Import.importFilePromise(transcript(file))).transcript.entries
+    .filter((entry): entry is Entry.MessageEntry => entry.kind === "message")
+    .map((entry) => ({ entryId: entry.id, message: entry.message }))
+
+describe("the real transcripts of the new-user trial", () => {
+  it("Claude Code: the goal of a slash-command session is the typed task, not the template's first 500 characters", async () => {
+    const items = await messagesOf("claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    const content = summarize(items.slice(0, 40))
+    expect(`${content.goal}\n${content.criticalContext.join("\n")}`).toContain("create TODO app by Next.js")
+  })
+
+  it("SWE-agent (text actions): the reproduction script, the failed run and the three rejected edits are in the handoff", async () => {
+    const items = await messagesOf("swe-agent/pydicom__pydicom-1458.traj")
+    const content = summarize(items.slice(0, 20), items.slice(2, 3))
+    expect(content.progress.done).toContain("created `/pydicom__pydicom/reproduce_bug.py` (2 edits)")
+    expect(content.failedApproaches?.join("\n")).toMatch(/edit 287:295.*numpy_handler\.py.*failed \(3 attempts\)/)
+    expect(content.nextSteps.join("\n")).toContain("Resolve the failure the work stopped at")
+  })
+})
