@@ -142,7 +142,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
   }
   const priorOptions: MessageTokens.Options = { ...countOptions, reasoningPosition: "prior" }
 
-  let byIdentity = IdentitySlots.make<{ count: MessageTokens.MessageCount; shape: ViewPrefix.Shape }>()
+  let byIdentity = IdentitySlots.make<IdentitySlots.Kept<MessageTokens.MessageCount>>()
   const byContent = new Map<string, MessageTokens.MessageCount>()
   let toolsByIdentity = new WeakMap<
     object,
@@ -179,15 +179,15 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
   ): MessageTokens.MessageCount => {
     const { slot, options: counting } = countingOf(message, source, position, exactOptions)
     if (!useCache) return MessageTokens.count(message, source, counting)
-    const hit = byIdentity.get(message, slot)
-    if (hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message)) return hit.count
+    const hit = IdentitySlots.reuse(byIdentity.get(message, slot), message)
+    if (hit !== undefined) return hit
     const key = `${slot}|${ContentHash.hash(message)}`
     let result = byContent.get(key)
     if (result === undefined) {
       result = MessageTokens.count(message, source, counting)
       remember(key, result)
     }
-    byIdentity.set(message, slot, { count: result, shape: ViewPrefix.shallowStamps.stampOf(message) })
+    byIdentity.set(message, slot, IdentitySlots.keep(message, result))
     return result
   }
 
@@ -293,8 +293,7 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
 
   /** Whether the identity cache holds the exact count of `message` (still the same shape). */
   const isCounted = (message: Message, source: ItemSource, prior: boolean): boolean => {
-    const hit = byIdentity.get(message, slotOf(source, prior))
-    return hit !== undefined && ViewPrefix.shallowStamps.stillSame(hit.shape, message)
+    return IdentitySlots.reuse(byIdentity.get(message, slotOf(source, prior)), message) !== undefined
   }
 
   const withEstimates = (estimator: Tokenizer, estimated: (message: Message) => boolean): CachedMeasurer => {

@@ -78,4 +78,21 @@ describe("MessageSeal", () => {
       expect(next).toEqual(Measurer.make(o200k, { cache: false }).measure(view, { anchor }))
     }
   })
+
+  it("a sealed message's cached count is reused without reading the message; an unsealed one is re-checked", () => {
+    const messages = piMessages().slice(0, 40)
+    for (const seal of [true, false]) {
+      const reads = { count: 0 }
+      const held = messages.map((message) => counted(message, reads, seal))
+      const measurer = Measurer.make(o200k)
+      const first = held.map((message) => measurer.messageTokens(message))
+      reads.count = 0
+      const again = held.map((message) => measurer.messageTokens(message))
+      // the identity cache keeps no shape of a sealed message (nothing to re-check: it cannot change)
+      if (seal) expect(reads.count).toBe(0)
+      else expect(reads.count).toBeGreaterThan(held.length)
+      expect(again).toEqual(first)
+      expect(first).toEqual(messages.map((message) => Measurer.make(o200k, { cache: false }).messageTokens(message)))
+    }
+  })
 })

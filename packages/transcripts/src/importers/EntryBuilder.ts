@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type Checkpoint, Entry, Errors, type Message, MessageParts } from "@context-engine/core"
+import { type Checkpoint, Entry, Errors, type Message, MessageParts, MessageSeal } from "@context-engine/core"
 import type { ImportIssue, SessionSpan } from "./ImportResult.ts"
 
 type Meta = Message.JsonObject
@@ -166,7 +166,8 @@ export const make = (options: {
       const problem = options.strict ? unsendable(message) : undefined
       if (problem !== undefined)
         throw new Errors.TranscriptCorrupt({ source: options.source, ...(line > 0 ? { line } : {}), reason: problem })
-      return push(line, { kind: "message", message }, header)
+      // Sealed (MessageSeal): an entry's message never changes, so the measurer keeps no shape to re-check it.
+      return push(line, { kind: "message", message: MessageSeal.seal(message) }, header)
     },
     checkpoint: (line, checkpoint, header) => push(line, { kind: "checkpoint", checkpoint }, header),
     event: (line, name, data, header) =>
