@@ -146,6 +146,8 @@ const toSend = (
   original: ReadonlyArray<Message.Message>,
   synced: ReadonlyArray<Message.Message>
 ): ReadonlyArray<Message.Message> => {
+  // The positions holding a message of the view's own (rewritten or inserted), recorded for makeToPrompt.
+  const own: Array<number> = []
   if (items.length === original.length) {
     let sent: Array<Message.Message> | undefined
     for (let index = 0; index < items.length; index++) {
@@ -153,8 +155,11 @@ const toSend = (
       if (message === original[index] || message === synced[index]) continue
       sent ??= original.slice()
       sent[index] = message
+      own.push(index)
     }
     if (sent === undefined) return original
+    PromptAlignment.noteBuilt(sent, original, own)
+    return sent
   }
   const sent = new Array<Message.Message>(items.length)
   let offset = 0
@@ -173,8 +178,10 @@ const toSend = (
               (message === original[position] || message === synced[position])
           )
     if (at >= 0) offset = at - index
+    else own.push(index)
     sent[index] = at >= 0 ? original[at]! : message
   }
+  PromptAlignment.noteBuilt(sent, original, own)
   return sent
 }
 

@@ -28,3 +28,39 @@ export const near = (expected: number, isAt: (position: number) => boolean): num
   for (let skip = 1; skip <= LOOK_AHEAD; skip++) if (isAt(expected + skip)) return expected + skip
   return isAt(expected - 1) ? expected - 1 : -1
 }
+
+// Requests built from an application's prompt: the prompt, and the positions whose message is not one of its objects.
+const built = new WeakMap<
+  ReadonlyArray<unknown>,
+  { readonly original: ReadonlyArray<unknown>; readonly own: ReadonlyArray<number> }
+>()
+
+/**
+ * Records that every position of `request` but `own` holds one of
+ * `original`'s own message objects (the request was built from that prompt,
+ * found with {@link near}). `request` must not change afterwards.
+ *
+ * @category utils
+ */
+export const noteBuilt = (
+  request: ReadonlyArray<unknown>,
+  original: ReadonlyArray<unknown>,
+  own: ReadonlyArray<number>
+): void => {
+  built.set(request, { original, own })
+}
+
+/**
+ * The positions of `request` that hold no object of `original`, when
+ * `request` was recorded ({@link noteBuilt}) as built from that very array;
+ * else `undefined` (find them with {@link near}).
+ *
+ * @category utils
+ */
+export const builtFrom = (
+  request: ReadonlyArray<unknown>,
+  original: ReadonlyArray<unknown>
+): ReadonlyArray<number> | undefined => {
+  const known = built.get(request)
+  return known !== undefined && known.original === original ? known.own : undefined
+}

@@ -284,8 +284,11 @@ export const toPrompt = (messages: ReadonlyArray<AnyMessage>): LanguageModelV4Pr
  * tool results), or a rewritten view that grew by a few messages, costs
  * pointer compares, one copy of the prompt array and its rewritten or new
  * messages — no read or conversion of the others, and no other array of the
- * prompt's length. Returns a new array each call; the arrays passed are
- * neither kept nor changed, and no message of `original` is remembered.
+ * prompt's length. A request the controller built from `original` itself
+ * (`PromptAlignment.noteBuilt`) names its other positions, so only those are
+ * visited: one copy of the request, no pass over the rest. Returns a new
+ * array each call; the arrays passed are neither kept nor changed, and no
+ * message of `original` is remembered.
  *
  * @category conversions
  */
@@ -296,8 +299,23 @@ export const makeToPrompt = (): ((
   // What was converted at each position (undefined where `original` was kept), updated in place.
   const from: Array<AnyMessage | undefined> = []
   const to: Array<LanguageModelV4Message | undefined> = []
+  const convertAt = (index: number, message: AnyMessage): LanguageModelV4Message => {
+    const converted = message === from[index] ? to[index]! : toPromptMessage(message)
+    from[index] = message
+    to[index] = converted
+    return converted
+  }
   return (messages, original = []) => {
     const sent = original as ReadonlyArray<unknown>
+    // A request the controller built from this very prompt says which positions are not the prompt's own objects.
+    const own = PromptAlignment.builtFrom(messages, original)
+    if (own !== undefined) {
+      const prompt = messages.slice() as Array<LanguageModelV4Message>
+      for (const index of own) prompt[index] = convertAt(index, messages[index]!)
+      from.length = Math.min(from.length, messages.length)
+      to.length = from.length
+      return prompt
+    }
     // One array of the request's length: a copy of `original` (memcpy) when it is at least that long.
     const copied = original.length >= messages.length
     const prompt: Array<LanguageModelV4Message> = copied
@@ -319,10 +337,7 @@ export const makeToPrompt = (): ((
         to[index] = undefined
         continue
       }
-      const converted = message === from[index] ? to[index]! : toPromptMessage(message)
-      from[index] = message
-      to[index] = converted
-      prompt[index] = converted
+      prompt[index] = convertAt(index, message)
     }
     from.length = messages.length
     to.length = messages.length

@@ -2,6 +2,7 @@ import type { LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/prov
 import type { Message } from "@context-engine/core"
 import fc from "fast-check"
 import { describe, expect, expectTypeOf, it } from "vitest"
+import * as PromptAlignment from "../src/PromptAlignment.ts"
 import * as PromptConversion from "../src/PromptConversion.ts"
 
 describe("PromptConversion", () => {
@@ -34,6 +35,47 @@ describe("PromptConversion", () => {
     // A caller that mutates the array it passed does not corrupt the next call.
     changed[1] = { role: "assistant", content: "other" }
     expect(toPrompt(changed)).toEqual(PromptConversion.toPrompt(changed))
+  })
+
+  it("a request noted as built from the prompt (PromptAlignment.noteBuilt) converts only its own positions, to the same prompt", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("keep", "rewrite", "drop", "insert"), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 3 }),
+        (edits, steps) => {
+          const noted = PromptConversion.makeToPrompt()
+          const searched = PromptConversion.makeToPrompt()
+          for (let step = 0; step < steps; step++) {
+            // The application's prompt (new objects every step) and a request built from it by the edits.
+            const original = edits.map(
+              (_, index): LanguageModelV4Message => ({ role: "user", content: [{ type: "text", text: `m${index}` }] })
+            )
+            const request: Array<Message.Message> = []
+            const own: Array<number> = []
+            edits.forEach((edit, index) => {
+              if (edit === "drop") return
+              if (edit === "insert") {
+                own.push(request.length)
+                request.push({ role: "user", content: `inserted before m${index}` })
+              }
+              if (edit === "rewrite") own.push(request.length)
+              request.push(
+                edit === "rewrite"
+                  ? { role: "user", content: `m${index} rewritten` }
+                  : (original[index] as Message.Message)
+              )
+            })
+            PromptAlignment.noteBuilt(request, original, own)
+            const fast = noted(request, original)
+            const slow = searched(request.slice(), original)
+            expect(fast).toEqual(slow)
+            fast.forEach((message, index) => {
+              if (!own.includes(index)) expect(message).toBe(request[index])
+            })
+          }
+        }
+      )
+    )
   })
 
   it("makeToPrompt keeps the application's own prompt messages where the request holds them, without reading them", () => {
