@@ -149,6 +149,35 @@ describe("next steps: where the work stopped", () => {
   })
 })
 
+describe("next steps: a plan the agent already carried out is not ahead", () => {
+  it("the plan sentence that announced a call which ran is dropped; a step it names for after the call stays", () => {
+    const content = summarize(
+      withIds([
+        user("Set up the dev environment and make sure the suite runs."),
+        {
+          role: "assistant",
+          content: [
+            {
+              type: "text",
+              text: "Let's install the package with its dev extras. Then I'll run the whole test suite."
+            },
+            { type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "pip install -e .[dev]" } }
+          ]
+        },
+        results({
+          id: "c1",
+          name: "bash",
+          text: "Successfully installed pkg-1.0\n(Open file: n/a)\n(Current directory: /repo)\nbash-$"
+        })
+      ])
+    )
+    expect(content.nextSteps).toContain("Then I'll run the whole test suite. (the agent's plan, e1)")
+    expect(content.nextSteps.join("\n")).not.toContain("Let's install")
+    // The shell prompt and the agent's state footer after the output are not the command's result.
+    expect(content.progress.done).toEqual(["ran `pip install -e .[dev]` → Successfully installed pkg-1.0"])
+  })
+})
+
 describe("decisions: choices, not narration", () => {
   it("an announced look or a step that names nothing is narration; a choice or a named change is kept", () => {
     expect(Decisions.plainStatement("Let me look at the config loader first.")).toBe("")

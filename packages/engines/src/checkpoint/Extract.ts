@@ -84,13 +84,24 @@ const lastAssistant = (items: ReadonlyArray<CoveredItem>): Said | undefined => {
   return undefined
 }
 
-const plansOf = (said: Said | undefined): Array<string> =>
-  said === undefined
-    ? []
-    : sentences(said.text.slice(-3000))
-        .filter((sentence) => PLAN_RE.test(sentence) && sentence.length >= 20)
-        .slice(-3)
-        .map((sentence) => `${clip(sentence, ITEM_CHARS)} (the agent's plan, ${said.entryId})`)
+/** A plan sentence that points past the step at hand ("Then …", "After that …", "Next, …"). */
+const LATER_STEP_RE = /^(?:then|next|after that|afterwards|once|finally|later)\b/i
+
+/**
+ * The plan sentences of the agent's last text. When that message issued a
+ * call whose result is in the range, its plan sentences announced that call
+ * ("Let's install the package:" with the install) — it ran and is under Done
+ * or Failed Approaches — so only the steps it names for after the call
+ * ({@link LATER_STEP_RE}) are still ahead.
+ */
+const plansOf = (said: Said | undefined, actions: ReadonlyArray<ToolActions.Action>): Array<string> => {
+  if (said === undefined) return []
+  const ran = actions.some((action) => action.entryId === said.entryId && action.outcome._tag !== "unknown")
+  return sentences(said.text.slice(-3000))
+    .filter((sentence) => PLAN_RE.test(sentence) && sentence.length >= 20 && (!ran || LATER_STEP_RE.test(sentence)))
+    .slice(-3)
+    .map((sentence) => `${clip(sentence, ITEM_CHARS)} (the agent's plan, ${said.entryId})`)
+}
 
 /** The todo items in progress; with no todo list and nothing done yet, the current request itself. */
 const inProgressOf = (
@@ -181,7 +192,7 @@ export const extract = (
   const position = (entryId: string) => positions.get(entryId) ?? all.length
   const nextSteps = [
     ...open.map((todo) => `${todo.status === "in_progress" ? "[in progress] " : ""}${clip(todo.text, ITEM_CHARS)}`),
-    ...(open.length === 0 ? plansOf(report) : []),
+    ...(open.length === 0 ? plansOf(report, actions) : []),
     ...(open.length === 0 ? failureStep(newestFailure, latest ? latest.index : -1, position) : []),
     ...(pendingUserAsks.length > 0 && open.length === 0
       ? [`Answer the pending ask: ${clip(pendingUserAsks[0]!, ITEM_CHARS)}`]

@@ -41,6 +41,14 @@ export interface DoneItem {
   readonly text: string
 }
 
+/**
+ * Lines after a command's output that are not output: a shell prompt waiting
+ * for the next command (`bash-$`, `$`) and a text-action agent's state footer
+ * (SWE-agent's observation template ends "(Open file: …) (Current
+ * directory: …) bash-$").
+ */
+const STATE_LINE_RE = /^\s*(?:[\w.-]*[$#%>]|\((?:Open file|Current directory): [^)]*\))\s*$/
+
 /** Keys of a JSON tool result that identify what happened (ids, status, refs, targets). */
 const RESULT_KEY_RE = /(?:id|status|state|ref|url|environment|version|sha|hash)$/i
 
@@ -105,7 +113,7 @@ export const doneOf = (
       const result = action.outcome.text
         .trim()
         .split("\n")
-        .filter((line) => line.trim())
+        .filter((line) => line.trim() && !STATE_LINE_RE.test(line))
         .slice(-1)[0]
       done.push({ at, text: `ran ${code(action.command)}${result ? ` → ${clip(result, 100)}` : ""}` })
     } else if (action.command === undefined) {
