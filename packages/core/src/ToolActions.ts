@@ -58,6 +58,12 @@ export interface Action {
   readonly outcome: Outcome
   /** Todo / plan items, for `todo`. */
   readonly todos?: ReadonlyArray<TodoItem> | undefined
+  /**
+   * The call's own short description of what it does, when its input has
+   * one (`description`: Claude Code's `Task` "short (3-5 word) description
+   * of the task", its `Bash` description).
+   */
+  readonly description?: string | undefined
 }
 
 /**
@@ -334,7 +340,8 @@ export const actionsOf = (items: ReadonlyArray<Item>): Array<Action> => {
         path: inputPath(part.input) ?? summarized.path,
         command: inputCommand(part.input) ?? summarized.command,
         outcome: results.get(part.toolCallId) ?? { _tag: "unknown" },
-        todos: kind === "todo" ? todoItems(part.input) : undefined
+        todos: kind === "todo" ? todoItems(part.input) : undefined,
+        description: stringField(part.input, ["description"])?.split("\n")[0]
       })
     }
   }

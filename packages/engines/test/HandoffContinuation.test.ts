@@ -116,6 +116,25 @@ describe("done: a text-action agent's commands are its actions", () => {
     expect(content.filesRead).toContain("/repo/src/loader.py")
   })
 
+  it("a delegated task is named by its description and its report's first line that is not a heading", () => {
+    const task = (id: string, description: string, report: string) => [
+      calls({ id, name: "Task", input: { description, prompt: `${description}, in full.`, subagent_type: "general" } }),
+      results({ id, name: "Task", text: `## Summary\n\n${report}\n\n**Files:** src/x.ts` })
+    ]
+    const content = summarize(
+      withIds([
+        user("Build the importer and its tests in parallel please."),
+        ...task("t1", "Write the importer", "I wrote the importer with streaming reads."),
+        ...task("t2", "Write importer tests", "I added twelve tests covering malformed lines.")
+      ])
+    )
+    // Two reports that open with the same heading are two finished tasks, not one said twice.
+    expect(content.progress.done).toEqual([
+      'Task "Write the importer" → I wrote the importer with streaming reads.',
+      'Task "Write importer tests" → I added twelve tests covering malformed lines.'
+    ])
+  })
+
   it("a response ending in a code block that the user answers in their own words is not an action", () => {
     const items = withIds([
       user("How do I list the files here?"),

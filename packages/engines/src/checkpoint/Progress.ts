@@ -55,7 +55,7 @@ const RESULT_KEY_RE = /(?:id|status|state|ref|url|environment|version|sha|hash)$
 /**
  * A tool result in one short line: for a JSON object, its identifying
  * scalar fields (`deploymentId dep_…, status succeeded`); otherwise its
- * first line, clipped.
+ * first line that is not a markdown heading, clipped.
  */
 const resultLine = (text: string): string => {
   const trimmed = text.trim()
@@ -68,7 +68,9 @@ const resultLine = (text: string): string => {
     } catch {
       // not JSON: the first line below
     }
-  return clip(trimmed.split("\n")[0] ?? "", 110)
+  // A markdown heading ("## Summary", a subagent's report) names a section, not what happened: the first other line.
+  const lines = trimmed.split("\n").filter((line) => line.trim().length > 0)
+  return clip(lines.find((line) => !/^\s*#{1,6}\s/.test(line)) ?? lines[0] ?? "", 110)
 }
 
 /** Prefixed ids (`dep_01J9…`, `evt_1Qx…`, `cus_…`): the convention most APIs use for what they created. */
@@ -119,7 +121,7 @@ export const doneOf = (
     } else if (action.command === undefined) {
       done.push({
         at,
-        text: `${action.toolName}${action.path ? ` ${code(action.path)}` : ""} → ${resultLine(action.outcome.text)}`
+        text: `${action.toolName}${action.path ? ` ${code(action.path)}` : action.description ? ` "${clip(action.description, 60)}"` : ""} → ${resultLine(action.outcome.text)}`
       })
     }
   }
