@@ -78,6 +78,8 @@ export interface TodoItem {
 
 const READ_TOOL_RE =
   /^(?:read|read_?file|view|view_?file|cat|open|open_?file|glob|ls|list|grep|search|find|web_?fetch|web_?search|todoread|notebookread)$/i
+/** Tools whose `path` names a directory to list or search, not a file (Pi's file ops count only its read tool). */
+const DIRECTORY_TOOL_RE = /^(?:glob|ls|list|list_?dir(?:ectory)?|find)$/i
 const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i
 const CREATE_TOOL_RE = /(?:^write|create|new_?file)/i
 const TODO_TOOL_RE = /todo|plan/i
@@ -220,6 +222,8 @@ const kindOf = (toolName: string, input: unknown): Action["kind"] => {
   if (TODO_TOOL_RE.test(toolName) && todoItems(input) !== undefined) return "todo"
   if (path !== undefined && WRITE_TOOL_RE.test(toolName) && sub !== "view")
     return CREATE_TOOL_RE.test(toolName) || sub === "create" ? "create" : "edit"
+  // A directory tool's path is where it looks (Claude Code's Glob and LS, pi's ls / find): no file was read.
+  if (path !== undefined && DIRECTORY_TOOL_RE.test(toolName)) return "look"
   if (path !== undefined && (READ_TOOL_RE.test(toolName) || sub === "view")) return "read"
   if (READ_TOOL_RE.test(toolName)) return "look"
   if (command !== undefined) return READ_ONLY_COMMAND_RE.test(command) ? "look" : "command"

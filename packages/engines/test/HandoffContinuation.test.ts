@@ -135,6 +135,19 @@ describe("done: a text-action agent's commands are its actions", () => {
     ])
   })
 
+  it("a directory a listing or glob tool searched is not a file read", () => {
+    const content = summarize(
+      withIds([
+        user("Find the command files and read the review one."),
+        calls({ id: "g1", name: "Glob", input: { pattern: "**/*.md", path: "~/.claude/commands" } }),
+        results({ id: "g1", name: "Glob", text: "~/.claude/commands/review.md" }),
+        calls({ id: "r1", name: "Read", input: { file_path: "~/.claude/commands/review.md" } }),
+        results({ id: "r1", name: "Read", text: "Review the diff." })
+      ])
+    )
+    expect(content.filesRead).toEqual(["~/.claude/commands/review.md"])
+  })
+
   it("a response ending in a code block that the user answers in their own words is not an action", () => {
     const items = withIds([
       user("How do I list the files here?"),
