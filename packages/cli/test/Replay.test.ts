@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Tokenizers } from "@context-engine/core"
+import { Budget, PolicyRegistry, Tokenizers } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import { Import } from "@context-engine/transcripts"
 import { afterAll, describe, expect, it } from "vitest"
@@ -49,6 +49,24 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     expect(text).toContain(
       `checkpoint gen ${first.checkpoint!.generation}: ${fmt(first.checkpoint!.tokens)} tokens of the request`
     )
+  })
+
+  it("says the peak request and the count of requests over budget against the input budget even when every request fits", async () => {
+    // QA session 6: 'Peak request sent: 12,781 tokens at step 327' with no budget, and no over-budget line at all when
+    // it was 0, so a reader could not tell from the output whether the replay stayed within the budget.
+    const { report } = await ReplayCommand.buildWithLargest(swe, { model: "gpt-4o", contextWindow: 16_000 }, quiet)
+    // The budget from the library, as the README says the flag resolves: 16,000 − reserve (half the window) − margins.
+    const budget = Budget.make(PolicyRegistry.resolveSync({ model: "gpt-4o", contextWindowTokens: 16_000 }), {
+      systemTokens: 0,
+      toolSchemaTokens: 0
+    }).inputBudgetTokens
+    for (const step of report.steps) expect(step.inputTokens).toBeLessThanOrEqual(budget)
+    const fmt = (value: number) => value.toLocaleString("en-US")
+    const text = ReplayCommand.render(report)
+    expect(text).toContain(
+      `Peak request sent: ${fmt(report.peak.inputTokens)} tokens at step ${report.peak.step} — within the input budget of ${fmt(budget)} (window 16,000)`
+    )
+    expect(text).toContain(`Requests over the input budget: 0 of ${report.steps.length}`)
   })
 
   it("names entries with the transcript's ids, as inspect and compact do: checkpoints, their first kept entry and what they cover", async () => {

@@ -158,11 +158,12 @@ export const render = (report: ReplayReport): string => {
   out.push(...renderFailures(report))
   out.push("")
   const { peak } = report
+  const window = `(window ${n(report.policy.contextWindowTokens)})`
+  // Both lines always name the budget: "Peak request sent: 12,781 tokens" alone does not say whether the replay fit.
   out.push(
-    `Peak request sent: ${n(peak.inputTokens)} tokens at step ${peak.step}${peak.inputTokens > peak.budgetTokens ? ` — over the input budget of ${n(peak.budgetTokens)} by ${n(peak.inputTokens - peak.budgetTokens)} (window ${n(report.policy.contextWindowTokens)})` : ""}`
+    `Peak request sent: ${n(peak.inputTokens)} tokens at step ${peak.step} — ${peak.inputTokens > peak.budgetTokens ? `over the input budget of ${n(peak.budgetTokens)} by ${n(peak.inputTokens - peak.budgetTokens)}` : `within the input budget of ${n(peak.budgetTokens)}`} ${window}`
   )
-  if (report.overBudgetSteps > 0)
-    out.push(`Requests over the input budget: ${n(report.overBudgetSteps)} of ${n(report.steps.length)}`)
+  out.push(`Requests over the input budget: ${n(report.overBudgetSteps)} of ${n(report.steps.length)}`)
   out.push(`Prompt-cache rewrites: ${report.cacheRewrites} (requests whose prefix differs from the previous request's)`)
   out.push(
     `Time per step: mean ${report.timePerStepMs.mean.toFixed(1)} ms, max ${report.timePerStepMs.max.toFixed(1)} ms, total ${(report.timePerStepMs.total / 1000).toFixed(1)} s`
