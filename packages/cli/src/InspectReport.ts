@@ -23,6 +23,7 @@ import {
   Measurement,
   Measurer,
   type Message,
+  MessageParts,
   PolicyRegistry,
   Tokenizers,
   ToolPairing
@@ -156,18 +157,17 @@ export const InspectReport = Schema.Struct({
 export type InspectReport = typeof InspectReport.Type
 
 const preview = (message: Message.Message): string => {
-  const parts = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content
-  const first = parts[0] as Record<string, unknown> | undefined
+  const first = typeof message.content === "string" ? message.content : message.content[0]
   const text =
-    first === undefined
-      ? ""
+    first === undefined || typeof first === "string"
+      ? (first ?? "")
       : first.type === "tool-call"
-        ? `${String(first.toolName)}(${JSON.stringify(first.input)})`
+        ? `${first.toolName}(${JSON.stringify(first.input)})`
         : first.type === "tool-result"
-          ? `${String(first.toolName)} → ${JSON.stringify(first.output)}`
-          : typeof first.text === "string"
+          ? `${first.toolName} → ${MessageParts.outputText(first.output, { mediaMarkers: true })}`
+          : "text" in first && typeof first.text === "string"
             ? first.text
-            : String(first.type)
+            : first.type
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat
 }

@@ -59,6 +59,33 @@ describe("context-engine inspect", { timeout: 60_000 }, () => {
     expect(tokens).toEqual([...tokens].sort((a, b) => b - a))
   })
 
+  it("previews a tool result by its output's text, not the output's JSON wrapper", async () => {
+    // QA session 6: the largest-entries list showed 'Bash → {"type":"text","value":"claude-dev-log-diary/…'.
+    const dir = mkdtempSync(join(tmpdir(), "ce-inspect-"))
+    const file = join(dir, "messages.json")
+    const listing = `${"src/module.ts ".repeat(400)}`
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { role: "user", content: "list the files" },
+        {
+          role: "assistant",
+          content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "ls" } }]
+        },
+        {
+          role: "tool",
+          content: [
+            { type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "text", value: listing } }
+          ]
+        }
+      ])
+    )
+    const report = await inspectJson(file)
+    const result = report.largest.find((entry) => entry.role === "tool")!
+    // 79 characters and an ellipsis: "bash → " (7) + 5 × "src/module.ts " (70) + "sr"
+    expect(result.preview).toBe(`bash → ${"src/module.ts ".repeat(5)}sr…`)
+  })
+
   it("reports the calls the pi session left unanswered, with entry ids", async () => {
     const raw = readFileSync(pi, "utf8")
       .split("\n")
