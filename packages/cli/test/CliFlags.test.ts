@@ -153,22 +153,20 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
       const path = join(missingDir, name)
       const { exitCode, output } = await Compact.run(swe, { policy: path }, quiet)
       expect(exitCode).toBe(ExitCodes.USAGE)
-      expect(output).toBe(
-        `context-engine compact: Invalid policy file ${path} at <root>: cannot read: file not found (ENOENT)`
-      )
+      expect(output).toBe(`context-engine compact: Invalid policy file ${path}: cannot read: file not found (ENOENT)`)
     }
     const catalog = join(missingDir, "catalog.json")
     const inspected = await Inspect.run(swe, { catalog }, quiet)
     expect(inspected.exitCode).toBe(ExitCodes.USAGE)
     expect(inspected.output).toBe(
-      `context-engine inspect: Invalid model catalog ${catalog} at <root>: cannot read: file not found (ENOENT)`
+      `context-engine inspect: Invalid model catalog ${catalog}: cannot read: file not found (ENOENT)`
     )
     const folder = join(missingDir, "dir.json")
     mkdirSync(folder)
     const directory = await Compact.run(swe, { policy: folder }, quiet)
     expect(directory.exitCode).toBe(ExitCodes.USAGE)
     expect(directory.output).toBe(
-      `context-engine compact: Invalid policy file ${folder} at <root>: cannot read: is a directory, not a file (EISDIR)`
+      `context-engine compact: Invalid policy file ${folder}: cannot read: is a directory, not a file (EISDIR)`
     )
   })
 

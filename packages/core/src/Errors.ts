@@ -8,7 +8,10 @@ import { Schema } from "effect"
 
 /**
  * Input did not match a schema. `path` names the bad field
- * (e.g. `messages[3].content[0].text`), `detail` says what was expected.
+ * (e.g. `messages[3].content[0].text`; empty when the whole input is wrong,
+ * e.g. a policy file that is not JSON), `detail` says what was expected.
+ * The message names the field only when there is one: "Invalid policy file
+ * p.json: not JSON …", not "… at <root>: …".
  *
  * @category errors
  */
@@ -18,7 +21,7 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   detail: Schema.String
 }) {
   override get message(): string {
-    return `Invalid ${this.what} at ${this.path || "<root>"}: ${this.detail}`
+    return `Invalid ${this.what}${this.path ? ` at ${this.path}` : ""}: ${this.detail}`
   }
 }
 

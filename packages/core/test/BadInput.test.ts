@@ -72,7 +72,9 @@ describe("malformed messages", () => {
     const error = invalid(decodeMessage, input)
     expect(error.path).toBe(path)
     expect(error.detail).toContain(mention)
-    expect(error.message).toContain(path || "<root>")
+    // the field when there is one; a whole-input error says what was wrong without a placeholder path (QA session 6)
+    expect(error.message).toBe(`Invalid ${error.what}${path ? ` at ${path}` : ""}: ${error.detail}`)
+    expect(error.message).not.toContain("<root>")
   })
 
   it("names the message index inside a list", () => {
