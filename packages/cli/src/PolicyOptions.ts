@@ -17,7 +17,7 @@
  * @since 0.2.0
  */
 import type { Entry } from "@context-engine/core"
-import { type ModelPolicy, PolicyLimits, PolicyRegistry } from "@context-engine/core"
+import { ModelId, type ModelPolicy, PolicyLimits, PolicyRegistry } from "@context-engine/core"
 import { PolicyFile } from "@context-engine/core/node"
 import { type Command, InvalidArgumentError } from "commander"
 import { Effect, Exit } from "effect"
@@ -101,6 +101,28 @@ export const register = (command: Command): Command =>
     .option("--catalog <file>", "models.dev-format model catalog to refresh or extend the built-in one")
     .option("--allow-unknown-model", "use the generic 32,768-token policy for a --model the catalog does not know")
 
+/**
+ * The parts a provider appends to a model id to name a snapshot of the same
+ * model: dates (`20250929` Anthropic and Vertex `@20250929`, `2024-08-06`
+ * OpenAI, `0613` older OpenAI, `2407` Mistral), `latest` aliases and
+ * Bedrock's `v1:0` version. Any other part (`gpt-5-nonexistent`,
+ * `gpt-4o-typo`, `qwen3:8b`) may name another model with another window.
+ */
+const SNAPSHOT_PART = /^(?:\d+|latest|v\d+)$/
+
+/** Whether `modelId` is its catalog entry's id, or that id plus snapshot parts only ({@link SNAPSHOT_PART}). */
+const isSnapshotOf = (modelId: string, catalogId: string | null): boolean => {
+  if (catalogId === null) return true
+  const suffix = ModelId.normalizeId(modelId).slice(catalogId.length + 1)
+  return suffix === "" || suffix.split(/[-_:@]/).every((part) => SNAPSHOT_PART.test(part))
+}
+
+/** Whether a policy-file override names the id more closely than its catalog entry does (the file then sets it). */
+const overridden = (registry: PolicyRegistry.PolicyRegistry, modelId: string, catalogId: string | null): boolean =>
+  [...registry.models.keys()].some(
+    (key) => key.length > (catalogId?.length ?? 0) && ModelId.keyMatches(ModelId.normalizeId(modelId), key)
+  )
+
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | undefined => {
   if (Exit.isSuccess(exit)) return undefined
   const reason = exit.cause.reasons.find((candidate) => candidate._tag === "Fail")
@@ -161,6 +183,11 @@ export const resolve = async (options: PolicyOptions, recorded: string | undefin
       : {}),
     ...(options.keepRecent !== undefined ? { keepRecentTokens: options.keepRecent } : {})
   }
+  const catalogId = PolicyRegistry.catalogIdOf(modelId) ?? null
+  if (known && window === undefined && !overridden(registry, modelId, catalogId) && !isSnapshotOf(modelId, catalogId))
+    warnings.push(
+      `model ${JSON.stringify(modelId)} is not in the catalog; it extends the id of catalog entry ${catalogId}, whose ${base.contextWindowTokens.toLocaleString("en-US")}-token window is used (if it is another model, set its window with --context-window, --policy or --catalog)`
+    )
   const checked = Effect.runSyncExit(
     PolicyRegistry.validate(PolicyRegistry.derive(modelId, override as Parameters<typeof PolicyRegistry.derive>[1]))
   )
@@ -170,7 +197,7 @@ export const resolve = async (options: PolicyOptions, recorded: string | undefin
     modelId,
     source,
     known,
-    catalogId: PolicyRegistry.catalogIdOf(modelId) ?? null,
+    catalogId,
     warnings
   }
 }

@@ -27,6 +27,25 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
     expect(output).not.toContain("PolicyRegistry")
   })
 
+  it("warns when a --model extends a catalog id with anything but a snapshot date or version", async () => {
+    // QA sessions 5 and 6: --model gpt-5-nonexistent ran with gpt-5's 400,000-token window and no warning.
+    const typo = await Compact.run(swe, { model: "gpt-5-nonexistent" }, quiet)
+    expect(typo.exitCode).toBe(0)
+    expect(typo.output).toContain(
+      'warning: model "gpt-5-nonexistent" is not in the catalog; it extends the id of catalog entry gpt-5, whose 400,000-token window is used'
+    )
+    const warned = (output: string) => output.includes("is not in the catalog")
+    for (const snapshot of ["gpt-4o-2024-08-06", "claude-sonnet-4-5-20250929", "claude-sonnet-4-5@20250929", "gpt-4o"])
+      expect({ snapshot, warned: warned((await Compact.run(swe, { model: snapshot }, quiet)).output) }).toEqual({
+        snapshot,
+        warned: false
+      })
+    // a window from the command line is not the entry's: nothing to warn about
+    expect(warned((await Compact.run(swe, { model: "gpt-5-nonexistent", contextWindow: 32_000 }, quiet)).output)).toBe(
+      false
+    )
+  })
+
   it("the header names the catalog entry a --model resolved to when it is not that entry's id", async () => {
     // Session 4: 'model gpt-4o-2024-08-06 (flag)' — which entry's window and tokenizer? A typo past a boundary
     // (gpt-4o-typo) resolves silently the same way.
