@@ -67,6 +67,8 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
       `Peak request sent: ${fmt(report.peak.inputTokens)} tokens at step ${report.peak.step} — within the input budget of ${fmt(budget)} (window 16,000)`
     )
     expect(text).toContain(`Requests over the input budget: 0 of ${report.steps.length}`)
+    // the header names the reserve and budget as compact's does (it named the window only)
+    expect(text).toContain(`· window 16,000 · reserve 8,000 · input budget ${fmt(budget)} ·`)
   })
 
   it("names entries with the transcript's ids, as inspect and compact do: checkpoints, their first kept entry and what they cover", async () => {

@@ -138,7 +138,7 @@ export const render = (report: ReplayReport): string => {
   const out: Array<string> = [`context-engine replay ${report.file}`]
   for (const warning of report.warnings) out.push(`  warning: ${warning}`)
   out.push(
-    `  ${report.format} transcript · model ${PolicyOptions.modelLabel(report.model)} · window ${n(report.policy.contextWindowTokens)} · engine ${report.engine} · mode ${report.mode}`
+    `  ${report.format} transcript · model ${PolicyOptions.modelLabel(report.model)} · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · input budget ${n(report.peak.budgetTokens)} · engine ${report.engine} · mode ${report.mode}`
   )
   out.push(`  ${n(report.steps.length)} steps (one per assistant message, as the middleware would see them)`)
   out.push("")
