@@ -34,6 +34,7 @@ import * as JsonSafety from "./JsonSafety.ts"
 import { JsonValue } from "./Message.ts"
 import { ModelPolicy } from "./ModelPolicy.ts"
 import * as PolicyLimits from "./PolicyLimits.ts"
+import * as Tokenizers from "./Tokenizers.ts"
 
 export type {
   /** @category models */
@@ -217,7 +218,9 @@ export const validate = (input: unknown): Effect.Effect<EngineInput, EngineInput
 
 /**
  * Wraps an engine so that every method taking an {@link EngineInput}
- * validates it first ({@link validate}'s checks); other members are kept as
+ * validates it first ({@link validate}'s checks) and makes the policy's
+ * tokenizer ready (`Tokenizers.ready`: its rank table loaded — synchronously
+ * in Node, by a dynamic import on edge runtimes); other members are kept as
  * they are. Each wrapped engine has its own {@link Validator}: an engine
  * serves one session, and a validator checks only what the last valid input
  * did not hold, so sessions stepping in turn through a shared one re-checked
@@ -226,7 +229,8 @@ export const validate = (input: unknown): Effect.Effect<EngineInput, EngineInput
  * @category constructors
  */
 export const guard = <E extends ContextEngine>(engine: E): E => {
-  const validate = makeValidator().validate
+  const validator = makeValidator().validate
+  const validate = (input: unknown) => Effect.tap(validator(input), (valid) => Tokenizers.ready(valid.policy.tokenizer))
   return {
     ...engine,
     measure: (input) => Effect.flatMap(validate(input), engine.measure),

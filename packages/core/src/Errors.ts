@@ -202,3 +202,20 @@ export class TranscriptStoreFailed extends Schema.TaggedError<TranscriptStoreFai
     return true
   }
 }
+
+/**
+ * An exact encoding (`o200k_base`, `cl100k_base`) was counted before its rank
+ * table was loaded, on a runtime that cannot load it synchronously (no
+ * `process.getBuiltinModule`: an edge runtime). Await
+ * `Tokenizers.ensureLoaded(encoding)` first; the engines do it themselves
+ * (`EngineInput.guard`).
+ *
+ * @category errors
+ */
+export class EncodingNotLoaded extends Schema.TaggedError<EncodingNotLoaded>()("EncodingNotLoaded", {
+  encoding: Schema.String
+}) {
+  override get message(): string {
+    return `The ${this.encoding} rank table is not loaded and this runtime cannot load it synchronously: await Tokenizers.ensureLoaded("${this.encoding}") before counting`
+  }
+}

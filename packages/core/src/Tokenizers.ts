@@ -11,9 +11,17 @@
  * `@context-engine/core/node` (`Tiktoken`), because its loader reads a WASM
  * file from disk.
  *
- * The encoders are plain static `import`s (no `createRequire`, so bundlers
- * for edge runtimes see them); their rank tables are parsed when this module
- * loads and the encoder of an encoding is built on its first `count`. Text is
+ * An encoding's rank table (gpt-tokenizer's `bpeRanks/<encoding>` module,
+ * 1.2 MB for cl100k, 2.4 MB for o200k) is loaded on first use of that
+ * encoding only — a run counting with o200k never loads cl100k (its table
+ * held ≈5 MiB of heap once loaded; issue #13 req 6). {@link ensureLoaded}
+ * loads it with a dynamic `import` (bundlers for edge runtimes see and bundle
+ * it); the first `count` of an encoding not loaded yet loads it
+ * synchronously where Node's `process.getBuiltinModule` is available (the
+ * package's CommonJS build of the same table), and otherwise (an edge
+ * runtime) fails with `Errors.EncodingNotLoaded` — the engines and the
+ * middleware call {@link ensureLoaded} before counting. The encoder of an
+ * encoding is built on its first `count`. Text is
  * encoded as ordinary text: special-token strings such as `<|endoftext|>`
  * inside a message count as the characters they are (tiktoken
  * `encode_ordinary`), so counting never throws. Text is encoded in chunks of
@@ -23,10 +31,9 @@
  *
  * @since 0.1.0
  */
-import { Layer } from "effect"
-import cl100kBaseRanks from "gpt-tokenizer/bpeRanks/cl100k_base"
-import o200kBaseRanks from "gpt-tokenizer/bpeRanks/o200k_base"
+import { Effect, Layer } from "effect"
 import { GptEncoding } from "gpt-tokenizer/GptEncoding"
+import * as Errors from "./Errors.ts"
 import * as Estimator from "./Estimator.ts"
 import type { ModelPolicy, TokenizerId } from "./ModelPolicy.ts"
 import * as TextChunks from "./TextChunks.ts"
@@ -69,14 +76,80 @@ export interface ExactTokenizer extends Tokenizer {
   readonly free: () => void
 }
 
-const ranks = { o200k_base: o200kBaseRanks, cl100k_base: cl100kBaseRanks } as const
+/** A rank table as gpt-tokenizer's `bpeRanks/*` modules export it (rank → token text or bytes). */
+type Ranks = ReturnType<Parameters<typeof GptEncoding.getEncodingApi>[1]>
+
+const ranks = new Map<Encoding, Ranks>()
 const gptEncodings = new Map<Encoding, GptEncoding>()
+
+/** The rank tables as dynamic imports with literal specifiers, so bundlers include them (edge runtimes). */
+const importRanks: Record<Encoding, () => Promise<{ readonly default: Ranks }>> = {
+  o200k_base: () => import("gpt-tokenizer/bpeRanks/o200k_base"),
+  cl100k_base: () => import("gpt-tokenizer/bpeRanks/cl100k_base")
+}
+
+/** Node: the CommonJS build of the rank table, loaded synchronously; undefined where there is no `process.getBuiltinModule`. */
+const requireRanks = (encoding: Encoding): Ranks | undefined => {
+  const node = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+  if (typeof node?.getBuiltinModule !== "function") return undefined
+  type NodeModule = { createRequire: (from: string) => (id: string) => unknown }
+  const load = (node.getBuiltinModule("node:module") as NodeModule).createRequire(import.meta.url)
+  return (load(`gpt-tokenizer/bpeRanks/${encoding}`) as { default: Ranks }).default
+}
+
+const ranksOf = (encoding: Encoding): Ranks => {
+  let table = ranks.get(encoding)
+  if (table === undefined) {
+    table = requireRanks(encoding)
+    if (table === undefined) throw new Errors.EncodingNotLoaded({ encoding })
+    ranks.set(encoding, table)
+  }
+  return table
+}
+
+/**
+ * Loads the rank table of `encoding` (once; later calls resolve at once), so
+ * counting with it works on any runtime. Idempotent.
+ *
+ * @category loading
+ */
+export const ensureLoaded = async (encoding: Encoding): Promise<void> => {
+  if (ranks.has(encoding)) return
+  const table = (await importRanks[encoding]()).default
+  if (!ranks.has(encoding)) ranks.set(encoding, table)
+}
+
+/**
+ * Makes the tokenizer `id` ready to count: loads its rank table — at once
+ * where it can be loaded synchronously (Node), else with a dynamic `import`
+ * (edge runtimes). Nothing to load for an estimator or a loaded encoding.
+ * Engines run it before every method (`EngineInput.guard`).
+ *
+ * @category loading
+ */
+export const ready = (id: TokenizerId): Effect.Effect<void> =>
+  (id !== "o200k_base" && id !== "cl100k_base") || ranks.has(id)
+    ? Effect.void
+    : Effect.suspend(() => {
+        const table = requireRanks(id)
+        if (table === undefined) return Effect.promise(() => ensureLoaded(id))
+        ranks.set(id, table)
+        return Effect.void
+      })
+
+/**
+ * The exact encodings whose rank tables this process has loaded, in load order.
+ *
+ * @category loading
+ */
+export const loadedEncodings = (): ReadonlyArray<Encoding> => [...ranks.keys()]
 
 // Building an encoder from its rank table costs ~300 ms, so it happens once, on first use.
 const gptEncoding = (encoding: Encoding): GptEncoding => {
   let api = gptEncodings.get(encoding)
   if (api === undefined) {
-    api = GptEncoding.getEncodingApi(encoding, () => ranks[encoding])
+    const table = ranksOf(encoding)
+    api = GptEncoding.getEncodingApi(encoding, () => table)
     gptEncodings.set(encoding, api)
   }
   return api

@@ -42,6 +42,8 @@ const offloadArrivals = async (
   offload: Offload.Options
 ): Promise<void> => {
   if (!arrived.some((entry) => entry.kind === "message" && entry.message.role === "tool")) return
+  // the policy's rank table may not be loaded yet on an edge runtime (Tokenizers.ready)
+  if (offload.countTokens === undefined) await Effect.runPromise(Tokenizers.ready(policy.tokenizer))
   const countTokens = offload.countTokens ?? Tokenizers.forPolicy(policy).count
   const edits = Offload.editsFor(arrived, { ...offload, countTokens })
   if (edits.length === 0) return
