@@ -44,6 +44,12 @@ export type ContextEvent =
       readonly mode?: RolloutMode.RolloutMode
       /** Id of the shadow entry holding what was withheld. */
       readonly shadowEntryId?: string
+      /**
+       * What the engine recovered from in this compaction (`CompactionResult.failures`): a summarizer that
+       * failed, a summary that failed validation, a plug-in that threw. The compaction then kept the previous
+       * checkpoint and reduced deterministically. Absent when nothing failed.
+       */
+      readonly failures?: ContextEngine.CompactionResult["failures"]
     }
   | {
       readonly type: "compaction-failed"

@@ -60,7 +60,8 @@ export const recover = async (runtime: Runtime, prepared: Prepared, error: unkno
       tokensBefore: recovery.compaction.before.inputTokens,
       tokensAfter: recovery.compaction.after.inputTokens,
       stages: recovery.compaction.stages,
-      ...(recovery.compaction.checkpoint ? { checkpointId: recovery.compaction.checkpoint.id } : {})
+      ...(recovery.compaction.checkpoint ? { checkpointId: recovery.compaction.checkpoint.id } : {}),
+      ...(recovery.compaction.failures?.length ? { failures: recovery.compaction.failures } : {})
     })
   } else if (recovery.compactionError) {
     const route = runtime.breaker.recordFailure(routeOf(prepared.model))

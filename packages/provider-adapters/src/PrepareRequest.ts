@@ -90,7 +90,8 @@ export const commitCompaction = async (
     stages: result.stages,
     ...(result.checkpoint ? { checkpointId: result.checkpoint.id } : {}),
     mode,
-    ...(shadow ? { shadowEntryId: shadow.id } : {})
+    ...(shadow ? { shadowEntryId: shadow.id } : {}),
+    ...(result.failures?.length ? { failures: result.failures } : {})
   })
 }
 

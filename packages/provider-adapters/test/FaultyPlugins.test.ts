@@ -85,6 +85,10 @@ describe("a faulty plug-in never stops the agent (through the middleware)", () =
         compaction?.type === "compaction" &&
           compaction.stages.some((stage) => stage.stage === "checkpoint" && stage.status === "skipped")
       ).toBe(true)
+      // the event itself says what failed (QA session 6: it was only inside the checkpoint stage's note)
+      expect(
+        compaction?.type === "compaction" ? (compaction.failures ?? []).map((failure) => failure._tag) : []
+      ).toEqual([expect.stringMatching(/^(SummarizerFailed|PluginFailed|ValidationFailed)$/)])
     }, 60_000)
   }
 
