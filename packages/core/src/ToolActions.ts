@@ -20,6 +20,7 @@
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
+import * as ToolPairing from "./ToolPairing.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 
 /**
@@ -324,7 +325,10 @@ const textAction = (item: Item, next: Item | undefined): Action | undefined => {
  *
  * @category constructors
  */
-export const actionsOf = (items: ReadonlyArray<Item>): Array<Action> => {
+export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
+  // A reused call id pairs each call with the result that follows it, as the repaired request does: a transcript
+  // that reuses ids (SWE-agent, some Codex logs) otherwise gave every call of the id the last one's output.
+  const items = ToolPairing.withUniqueCallIds(original)
   const results = resultsOf(items)
   const actions: Array<Action> = []
   for (const [index, item] of items.entries()) {

@@ -194,10 +194,10 @@ export const interruptedResultId = (toolCallId: string): string => `interrupted:
  * unique", Anthropic Messages API), and a naive pairing silently drops one
  * of their results.
  */
-const renameReusedCallIds = (
-  items: ReadonlyArray<Item>,
+const renameReusedCallIds = <I extends Item>(
+  items: ReadonlyArray<I>,
   strategy: string
-): { readonly items: ReadonlyArray<Item>; readonly edits: Array<ViewEdit> } => {
+): { readonly items: ReadonlyArray<I>; readonly edits: Array<ViewEdit> } => {
   // every call id of the view, built at the first reused id (most views have none)
   let taken: Set<string> | undefined
   const takenIds = (): Set<string> => {
@@ -211,7 +211,7 @@ const renameReusedCallIds = (
   const seen = new Set<string>()
   const pending = new Map<string, string>()
   const edits: Array<ViewEdit> = []
-  let out: Array<Item> | undefined
+  let out: Array<I> | undefined
   const renamed = (part: ContentPart): ContentPart => {
     if (part.type === "tool-call") {
       if (!seen.has(part.toolCallId)) {
@@ -250,6 +250,19 @@ const renameReusedCallIds = (
   })
   return { items: out ?? items, edits }
 }
+
+/**
+ * `items` with every reused tool-call id renamed as the request repair
+ * renames it (`X~2` for the second call of `X` and the first result after
+ * it; see `repair`), so that pairing a result with its call by id gives the
+ * same pairs the repaired request sends. `items` itself when no id is
+ * reused; otherwise a copy (the caller's items and messages are not
+ * changed).
+ *
+ * @category repair
+ */
+export const withUniqueCallIds = <I extends Item>(items: ReadonlyArray<I>): ReadonlyArray<I> =>
+  renameReusedCallIds(items, "unique-call-ids").items
 
 /**
  * View edits that make the view's pairing valid:

@@ -46,6 +46,29 @@ describe("ToolActions on console transcripts (a one-line summary per call)", () 
   })
 })
 
+describe("ToolActions on a transcript that reuses tool-call ids", () => {
+  it("pairs each call with the result that follows it, as the repaired request does", () => {
+    const items = [
+      call("t1", "bash", { command: "python reproduce.py" }),
+      result("t1", "bash", "344"),
+      call("t1", "bash", { command: "ls -F" }),
+      result("t1", "bash", "src/\ntests/\nsetup.py"),
+      call("t1", "bash", { command: "python -m pytest" }),
+      result("t1", "bash", "Traceback (most recent call last):\nAssertionError: expected 345\nFAILED tests/test_a.py")
+    ].map((message, index) => ({ entryId: `e${index}`, message }))
+    const before = JSON.stringify(items)
+    const actions = ToolActions.actionsOf(items)
+    const seen = actions.map(({ command, outcome }) => [command, outcome._tag === "ok" ? outcome.text : outcome._tag])
+    expect(seen).toEqual([
+      ["python reproduce.py", "344"],
+      ["ls -F", "src/\ntests/\nsetup.py"],
+      ["python -m pytest", "failed"]
+    ])
+    // the caller's items are not renamed in place
+    expect(JSON.stringify(items)).toBe(before)
+  })
+})
+
 describe("UserSpeech", () => {
   it("names the shell command a user ran themselves (aider /run, Claude Code bash-input, pi shell mode)", () => {
     expect(UserSpeech.shellCommand(user("/run python -m pytest tests/test_main.py"))).toBe(
