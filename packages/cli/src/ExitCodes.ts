@@ -7,7 +7,7 @@
  * | 0 | success |
  * | 1 | the transcript cannot be read or imported, or the command's work failed |
  * | 2 | the summarizer cannot be used (missing API key or provider package) |
- * | 3 | usage: an unknown `--model`, a bad flag value (`--summarizer` in none of its forms), a missing or invalid policy or catalog file, a context window the transcript's system prompt and tool schemas alone exceed (`FixedOverheadExceedsBudget`: no compaction can help; raise the window) |
+ * | 3 | usage: an unknown `--model`, a bad flag value (`--summarizer` in none of its forms), a missing or invalid policy or catalog file, a `--format` the file is not in (`FormatMismatch`: none of that format's markers while auto-detection finds another, or nothing imported), a context window the transcript's system prompt and tool schemas alone exceed (`FixedOverheadExceedsBudget`: no compaction can help; raise the window) |
  *
  * @since 0.2.0
  */
@@ -24,7 +24,7 @@ export const USAGE = 3
 /**
  * The exit code for a typed error: usage errors (`UnknownModel`,
  * `PolicyInvalid`, `InvalidInput` from a policy or catalog file, `UsageError`,
- * `FixedOverheadExceedsBudget`)
+ * `FixedOverheadExceedsBudget`, `FormatMismatch`)
  * → {@link USAGE}; `SummarizerFailed` → {@link SUMMARIZER_UNAVAILABLE};
  * anything else → {@link FAILED}.
  *
@@ -32,7 +32,13 @@ export const USAGE = 3
  */
 export const forError = (error: unknown): number => {
   const tag = (error as { readonly _tag?: unknown } | null)?._tag
-  if (tag === "UnknownModel" || tag === "PolicyInvalid" || tag === "UsageError" || tag === "FixedOverheadExceedsBudget")
+  if (
+    tag === "UnknownModel" ||
+    tag === "PolicyInvalid" ||
+    tag === "UsageError" ||
+    tag === "FixedOverheadExceedsBudget" ||
+    tag === "FormatMismatch"
+  )
     return USAGE
   if (tag === "InvalidInput" && /policy file|model catalog/.test(String((error as Error).message))) return USAGE
   if (tag === "SummarizerFailed") return SUMMARIZER_UNAVAILABLE
@@ -50,6 +56,7 @@ export const HELP = [
   "  1  the transcript cannot be read or imported, or the command's work failed",
   "  2  the summarizer cannot be used (missing API key or provider package)",
   "  3  usage: unknown --model, bad flag value, missing or invalid policy or catalog file,",
+  "     a --format the file is not in,",
   "     a window the system prompt and tool schemas alone exceed"
 ].join("\n")
 

@@ -189,6 +189,30 @@ describe("CLI policy flags and exit codes", { timeout: 180_000 }, () => {
     )
   })
 
+  it("a forced --format the file is not in is a usage error in compact, inspect, replay and report (and with --strict)", () => {
+    // QA session 6: `compact pi/large-session.jsonl --format aider` read the pi session as one aider entry and exited 0.
+    const dir = mkdtempSync(join(tmpdir(), "ce-wrong-format-"))
+    for (const command of ["compact", "inspect", "replay", "report"])
+      for (const strict of command === "compact" || command === "inspect" ? [[], ["--strict"]] : [[]]) {
+        const out = command === "report" ? ["--out", join(dir, "r.html")] : []
+        const run = spawnSync(process.execPath, [bin, command, pi, "--format", "aider", ...strict, ...out], {
+          encoding: "utf8",
+          cwd: dir
+        })
+        expect({ command, strict, status: run.status, stderr: run.stderr.trim() }).toEqual({
+          command,
+          strict,
+          status: ExitCodes.USAGE,
+          stderr: `context-engine ${command}: ${pi} does not look like aider: it has none of aider's markers (a line \`# aider chat started at …\` or a \`#### \` prompt line); auto-detection says it looks like pi. Pass --format pi, or --format auto to detect it.`
+        })
+      }
+    // auto-detection and a forced format that matches are unchanged
+    for (const format of ["auto", "pi"])
+      expect(spawnSync(process.execPath, [bin, "inspect", pi, "--format", format], { encoding: "utf8" }).status).toBe(
+        ExitCodes.OK
+      )
+  })
+
   it("--version prints the package's version; a typo'd command names the right one", () => {
     const { version } = JSON.parse(readFileSync(join(repoRoot, "packages/cli/package.json"), "utf8")) as {
       version: string

@@ -166,7 +166,11 @@ const EXPECTED: Record<string, { readonly exitCode: number; readonly message?: R
   "deeply nested JSON line": { exitCode: ExitCodes.FAILED, message: /Could not detect the transcript format/ },
   "a 4 MiB single line of base64 in a pi message": { exitCode: ExitCodes.OK },
   "lone surrogates and NULs": { exitCode: ExitCodes.FAILED, message: /is corrupt: binary file: NUL byte/ },
-  "forced wrong --format": { exitCode: ExitCodes.FAILED, message: /does not read as claude-code/ }
+  "forced wrong --format": {
+    exitCode: ExitCodes.USAGE,
+    message:
+      /does not look like claude-code: it has none of claude-code's markers .*auto-detection says it looks like pi/
+  }
 }
 
 /** Hostile files for the CLI. */

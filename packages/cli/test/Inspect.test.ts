@@ -8,6 +8,7 @@ import { repoRoot, transcript } from "@context-engine/core/test-support"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Inspect from "../src/commands/inspect.ts"
+import * as ExitCodes from "../src/ExitCodes.ts"
 import { InspectReport } from "../src/InspectReport.ts"
 
 import * as Progress from "../src/Progress.ts"
@@ -158,12 +159,12 @@ describe("context-engine inspect", { timeout: 60_000 }, () => {
     })
   })
 
-  it("a forced --format that imports nothing fails, naming the format and the first skipped line", async () => {
+  it("a forced --format the file is not in fails with the usage code, naming its markers and what detection finds", async () => {
     const traj = transcript("swe-agent/pydicom__pydicom-1458.traj")
     const { output, exitCode } = await Inspect.run(traj, { format: "pi" }, quiet)
-    expect(exitCode).toBe(1)
+    expect(exitCode).toBe(ExitCodes.USAGE)
     expect(output).toMatch(
-      /does not read as pi: --format pi imported nothing from \d+ line\(s\) \(line 1: invalid JSON/
+      /does not look like pi: it has none of pi's markers \(.*`session` header.*\); auto-detection says it looks like swe-agent\. Pass --format swe-agent/
     )
   })
 

@@ -272,8 +272,8 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
     const forced = await Compact.run(file, { engine: "sliding-window", format: "pi" }, quiet)
     expect(forced.report!.format).toBe("pi")
     const wrong = await Compact.run(transcript("swe-agent/pydicom__pydicom-1458.traj"), { format: "pi" }, quiet)
-    expect(wrong.exitCode).toBe(1)
-    expect(wrong.output).toMatch(/does not read as pi: --format pi imported nothing/)
+    expect(wrong.exitCode).toBe(3)
+    expect(wrong.output).toMatch(/does not look like pi: .*auto-detection says it looks like swe-agent/)
     const clean = await first
     expect(clean.report!.import.issues).toEqual([])
     expect(clean.output).not.toContain("import:")

@@ -113,3 +113,64 @@ export const detectSample = (input: Sample): LineFormat | "document" | undefined
  */
 export const detectDocument = (document: unknown): DocumentFormat | undefined =>
   documentFormats.find((format) => format.detect(document))
+
+/**
+ * Each format's markers in words, as its `detect` looks for them (named by
+ * `FormatMismatch` when a forced format has none of them).
+ *
+ * @category constants
+ */
+export const markers: Readonly<Record<FormatId, string>> = {
+  pi: "a first JSON record that is a `session` header or a `message` with a role",
+  "claude-code":
+    "a first JSON record with `uuid` and `parentUuid`, or `sessionId` and `message`, or a `summary` with `leafUuid`",
+  "claude-code-console": "a line starting `⏺ ` with `⎿` or the `Welcome to Claude Code` banner",
+  "gemini-cli-console": "a line starting `✦ `, or a boxed `│  > ` prompt",
+  aider: "a line `# aider chat started at …` or a `#### ` prompt line",
+  "swe-agent": "a JSON object with `history` and `trajectory`",
+  "anthropic-messages":
+    "a JSON Messages API response, a request with `system` and `messages`, or Anthropic content blocks such as `tool_use`",
+  "openai-chat":
+    "a JSON document with `choices` or `response`, or messages with `tool_calls`, `tool_call_id` or a `developer` role",
+  "model-messages": "a JSON list of messages that each have a role and content"
+}
+
+const parsedDocument = (text: string): DocumentFormat | undefined => {
+  try {
+    return detectDocument(JSON.parse(text.trim()))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What auto-detection makes of content that a forced format's detector
+ * rejects: the format id it detects instead, or `undefined` when it detects
+ * nothing (then the forced format stands: `--format` is the way to read a file
+ * auto-detection cannot place, as `FormatNotDetected` advises). `whole` gives
+ * the full text, parsed only when a forced line format meets a JSON document.
+ *
+ * A plain role/content list detects as `model-messages`, which
+ * `openai-chat` and `anthropic-messages` import identically: not a mismatch.
+ *
+ * @category detection
+ */
+export const forcedMismatch = (
+  format: Format,
+  input: Sample | { readonly document: unknown },
+  whole?: () => string
+): FormatId | undefined => {
+  if ("document" in input) {
+    if (format.kind !== "document" || format.detect(input.document)) return undefined
+    const found = detectDocument(input.document)
+    if (found?.id === "model-messages" && (format.id === "openai-chat" || format.id === "anthropic-messages"))
+      return undefined
+    return found?.id
+  }
+  const detected = detectSample(input)
+  if (detected === undefined) return undefined
+  if (format.kind === "document") return detected === "document" ? undefined : detected.id
+  if (format.detect(input)) return undefined
+  if (detected !== "document") return detected.id
+  return whole === undefined ? undefined : parsedDocument(whole())?.id
+}

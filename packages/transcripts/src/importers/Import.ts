@@ -13,6 +13,7 @@
  *
  * @since 0.1.0
  */
+import { readFileSync } from "node:fs"
 import { readFile, stat } from "node:fs/promises"
 import { Errors } from "@context-engine/core"
 import { Effect } from "effect"
@@ -104,6 +105,17 @@ const checkForced = (imported: ImportResult, explicit: boolean): ImportResult =>
   })
 }
 
+/** A forced format whose markers the content lacks, where auto-detection finds `detected` instead. */
+const rejected = (source: string, format: Format, detected: FormatId): FormatMismatch =>
+  new FormatMismatch({
+    source,
+    format: format.id,
+    lines: 0,
+    firstIssue: null,
+    markers: Detect.markers[format.id],
+    detected
+  })
+
 const result = (
   format: Format,
   builder: EntryBuilder.EntryBuilder,
@@ -152,6 +164,8 @@ const runDocument = (
   options: { source: string; strict: boolean; metaKeys?: ReadonlyArray<string> | undefined },
   counts: { lines: number; bytes: number }
 ): ImportResult => {
+  const detected = format === undefined ? undefined : Detect.forcedMismatch(format, { document })
+  if (format !== undefined && detected !== undefined) throw rejected(options.source, format, detected)
   const chosen = format ?? Detect.detectDocument(document)
   if (chosen === undefined)
     throw new FormatNotDetected({
@@ -164,8 +178,23 @@ const runDocument = (
   return result(chosen, builder, counts)
 }
 
-const choose = (source: string, text: string, wanted: FormatId | "auto" | undefined): Format | "document" => {
-  if (wanted !== undefined && wanted !== "auto") return Detect.byId(wanted)
+/**
+ * The format to read `text` (the first 64 KiB) as. A forced format stands unless its detector rejects the content
+ * and auto-detection finds another format (`whole` reads the full text when that needs a JSON parse): then nothing
+ * would be read as meant, so it is a `FormatMismatch` in strict and lenient mode alike.
+ */
+const choose = (
+  source: string,
+  text: string,
+  wanted: FormatId | "auto" | undefined,
+  whole: () => string
+): Format | "document" => {
+  if (wanted !== undefined && wanted !== "auto") {
+    const forced = Detect.byId(wanted)
+    const detected = text.trim().length === 0 ? undefined : Detect.forcedMismatch(forced, Detect.sample(text), whole)
+    if (detected !== undefined) throw rejected(source, forced, detected)
+    return forced
+  }
   const detected = Detect.detectSample(Detect.sample(text))
   if (detected === undefined)
     throw new FormatNotDetected({ source, tried, detail: "no format's markers appear in the first 64 KiB" })
@@ -195,7 +224,8 @@ const emptyResult = (format: Format, source: string, bytes: number): ImportResul
  * directory, no permission), `TranscriptCorrupt` (binary or empty file, a
  * malformed line in strict mode), {@link FormatNotDetected}, or
  * `FormatMismatch` (a forced `format` that imported nothing from a
- * non-empty file).
+ * non-empty file, or whose markers the file lacks while auto-detection
+ * finds another format — an error in strict and lenient mode alike).
  *
  * @category importers
  */
@@ -215,7 +245,7 @@ export const importFile = (path: string, options: FileOptions = {}): Effect.Effe
       const explicit = options.format !== undefined && options.format !== "auto"
       checkContent(source, head, size, strict, explicit)
       const text = head.toString("utf8")
-      const format = choose(source, text, options.format)
+      const format = choose(source, text, options.format, () => readFileSync(path, "utf8"))
       if (format !== "document" && text.trim().length === 0) return emptyResult(format, source, size)
       if (format === "document" || format.kind === "document") {
         const whole = await readFile(path, "utf8")
@@ -266,7 +296,7 @@ export const importText = (
       const bytes = Buffer.byteLength(text)
       const explicit = options.format !== undefined && options.format !== "auto"
       checkContent(source, Buffer.from(text.slice(0, 64 * 1024)), bytes, strict, explicit)
-      const format = choose(source, text.slice(0, 64 * 1024), options.format)
+      const format = choose(source, text.slice(0, 64 * 1024), options.format, () => text)
       if (format !== "document" && text.trim().length === 0) return emptyResult(format, source, bytes)
       if (format === "document" || format.kind === "document")
         return checkForced(

@@ -167,9 +167,17 @@ export class TranscriptUnreadable extends Schema.TaggedError<TranscriptUnreadabl
 }
 
 /**
- * A format was forced (not detected) and the content has none of its
- * records: every line or item was skipped and nothing was imported.
- * `firstIssue` is the first skip, with its line (0 for whole documents).
+ * A format was forced (not detected) and the content is not of that format.
+ * Two cases, both errors in strict and lenient mode (nothing of the file would
+ * be read as the caller meant):
+ *
+ * - `markers` set: the forced format's detector rejects the content — it has
+ *   none of that format's markers (`markers` names them, as `Detect.markers`
+ *   does). `detected` is what auto-detection makes of the same content (a
+ *   format id, `"a JSON document"`, or `null` for none).
+ * - otherwise: the content has none of its records: every line or item was
+ *   skipped and nothing was imported. `firstIssue` is the first skip, with its
+ *   line (0 for whole documents).
  *
  * @category errors
  */
@@ -177,9 +185,22 @@ export class FormatMismatch extends Schema.TaggedError<FormatMismatch>()("Format
   source: Schema.String,
   format: Schema.String,
   lines: Schema.Number,
-  firstIssue: Schema.NullOr(Schema.Struct({ line: Schema.Number, reason: Schema.String }))
+  firstIssue: Schema.NullOr(Schema.Struct({ line: Schema.Number, reason: Schema.String })),
+  markers: Schema.optionalKey(Schema.String),
+  detected: Schema.optionalKey(Schema.NullOr(Schema.String))
 }) {
   override get message(): string {
+    if (this.markers !== undefined) {
+      const detected =
+        this.detected === undefined || this.detected === null
+          ? "auto-detection recognises no format in it either"
+          : `auto-detection says it looks like ${this.detected}`
+      const advice =
+        this.detected === undefined || this.detected === null || this.detected.includes(" ")
+          ? "Pass another --format, or --format auto to detect it."
+          : `Pass --format ${this.detected}, or --format auto to detect it.`
+      return `${this.source} does not look like ${this.format}: it has none of ${this.format}'s markers (${this.markers}); ${detected}. ${advice}`
+    }
     const first =
       this.firstIssue === null
         ? "nothing in it is a record of that format"
