@@ -22,8 +22,8 @@
  * 4. if the summarizer threw, or every attempt failed validation: keep the
  *    previous checkpoint and reduce deterministically ({@link
  *    reductionStrategies}: tool output cleared down to the last result, then
- *    the oldest whole turns after the checkpoint dropped), reporting the
- *    failure in `failures`; only when even that cannot fit, fail with
+ *    the oldest whole turns after the checkpoint dropped) to the low-water mark a checkpoint lands at
+ *    (the next compaction is as far off), reporting the failure in `failures`; only when even that cannot fit, fail with
  *    `BudgetExceeded` and the numbers. A
  *    summarizer that throws is not replaced by another summary in the same
  *    compaction (shared case C05: nothing is committed); the next compaction
@@ -283,7 +283,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const floorTokens = force ? lowWaterTokens : budget.fixedOverheadTokens
       const cheap = core.run(input, ctx, core.ladder(input, ctx, !force), floorTokens)
       const failures: Array<Failure> = [...(cheap.failures ?? [])]
-      const common = { cheap, before: core.measured(ctx), targetTokens, editEntries }
+      const common = { cheap, before: core.measured(ctx), targetTokens, lowWaterTokens, editEntries }
       const reduce = (note: string) => {
         const reduced = Reduce.reduce({
           ...common,
@@ -302,7 +302,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       // anyway, and a cache rewrite that leaves the request near the threshold would buy a few steps.
       if (cheap.after.inputTokens <= lowWaterTokens && !force) {
         core.compacted()
-        return Commit.notNeeded({ ...common, lowWaterTokens })
+        return Commit.notNeeded(common)
       }
       const preparation = Prepare.prepare({
         entries: input.entries,

@@ -31,19 +31,31 @@ import { checkpointStage, type EditEntries } from "./Commit.ts"
  * protected until then), clamped to head + tail by what is still over —
  * below the per-part floor when nothing else is left.
  *
+ * The stages before `Clamp.fit` aim at the run's target — in {@link reduce}
+ * the low-water mark, where a checkpoint lands; `Clamp.fit` only at
+ * `fitTokens` (the request's own target, e.g. the input budget), so the
+ * newest output the agent acts on is cut only as far as the request needs.
+ *
  * @category constructors
  */
 export const reductionStrategies = (
   policy: ModelPolicy.ModelPolicy,
-  budget: Budget.Budget
+  budget: Budget.Budget,
+  fitTokens?: number
 ): ReadonlyArray<Strategy.Strategy> =>
   [
     ...Tiers.withWindow(policy, budget, {
       toolTrim: { minReclaimTokens: 0, keepRecentToolResults: 1, keepLastAssistants: 1 },
       slidingWindow: { minReclaimTokens: 0 }
     }),
-    Clamp.fit()
+    fitTokens === undefined ? Clamp.fit() : aimingAt(Clamp.fit(), fitTokens)
   ].map(keepingCheckpoint)
+
+/** A strategy that aims at `targetTokens` (at most the run's own target) whatever the run aims at. */
+const aimingAt = (strategy: Strategy.Strategy, targetTokens: number): Strategy.Strategy => ({
+  ...strategy,
+  apply: (input) => strategy.apply({ ...input, targetTokens: Math.max(input.targetTokens, targetTokens) })
+})
 
 /**
  * A strategy that never drops or rewrites the previous checkpoint: it sees
@@ -80,7 +92,14 @@ export interface ReduceInput {
   readonly policy: ModelPolicy.ModelPolicy
   readonly budget: Budget.Budget
   readonly measurer: Measurer.Measurer
+  /** The request must fit this (the input budget, or a caller's / overflow's lower target). */
   readonly targetTokens: number
+  /**
+   * Where the reduction aims (`Kernel.Targets.lowWaterTokens`, `Engine.DEFAULT_LOW_WATER_SHARE`): where a
+   * checkpoint compaction lands, so the next compaction is as far off as after a checkpoint. Equal to
+   * `targetTokens` for a manual or overflow compaction.
+   */
+  readonly lowWaterTokens: number
   readonly before: ContextEngine.CompactionResult["before"]
   /** The view has a previous checkpoint (named in the error). */
   readonly hasCheckpoint: boolean
@@ -96,17 +115,21 @@ export interface ReduceInput {
  */
 export const reduce = (input: ReduceInput): ContextEngine.CompactionResult | Errors.BudgetExceeded => {
   const { cheap } = input
+  // Aimed at the low-water mark, as a checkpoint is: cut to just under the budget, the request is over it again
+  // after the next turn, so every step would compact and rewrite the provider's prompt cache (peers compact well
+  // below the threshold: pi keeps keepRecentTokens, Codex its summary plus recent user messages). Only the
+  // budget must be met (`fits`).
   const reduced = Pipeline.run({
     view: cheap.view,
-    strategies: reductionStrategies(input.policy, input.budget),
-    targetTokens: input.targetTokens,
+    strategies: reductionStrategies(input.policy, input.budget, input.targetTokens),
+    targetTokens: Math.min(input.lowWaterTokens, input.targetTokens),
     budget: input.budget,
     measurer: input.measurer,
     policy: input.policy,
     measurement: cheap.after
   })
   // A budget problem is reported as one, with the numbers (never as a failed summary check).
-  if (!reduced.fits)
+  if (reduced.after.inputTokens > input.targetTokens)
     return new Errors.BudgetExceeded({
       requestTokens: reduced.after.inputTokens,
       budgetTokens: input.targetTokens,

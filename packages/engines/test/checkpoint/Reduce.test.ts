@@ -6,13 +6,14 @@ import { request, sessionMessages } from "./fixture.ts"
 
 const editEntries: Commit.EditEntries = () => []
 
-const reduceInput = (req: ReturnType<typeof request>, targetTokens: number) => ({
+const reduceInput = (req: ReturnType<typeof request>, targetTokens: number, lowWaterTokens = targetTokens) => ({
   note: "nothing older than the kept recent window to summarize",
   cheap: req.cheap,
   policy: req.policy,
   budget: req.budget,
   measurer: req.measurer,
   targetTokens,
+  lowWaterTokens,
   before: req.measurement,
   hasCheckpoint: false,
   failures: [],
@@ -40,6 +41,26 @@ describe("Reduce.reduce", () => {
     // The latest user message is still there, verbatim.
     const last = req.cheap.view.items.findLast((item) => item.message.role === "user")
     expect(result.view.items.find((item) => item.entryId === last?.entryId)?.message).toEqual(last?.message)
+  })
+
+  it("goes down to the low-water mark, not just under the target (QA session 6: else every step compacts)", () => {
+    const req = request(sessionMessages(8))
+    const target = req.measurement.inputTokens - 1
+    const lowWater = Math.floor(req.measurement.inputTokens / 2)
+    const result = Reduce.reduce(reduceInput(req, target, lowWater))
+    if (result instanceof Errors.BudgetExceeded) throw result
+    expect(result.fits).toBe(true)
+    expect(result.after.inputTokens).toBeLessThanOrEqual(lowWater)
+  })
+
+  it("clamps the newest output only as far as the target needs, not down to the low-water mark", () => {
+    const req = request(sessionMessages(8))
+    // a low-water mark no dropped turn can reach: the turn in progress alone is above it
+    const result = Reduce.reduce(reduceInput(req, req.measurement.inputTokens - 1, 1))
+    if (result instanceof Errors.BudgetExceeded) throw result
+    expect(result.fits).toBe(true)
+    expect(result.after.inputTokens).toBeGreaterThan(1)
+    expect(result.stages.some((stage) => stage.stage === "reduce:clamp.fit")).toBe(false)
   })
 
   it("fails with BudgetExceeded and the numbers when even the whole ladder cannot fit", () => {
