@@ -197,16 +197,29 @@ const SHELL_TOOL_RE =
   /^(?:bash|shell|sh|run_shell_command|exec(?:ute)?(?:_command)?|terminal|run_terminal_cmd|command)$/i
 
 /**
+ * The file a Gemini CLI console line names for a write tool: its WriteFile
+ * shows `Writing to <path>`, its Edit `<path>: <old text…> => <new text…>`
+ * (the tools' one-line descriptions; a long path is shown with its head
+ * elided as `...`, kept as shown).
+ */
+const GEMINI_WRITE_SUMMARY_RE = /^(?:Writing to (\S+)$|(\S+?): [\s\S]* => )/
+
+/**
  * The path or command of a console transcript's tool call: console logs show
  * only a one-line summary of the call (`Update(src/a.py)`, `Bash(git status)`,
- * `Shell git status (…)`), imported as `{ summary }`. A shell tool's summary is
- * its command; a file tool's one-token summary is its path.
+ * `Shell git status (…)`, `Edit src/a.py: old… => new…`), imported as
+ * `{ summary }`. A shell tool's summary is its command; a file tool's
+ * one-token summary is its path, and so is the path of a write tool's
+ * Gemini CLI description ({@link GEMINI_WRITE_SUMMARY_RE}).
  */
 const fromSummary = (toolName: string, input: unknown): { path?: string; command?: string } => {
   const summary = stringField(input, ["summary"])
   if (summary === undefined || inputPath(input) !== undefined || inputCommand(input) !== undefined) return {}
   if (SHELL_TOOL_RE.test(toolName))
     return { command: summary.split("\n")[0]!.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS) }
+  const described = WRITE_TOOL_RE.test(toolName) ? GEMINI_WRITE_SUMMARY_RE.exec(summary.trim()) : null
+  const named = described?.[1] ?? described?.[2]
+  if (named !== undefined && /[./]/.test(named)) return { path: named }
   const token = summary.split(/\s/)[0]!
   return (WRITE_TOOL_RE.test(toolName) || READ_TOOL_RE.test(toolName) || /^read/i.test(toolName)) &&
     /[./]/.test(token) &&

@@ -46,6 +46,30 @@ describe("ToolActions on console transcripts (a one-line summary per call)", () 
   })
 })
 
+describe("ToolActions on Gemini CLI console transcripts (each write tool's one-line description)", () => {
+  it("names the file of a WriteFile ('Writing to <path>') and an Edit ('<path>: <old> => <new>')", () => {
+    const actions = ToolActions.actionsOf(
+      [
+        call("g1", "WriteFile", { summary: "Writing to specs/fixtures/create_fixture.sh" }),
+        result("g1", "WriteFile", "Successfully wrote"),
+        call("g2", "Edit", { summary: 'bookminder/library.py:     db_files = list(bklibrary_... =>     db_files = sorted(b...' }),
+        result("g2", "Edit", "Successfully modified"),
+        call("g3", "Edit", { summary: "...specs/apple_books/fixtures/_common.sh: ROOT=$(cd ... => ROOT=$(git ..." }),
+        result("g3", "Edit", "Successfully modified"),
+        // a description that is not one of these keeps its old reading: no path
+        call("g4", "Edit", { summary: "an edit to the settings" }),
+        result("g4", "Edit", "ok")
+      ].map((message, index) => ({ entryId: `e${index}`, message }))
+    )
+    expect(actions.map((action) => [action.kind, action.path])).toEqual([
+      ["create", "specs/fixtures/create_fixture.sh"],
+      ["edit", "bookminder/library.py"],
+      ["edit", "...specs/apple_books/fixtures/_common.sh"],
+      ["other", undefined]
+    ])
+  })
+})
+
 describe("ToolActions on a transcript that reuses tool-call ids", () => {
   it("pairs each call with the result that follows it, as the repaired request does", () => {
     const items = [
