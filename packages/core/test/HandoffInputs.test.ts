@@ -52,7 +52,9 @@ describe("ToolActions on Gemini CLI console transcripts (each write tool's one-l
       [
         call("g1", "WriteFile", { summary: "Writing to specs/fixtures/create_fixture.sh" }),
         result("g1", "WriteFile", "Successfully wrote"),
-        call("g2", "Edit", { summary: 'bookminder/library.py:     db_files = list(bklibrary_... =>     db_files = sorted(b...' }),
+        call("g2", "Edit", {
+          summary: "bookminder/library.py:     db_files = list(bklibrary_... =>     db_files = sorted(b..."
+        }),
         result("g2", "Edit", "Successfully modified"),
         call("g3", "Edit", { summary: "...specs/apple_books/fixtures/_common.sh: ROOT=$(cd ... => ROOT=$(git ..." }),
         result("g3", "Edit", "Successfully modified"),
