@@ -1,4 +1,4 @@
-import { Import } from "@context-engine/transcripts"
+import { Detect, Import, ImportResult } from "@context-engine/transcripts"
 import { describe, expect, it } from "vitest"
 
 const detect = (text: string) => Import.importTextSync(text).format
@@ -82,5 +82,29 @@ describe("format detection by content", () => {
   it("honours an explicit format over detection", () => {
     const text = JSON.stringify([{ role: "user", content: "hi" }])
     expect(Import.importTextSync(text, { format: "openai-chat" }).format).toBe("openai-chat")
+  })
+
+  it("every format id is registered once and declares its markers beside its detector", () => {
+    expect(Detect.all.map((format) => format.id).sort()).toEqual([...ImportResult.formats].sort())
+    for (const id of ImportResult.formats) {
+      const format = Detect.byId(id)
+      expect(typeof format.detect, id).toBe("function")
+      expect(format.markers.trim().length, id).toBeGreaterThan(10)
+    }
+    // each wording names its own format's markers, so no two formats share one
+    expect(new Set(Detect.all.map((format) => format.markers)).size).toBe(Detect.all.length)
+  })
+
+  it("a forced format's mismatch error names that format's own markers", () => {
+    const pi = JSON.stringify({ type: "session", id: "s1", timestamp: "2026-01-01T00:00:00Z" })
+    for (const id of ["aider", "claude-code", "gemini-cli-console"] as const) {
+      try {
+        Import.importTextSync(`${pi}\n`, { format: id })
+        expect.unreachable(`${id} accepted a pi session`)
+      } catch (error) {
+        expect(error).toBeInstanceOf(ImportResult.FormatMismatch)
+        expect((error as ImportResult.FormatMismatch).markers).toBe(Detect.byId(id).markers)
+      }
+    }
   })
 })

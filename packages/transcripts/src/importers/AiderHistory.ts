@@ -69,6 +69,7 @@ export const format: LineFormat = {
   id: "aider",
   kind: "lines",
   prefix: "aider",
+  markers: "a line `# aider chat started at …` or a `#### ` prompt line",
   detect: ({ text }) => /^# aider chat started at /mu.test(text) || /^#### /mu.test(text),
   start: (builder) => {
     let kind: Kind | undefined

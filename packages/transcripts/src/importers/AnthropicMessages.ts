@@ -49,6 +49,8 @@ export const format: DocumentFormat = {
   id: "anthropic-messages",
   kind: "document",
   prefix: "anthropic",
+  markers:
+    "a JSON Messages API response, a request with `system` and `messages`, or Anthropic content blocks such as `tool_use`",
   detect: (document) => {
     if (isObject(document) && document.type === "message" && Array.isArray(document.content)) return true
     if (isObject(document) && "system" in document && Array.isArray(document.messages) && !("history" in document))

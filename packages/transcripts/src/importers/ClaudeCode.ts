@@ -50,6 +50,8 @@ export const format: LineFormat = {
   id: "claude-code",
   kind: "lines",
   prefix: "cc",
+  markers:
+    "a first JSON record with `uuid` and `parentUuid`, or `sessionId` and `message`, or a `summary` with `leafUuid`",
   detect: ({ firstRecord }) =>
     firstRecord !== undefined &&
     ((typeof firstRecord.uuid === "string" && "parentUuid" in firstRecord) ||

@@ -30,6 +30,7 @@ export const format: LineFormat = {
   id: "claude-code-console",
   kind: "lines",
   prefix: "ccc",
+  markers: "a line starting `⏺ ` with `⎿` or the `Welcome to Claude Code` banner",
   detect: ({ text }) => /^⏺ /mu.test(text) && (/⎿/u.test(text) || /Welcome to Claude Code/u.test(text)),
   start: (builder) => {
     let block: ConsoleBlocks.Block | undefined

@@ -114,27 +114,6 @@ export const detectSample = (input: Sample): LineFormat | "document" | undefined
 export const detectDocument = (document: unknown): DocumentFormat | undefined =>
   documentFormats.find((format) => format.detect(document))
 
-/**
- * Each format's markers in words, as its `detect` looks for them (named by
- * `FormatMismatch` when a forced format has none of them).
- *
- * @category constants
- */
-export const markers: Readonly<Record<FormatId, string>> = {
-  pi: "a first JSON record that is a `session` header or a `message` with a role",
-  "claude-code":
-    "a first JSON record with `uuid` and `parentUuid`, or `sessionId` and `message`, or a `summary` with `leafUuid`",
-  "claude-code-console": "a line starting `⏺ ` with `⎿` or the `Welcome to Claude Code` banner",
-  "gemini-cli-console": "a line starting `✦ `, or a boxed `│  > ` prompt",
-  aider: "a line `# aider chat started at …` or a `#### ` prompt line",
-  "swe-agent": "a JSON object with `history` and `trajectory`",
-  "anthropic-messages":
-    "a JSON Messages API response, a request with `system` and `messages`, or Anthropic content blocks such as `tool_use`",
-  "openai-chat":
-    "a JSON document with `choices` or `response`, or messages with `tool_calls`, `tool_call_id` or a `developer` role",
-  "model-messages": "a JSON list of messages that each have a role and content"
-}
-
 const parsedDocument = (text: string): DocumentFormat | undefined => {
   try {
     return detectDocument(JSON.parse(text.trim()))

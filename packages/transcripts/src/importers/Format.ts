@@ -30,6 +30,8 @@ export interface LineFormat {
   readonly kind: "lines"
   /** Prefix of derived entry ids. */
   readonly prefix: string
+  /** This format's markers in words, as `detect` looks for them (named by `FormatMismatch` when a forced format has none). */
+  readonly markers: string
   /** Whether the sample carries this format's markers. */
   readonly detect: (sample: Sample) => boolean
   readonly start: (builder: EntryBuilder) => LineSink
@@ -45,6 +47,8 @@ export interface DocumentFormat {
   readonly id: FormatId
   readonly kind: "document"
   readonly prefix: string
+  /** This format's markers in words, as `detect` looks for them (named by `FormatMismatch` when a forced format has none). */
+  readonly markers: string
   /** Whether the parsed document has this format's shape. */
   readonly detect: (document: unknown) => boolean
   readonly fromValue: (builder: EntryBuilder, document: unknown) => void

@@ -29,6 +29,7 @@ export const format: LineFormat = {
   id: "gemini-cli-console",
   kind: "lines",
   prefix: "gem",
+  markers: "a line starting `✦ `, or a boxed `│  > ` prompt",
   detect: ({ text }) => /^✦ /mu.test(text) || (/^│ {2}> /mu.test(text) && /[╭╰]/u.test(text)),
   start: (builder) => {
     let block: ConsoleBlocks.Block | undefined

@@ -112,7 +112,7 @@ const rejected = (source: string, format: Format, detected: FormatId): FormatMis
     format: format.id,
     lines: 0,
     firstIssue: null,
-    markers: Detect.markers[format.id],
+    markers: format.markers,
     detected
   })
 

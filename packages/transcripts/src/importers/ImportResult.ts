@@ -172,8 +172,8 @@ export class TranscriptUnreadable extends Schema.TaggedError<TranscriptUnreadabl
  * be read as the caller meant):
  *
  * - `markers` set: the forced format's detector rejects the content — it has
- *   none of that format's markers (`markers` names them, as `Detect.markers`
- *   does). `detected` is what auto-detection makes of the same content (a
+ *   none of that format's markers (`markers` names them: the
+ *   format's own `markers`). `detected` is what auto-detection makes of the same content (a
  *   format id, `"a JSON document"`, or `null` for none).
  * - otherwise: the content has none of its records: every line or item was
  *   skipped and nothing was imported. `firstIssue` is the first skip, with its

@@ -34,6 +34,7 @@ export const format: DocumentFormat = {
   id: "model-messages",
   kind: "document",
   prefix: "msg",
+  markers: "a JSON list of messages that each have a role and content",
   detect: (document) => {
     const messages = messagesOf(document)
     if (messages === undefined || messages.length === 0) return false

@@ -241,6 +241,8 @@ export const format: DocumentFormat = {
   id: "openai-chat",
   kind: "document",
   prefix: "openai",
+  markers:
+    "a JSON document with `choices` or `response`, or messages with `tool_calls`, `tool_call_id` or a `developer` role",
   detect: (document) => {
     if (isObject(document) && (Array.isArray(document.choices) || isObject(document.response))) return true
     const messages = messagesOf(document)

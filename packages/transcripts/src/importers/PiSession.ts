@@ -214,6 +214,7 @@ export const format: LineFormat = {
   id: "pi",
   kind: "lines",
   prefix: "pi",
+  markers: "a first JSON record that is a `session` header or a `message` with a role",
   detect: ({ firstRecord }) =>
     firstRecord !== undefined &&
     ((firstRecord.type === "session" && typeof firstRecord.id === "string") ||

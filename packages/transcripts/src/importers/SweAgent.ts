@@ -30,6 +30,7 @@ export const format: DocumentFormat = {
   id: "swe-agent",
   kind: "document",
   prefix: "swe",
+  markers: "a JSON object with `history` and `trajectory`",
   detect: (document) => isObject(document) && Array.isArray(document.history) && "trajectory" in document,
   fromValue: (builder, document) => {
     const root = isObject(document) ? document : {}
