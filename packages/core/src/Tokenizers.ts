@@ -97,13 +97,19 @@ const requireRanks = (encoding: Encoding): Ranks | undefined => {
   return (load(`gpt-tokenizer/bpeRanks/${encoding}`) as { default: Ranks }).default
 }
 
-const ranksOf = (encoding: Encoding): Ranks => {
+/** The rank table of `encoding`: the loaded one, else the synchronous load (Node), kept; undefined where only `import` can load it. */
+const loadedRanks = (encoding: Encoding): Ranks | undefined => {
   let table = ranks.get(encoding)
   if (table === undefined) {
     table = requireRanks(encoding)
-    if (table === undefined) throw new Errors.EncodingNotLoaded({ encoding })
-    ranks.set(encoding, table)
+    if (table !== undefined) ranks.set(encoding, table)
   }
+  return table
+}
+
+const ranksOf = (encoding: Encoding): Ranks => {
+  const table = loadedRanks(encoding)
+  if (table === undefined) throw new Errors.EncodingNotLoaded({ encoding })
   return table
 }
 
@@ -130,12 +136,7 @@ export const ensureLoaded = async (encoding: Encoding): Promise<void> => {
 export const ready = (id: TokenizerId): Effect.Effect<void> =>
   (id !== "o200k_base" && id !== "cl100k_base") || ranks.has(id)
     ? Effect.void
-    : Effect.suspend(() => {
-        const table = requireRanks(id)
-        if (table === undefined) return Effect.promise(() => ensureLoaded(id))
-        ranks.set(id, table)
-        return Effect.void
-      })
+    : Effect.suspend(() => (loadedRanks(id) === undefined ? Effect.promise(() => ensureLoaded(id)) : Effect.void))
 
 /**
  * The exact encodings whose rank tables this process has loaded, in load order.
