@@ -21,6 +21,7 @@ import { type ControllerOptions, type ModelRef, routeOf } from "./ControllerOpti
 import * as ControllerPolicies from "./ControllerPolicies.ts"
 import type { Prepared } from "./ControllerRuntime.ts"
 import * as ControllerRuntime from "./ControllerRuntime.ts"
+import * as MessageMatch from "./MessageMatch.ts"
 import * as NativeFallback from "./NativeFallback.ts"
 import * as OverflowRetry from "./OverflowRetry.ts"
 import * as PrepareRequest from "./PrepareRequest.ts"
@@ -100,6 +101,8 @@ export interface ContextController {
  * @category constructors
  */
 export const make = (options: ControllerOptions): ContextController => {
+  // A bad value fails here, not at the first request.
+  MessageMatch.historyCheckOf(options.historyCheck, "options.historyCheck")
   const sessions = new Map<string, Promise<Session.Session>>()
   // Requests of one session are prepared one at a time, so concurrent calls never interleave their transcript syncs.
   const locks = new Map<string, Promise<unknown>>()
@@ -117,7 +120,7 @@ export const make = (options: ControllerOptions): ContextController => {
     const id = typeof options.sessionId === "function" ? options.sessionId(model) : (options.sessionId ?? "default")
     let opened = sessions.get(id)
     if (opened === undefined) {
-      opened = Session.make(id, options.store, options.messageId)
+      opened = Session.make(id, options.store, options.messageId, options.historyCheck)
       sessions.set(id, opened)
     }
     return opened

@@ -10,6 +10,7 @@ import type { ContextEngine, ModelPolicy, PolicyRegistry } from "@context-engine
 import type { Offload } from "@context-engine/strategies"
 import type { ContextEvent } from "./ContextEvent.ts"
 import type * as IdleReturn from "./IdleReturn.ts"
+import type * as MessageMatch from "./MessageMatch.ts"
 import type * as RolloutMode from "./RolloutMode.ts"
 import type * as Session from "./Session.ts"
 
@@ -80,6 +81,13 @@ export interface ControllerOptions {
    * e.g. a replayed transcript's own ids; default `<sessionId>:<n>`.
    */
   readonly messageId?: Session.MessageId
+  /**
+   * How much of the history each step's sync compares with the transcript
+   * (`MessageMatch.HistoryCheck`): `"sampled"` (default; bounded per step,
+   * an in-place edit of an older message is seen within a few steps) or
+   * `"full"` (every message every step; O(history) per step).
+   */
+  readonly historyCheck?: MessageMatch.HistoryCheck
   readonly onEvent?: (event: ContextEvent) => void
   /** Compact-and-retry once on a classified context overflow. Default `true`. */
   readonly overflowRecovery?: boolean

@@ -19,7 +19,7 @@
  *
  * @since 0.3.0
  */
-import type { Message } from "@context-engine/core"
+import { Errors, type Message } from "@context-engine/core"
 
 /** The bytes of a binary value (`Uint8Array` or `ArrayBuffer`), else undefined. */
 const bytesOf = (value: object): Uint8Array | undefined =>
@@ -254,7 +254,78 @@ export interface Matcher {
    * object at a position (read only where the fast walk disagrees).
    */
   readonly matchedPrefix: (messages: ReadonlyArray<Message.Message>, held: (index: number) => Message.Message) => number
+  /**
+   * {@link matchedPrefix} by default; with `"sampled"` ({@link HistoryCheck}),
+   * when `messages` are at least as many as the held ones, first compares
+   * only a bounded sample of held positions (the first, the last
+   * {@link RECENT_MESSAGES} and the next {@link ROTATED_MESSAGES} of a
+   * rotation over the others): all equal → every held position counts as
+   * matched; any difference → {@link matchedPrefix} finds the first one.
+   */
+  readonly checkedPrefix: (
+    messages: ReadonlyArray<Message.Message>,
+    held: (index: number) => Message.Message,
+    check: HistoryCheck
+  ) => number
 }
+
+/**
+ * How much of the history `Session.sync` compares each step.
+ *
+ * - `"full"`: every held position, every step (O(history) per step: each
+ *   incoming part is read; ≈ 0.3–0.7 ms at 8K messages, memory-bound — the
+ *   AI SDK hands over a freshly built prompt every call).
+ * - `"sampled"` (the controller's default): a bounded sample per step (≤
+ *   1 + {@link RECENT_MESSAGES} + {@link ROTATED_MESSAGES} messages),
+ *   exact wherever it looks; a difference anywhere in the sample falls back to
+ *   the full comparison, so the branch point is always exact. What it sees at
+ *   once: new messages, a rewritten first (system) message, anything removed
+ *   or inserted before the end (every later position shifts, so the first and
+ *   last positions differ), edits among the last {@link RECENT_MESSAGES}
+ *   (the AI SDK's `pruneMessages` rewrites there: reasoning before the last
+ *   message, tool calls before the last N). An in-place edit of one older
+ *   message that changes nothing else is seen within
+ *   ⌈(held − 1 − {@link RECENT_MESSAGES}) / {@link ROTATED_MESSAGES}⌉ steps
+ *   (32 steps at 8K messages); meanwhile the request still carries the edit
+ *   (the view's kept positions are sent as the application's own message
+ *   objects). Sessions of up to 1 + {@link RECENT_MESSAGES} +
+ *   {@link ROTATED_MESSAGES} messages are compared in full every step.
+ *
+ * @category models
+ */
+export type HistoryCheck = "full" | "sampled"
+
+/**
+ * `value` as a {@link HistoryCheck} (`undefined` → `"sampled"`); throws
+ * `Errors.InvalidInput` naming `path` for anything else.
+ *
+ * @category constructors
+ */
+export const historyCheckOf = (value: unknown, path: string): HistoryCheck => {
+  if (value === undefined || value === "sampled") return "sampled"
+  if (value === "full") return "full"
+  throw new Errors.InvalidInput({
+    what: "history check",
+    path,
+    detail: `${JSON.stringify(value) ?? String(value)} is not a history check; expected "sampled" or "full"`
+  })
+}
+
+/**
+ * The held positions at the end of the history that `"sampled"` compares
+ * every step: 32 covers the windows of the AI SDK's `pruneMessages` as its
+ * reference and course use them (`reasoning: "before-last-message"`,
+ * `toolCalls: "before-last-2-messages"` / `"before-last-3-messages"`) with
+ * room for a tool loop's last turns.
+ */
+export const RECENT_MESSAGES = 32
+
+/**
+ * Older held positions `"sampled"` compares per step, in rotation: bounds the
+ * per-step comparison at about what a 290-message session costs in full,
+ * and sees any position again every ⌈older / 256⌉ steps.
+ */
+export const ROTATED_MESSAGES = 256
 
 /**
  * An empty {@link Matcher}.
@@ -264,6 +335,16 @@ export interface Matcher {
 export const make = (): Matcher => {
   const leaves: Array<unknown> = []
   const starts: Array<number> = []
+  // The last older position `checkedPrefix` compared (the rotation resumes after it).
+  let rotated = 0
+  const matches = (messages: ReadonlyArray<Message.Message>, held: (index: number) => Message.Message, at: number) =>
+    matchesLeaves(leaves, starts[at]!, messages[at]!) || sameMessage(held(at), messages[at]!)
+  const matchedPrefix: Matcher["matchedPrefix"] = (messages, held) => {
+    const limit = Math.min(starts.length, messages.length)
+    let matched = 0
+    while (matched < limit && matches(messages, held, matched)) matched++
+    return matched
+  }
   return {
     push: (message) => {
       starts.push(leaves.length)
@@ -274,15 +355,21 @@ export const make = (): Matcher => {
       leaves.length = starts[count]!
       starts.length = count
     },
-    matchedPrefix: (messages, held) => {
-      const limit = Math.min(starts.length, messages.length)
-      let matched = 0
-      while (
-        matched < limit &&
-        (matchesLeaves(leaves, starts[matched]!, messages[matched]!) || sameMessage(held(matched), messages[matched]!))
-      )
-        matched++
-      return matched
+    matchedPrefix,
+    checkedPrefix: (messages, held, check) => {
+      const count = starts.length
+      // Older positions: after the first, before the recent ones.
+      const recentStart = count - RECENT_MESSAGES
+      if (check === "full" || messages.length < count || recentStart - 1 <= ROTATED_MESSAGES)
+        return matchedPrefix(messages, held)
+      if (!matches(messages, held, 0)) return 0
+      for (let at = recentStart; at < count; at++)
+        if (!matches(messages, held, at)) return matchedPrefix(messages, held)
+      for (let step = 0; step < ROTATED_MESSAGES; step++) {
+        rotated = rotated + 1 < recentStart ? rotated + 1 : 1
+        if (!matches(messages, held, rotated)) return matchedPrefix(messages, held)
+      }
+      return count
     }
   }
 }

@@ -10,7 +10,8 @@
  * prefix of the incoming messages that matches the transcript's active path
  * — by position and value (`MessageMatch`: pointer compares of the
  * leaves the AI SDK carries over, never hashing or re-serializing unchanged
- * messages) — and appends only the rest, as sealed copies (`MessageSeal`:
+ * messages; by default on a bounded sample of the held positions each step,
+ * `MessageMatch.HistoryCheck`) — and appends only the rest, as sealed copies (`MessageSeal`:
  * frozen, so the measurer's caches need no in-place-edit check of the
  * session's messages; the caller's objects are never modified). When the application rewrote its history (the messages diverge), the
  * transcript keeps every old entry and the session continues on a new branch
@@ -129,15 +130,20 @@ export type MessageId = (position: number) => string | undefined
  * With a store, the active path is the branch of the newest entry
  * (`ActiveView.branch`, the same walk every view uses). `messageId` names
  * the message entries `sync` appends ({@link MessageId}); without it they are
- * `<sessionId>:<n>`, as every other entry the session writes.
+ * `<sessionId>:<n>`, as every other entry the session writes. `historyCheck`
+ * says how much of the held history `sync` compares each step
+ * (`MessageMatch.HistoryCheck`; default `"sampled"`; anything else throws
+ * `Errors.InvalidInput`).
  *
  * @category constructors
  */
 export const make = async (
   sessionId: string,
   store?: SessionStore,
-  messageId?: MessageId | undefined
+  messageId?: MessageId | undefined,
+  historyCheck?: MessageMatch.HistoryCheck
 ): Promise<Session> => {
+  const check = MessageMatch.historyCheckOf(historyCheck, "historyCheck")
   const all: Array<Entry.Entry> = store ? (await store.load(sessionId)).entries.map(sealed) : []
   let path = [...ActiveView.branch(all)]
   // The message entries of the active path, kept in step with `path`, and their leaves for matching.
@@ -203,7 +209,7 @@ export const make = async (
   }
 
   const sync = async (incoming: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
-    const matched = matcher.matchedPrefix(incoming, (index) => messages[index]!)
+    const matched = matcher.checkedPrefix(incoming, (index) => messages[index]!, check)
     if (matched < messageEntries.length) {
       // Diverged: continue on a branch after the last matching message and the
       // non-message entries (edits, checkpoints) that directly follow it.

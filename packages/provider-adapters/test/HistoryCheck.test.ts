@@ -1,0 +1,199 @@
+import { Errors, type Message } from "@context-engine/core"
+import { wrapLanguageModel } from "ai"
+import * as fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
+import * as MessageMatch from "../src/MessageMatch.ts"
+import * as Session from "../src/Session.ts"
+import { smallPolicy, windowedModel } from "./support/MockProvider.ts"
+import * as TestEngine from "./support/TestEngine.ts"
+
+const { RECENT_MESSAGES, ROTATED_MESSAGES } = MessageMatch
+
+/** `count` messages: a system prompt, then user / assistant turns with a tool call and result every third turn. */
+const history = (count: number): Array<Message.Message> =>
+  Array.from({ length: count }, (_, index): Message.Message => {
+    if (index === 0) return { role: "system", content: "You are a coding agent." }
+    if (index % 3 === 1) return { role: "user", content: [{ type: "text", text: `task ${index}` }] }
+    if (index % 3 === 2)
+      return {
+        role: "assistant",
+        content: [
+          { type: "text", text: `reading ${index}` },
+          { type: "tool-call", toolCallId: `call-${index}`, toolName: "read", input: { path: `src/f${index}.ts` } }
+        ]
+      }
+    return {
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: `call-${index - 1}`,
+          toolName: "read",
+          output: { type: "text", value: `export const v${index} = ${index}` }
+        }
+      ]
+    }
+  })
+
+/** What the AI SDK hands the middleware every step: new message and part objects around the same values. */
+const fresh = (messages: ReadonlyArray<Message.Message>): Array<Message.Message> =>
+  messages.map((message) =>
+    typeof message.content === "string"
+      ? ({ ...message } as Message.Message)
+      : ({ ...message, content: message.content.map((part) => ({ ...part })) } as Message.Message)
+  )
+
+/** `messages` with the text of the message at `position` changed by one character (same length). */
+const editedAt = (messages: ReadonlyArray<Message.Message>, position: number): Array<Message.Message> => {
+  const next = fresh(messages)
+  const message = next[position]!
+  if (typeof message.content === "string")
+    next[position] = { ...message, content: `${message.content.slice(0, -1)}#` } as Message.Message
+  else
+    next[position] = {
+      ...message,
+      content: message.content.map((part) =>
+        part.type === "text"
+          ? { ...part, text: `${part.text.slice(0, -1)}#` }
+          : part.type === "tool-result" && part.output.type === "text"
+            ? { ...part, output: { ...part.output, value: `${part.output.value.slice(0, -1)}#` } }
+            : part
+      )
+    } as Message.Message
+  return next
+}
+
+const matcherOf = (messages: ReadonlyArray<Message.Message>) => {
+  const matcher = MessageMatch.make()
+  for (const message of messages) matcher.push(message)
+  return { matcher, held: (index: number) => messages[index]! }
+}
+
+/** Largest history compared in full every step by `"sampled"`. */
+const FULL_UP_TO = 1 + RECENT_MESSAGES + ROTATED_MESSAGES
+
+describe("MessageMatch.checkedPrefix", () => {
+  it('"sampled" compares a history of up to 1 + RECENT + ROTATED messages in full every step', () => {
+    const held = history(FULL_UP_TO)
+    const { matcher, held: heldAt } = matcherOf(held)
+    for (const position of [1, 100, FULL_UP_TO - RECENT_MESSAGES - 1])
+      expect(matcher.checkedPrefix(editedAt(held, position), heldAt, "sampled")).toBe(position)
+  })
+
+  it('"sampled" on a longer history sees at once: new messages, the first message, a recent edit, a removal, an insertion — at the exact first difference', () => {
+    const held = history(2_000)
+    const { matcher, held: heldAt } = matcherOf(held)
+    const extra: Message.Message = { role: "user", content: [{ type: "text", text: "next task" }] }
+    expect(matcher.checkedPrefix([...fresh(held), extra], heldAt, "sampled")).toBe(2_000)
+    expect(matcher.checkedPrefix(editedAt(held, 0), heldAt, "sampled")).toBe(0)
+    expect(matcher.checkedPrefix(editedAt(held, 2_000 - RECENT_MESSAGES), heldAt, "sampled")).toBe(
+      2_000 - RECENT_MESSAGES
+    )
+    const removed = fresh(held)
+    removed.splice(700, 1)
+    removed.push(extra, extra)
+    expect(matcher.checkedPrefix(removed, heldAt, "sampled")).toBe(700)
+    const inserted = fresh(held)
+    inserted.splice(1_200, 0, extra)
+    expect(matcher.checkedPrefix(inserted, heldAt, "sampled")).toBe(1_200)
+    // Fewer messages than held: compared in full.
+    expect(matcher.checkedPrefix(fresh(held).slice(0, 1_500), heldAt, "sampled")).toBe(1_500)
+  })
+
+  it('"sampled" sees an in-place edit of an older message within ⌈older / ROTATED⌉ steps, at its position; "full" at once', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: FULL_UP_TO + 1, max: 3_000 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+        (count, earlierSteps, where) => {
+          const held = history(count)
+          const { matcher, held: heldAt } = matcherOf(held)
+          // The rotation is wherever earlier unchanged steps left it.
+          for (let step = 0; step < earlierSteps; step++) matcher.checkedPrefix(fresh(held), heldAt, "sampled")
+          const older = count - 1 - RECENT_MESSAGES
+          const position = 1 + Math.floor(where * older)
+          const edited = editedAt(held, position)
+          expect(matcher.checkedPrefix(edited, heldAt, "full")).toBe(position)
+          const bound = Math.ceil(older / ROTATED_MESSAGES)
+          let steps = 1
+          let matched = matcher.checkedPrefix(edited, heldAt, "sampled")
+          while (matched === count && steps <= bound) {
+            matched = matcher.checkedPrefix(edited, heldAt, "sampled")
+            steps++
+          }
+          expect(steps).toBeLessThanOrEqual(bound)
+          // Found by the full comparison it falls back to: the exact first difference.
+          expect(matched).toBe(position)
+        }
+      ),
+      { numRuns: 60 }
+    )
+  })
+
+  it("rejects a history check other than sampled or full with InvalidInput naming the option", async () => {
+    expect(MessageMatch.historyCheckOf(undefined, "historyCheck")).toBe("sampled")
+    expect(MessageMatch.historyCheckOf("full", "historyCheck")).toBe("full")
+    expect(() => MessageMatch.historyCheckOf("fast", "options.historyCheck")).toThrow(Errors.InvalidInput)
+    expect(() => MessageMatch.historyCheckOf("fast", "options.historyCheck")).toThrow(
+      /options\.historyCheck.*"fast" is not a history check; expected "sampled" or "full"/
+    )
+    expect(() =>
+      contextEngineMiddleware({
+        engine: TestEngine.make(),
+        policy: smallPolicy(100_000),
+        historyCheck: "fast" as MessageMatch.HistoryCheck
+      })
+    ).toThrow(/options\.historyCheck/)
+    await expect(Session.make("s", undefined, undefined, "fast" as MessageMatch.HistoryCheck)).rejects.toThrow(
+      /historyCheck/
+    )
+  })
+})
+
+describe("Session.sync with a sampled history check", () => {
+  it("branches at an older in-place edit within the rotation bound; the transcript loses nothing", async () => {
+    const held = history(1_000)
+    const session = await Session.make("s")
+    await session.sync(held)
+    const edited = editedAt(held, 400)
+    const bound = Math.ceil((1_000 - 1 - RECENT_MESSAGES) / ROTATED_MESSAGES)
+    const messageCount = () => session.transcript().filter((entry) => entry.kind === "message").length
+    let steps = 0
+    while (messageCount() === 1_000 && steps <= bound) {
+      await session.sync(edited)
+      steps++
+    }
+    expect(steps).toBeLessThanOrEqual(bound)
+    // The active path is the edited history: same values, position by position.
+    expect(session.messages()).toEqual(edited)
+    expect(session.messages()[400]).not.toEqual(held[400])
+    // Append-only: the old branch's 1,000 messages plus the 600 re-appended from the edit on.
+    expect(session.transcript().filter((entry) => entry.kind === "message")).toHaveLength(1_600)
+  })
+
+  it('"full" branches at the same edit on the first step', async () => {
+    const held = history(1_000)
+    const session = await Session.make("s", undefined, undefined, "full")
+    await session.sync(held)
+    await session.sync(editedAt(held, 400))
+    expect(session.messages()).toEqual(editedAt(held, 400))
+  })
+})
+
+describe("the middleware with a sampled history check", () => {
+  it("sends an older in-place edit at once (the application's own message objects) before the session has seen it", async () => {
+    const engine = TestEngine.make()
+    const { model, calls } = windowedModel({ windowTokens: 10_000_000, replies: () => ({ text: "ok" }) })
+    const middleware = contextEngineMiddleware({ engine, policy: smallPolicy(10_000_000) })
+    const wrapped = wrapLanguageModel({ model, middleware })
+    const held = history(1_000)
+    await wrapped.doGenerate({ prompt: fresh(held) as never })
+    const edited = editedAt(held, 400)
+    await wrapped.doGenerate({ prompt: edited as never })
+    const sent = calls.at(-1)!.params.prompt
+    expect(sent[400]).toBe(edited[400])
+    expect(sent).toEqual(edited)
+  })
+})
