@@ -197,3 +197,73 @@ describe("the middleware with a sampled history check", () => {
     expect(sent).toEqual(edited)
   })
 })
+
+describe("Session.sync with a sampled history check, generated edit sequences", () => {
+  type Op =
+    | { readonly kind: "append"; readonly count: number }
+    | { readonly kind: "edit"; readonly where: number }
+    | { readonly kind: "remove"; readonly where: number }
+    | { readonly kind: "insert"; readonly where: number }
+    | { readonly kind: "same" }
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ kind: fc.constant("append" as const), count: fc.integer({ min: 1, max: 4 }) }),
+    fc.record({
+      kind: fc.constant("edit" as const),
+      where: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true })
+    }),
+    fc.record({
+      kind: fc.constant("remove" as const),
+      where: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true })
+    }),
+    fc.record({
+      kind: fc.constant("insert" as const),
+      where: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true })
+    }),
+    fc.constant({ kind: "same" as const })
+  )
+
+  it("the active path equals what was sent, but for lone in-place edits of older messages, which it takes within the bound", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 300, max: 700 }),
+        fc.array(op, { minLength: 1, maxLength: 25 }),
+        async (size, ops) => {
+          const session = await Session.make("s")
+          let incoming = history(size)
+          await session.sync(incoming)
+          let added = 0
+          const extra = (): Message.Message => ({ role: "user", content: [{ type: "text", text: `new ${added++}` }] })
+          // Positions whose message was edited in place in the older region and may not be seen yet.
+          let pending = new Set<number>()
+          const differing = (): Array<number> => {
+            const held = session.messages()
+            expect(held.length).toBe(incoming.length)
+            return incoming.flatMap((message, at) => (MessageMatch.sameMessage(held[at]!, message) ? [] : [at]))
+          }
+          for (const next of ops) {
+            const count = incoming.length
+            const at = next.kind === "append" || next.kind === "same" ? 0 : Math.floor(next.where * count)
+            const older = at >= 1 && at < count - RECENT_MESSAGES
+            if (next.kind === "append") incoming = [...fresh(incoming), ...Array.from({ length: next.count }, extra)]
+            else if (next.kind === "edit") incoming = editedAt(incoming, at)
+            else if (next.kind === "remove") incoming = fresh(incoming).toSpliced(at, 1)
+            else if (next.kind === "insert") incoming = fresh(incoming).toSpliced(at, 0, extra())
+            else incoming = fresh(incoming)
+            if (next.kind === "remove" || next.kind === "insert") pending = new Set()
+            await session.sync(incoming)
+            const diff = differing()
+            if (next.kind === "edit" && older && diff.includes(at)) pending.add(at)
+            // Anything but a lone older in-place edit is taken at once; a difference found sends the session
+            // back to the first one, which resolves every pending edit after it.
+            for (const position of diff) expect(pending.has(position)).toBe(true)
+            if (diff.length === 0) pending = new Set()
+          }
+          const older = incoming.length - 1 - RECENT_MESSAGES
+          for (let step = 0; step < Math.ceil(older / ROTATED_MESSAGES); step++) await session.sync(fresh(incoming))
+          expect(differing()).toEqual([])
+        }
+      ),
+      { numRuns: 40 }
+    )
+  })
+})
