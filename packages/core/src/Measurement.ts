@@ -116,3 +116,38 @@ export const Measurement = Schema.Struct({
 })
 /** @category models */
 export type Measurement = typeof Measurement.Type
+
+/**
+ * A measurement from its per-category counts — the one home of the
+ * arithmetic the fields above define: `inputTokens` is the sum of every
+ * category except `reservedOutput`, `totalTokens = inputTokens +
+ * byCategory.reservedOutput`, `headroomTokens = budgetTokens − inputTokens`.
+ * `of` gives the rest (a whole previous measurement will do: its counts are
+ * replaced, its budget, method, tokenizer and notes kept). `byCategory` is
+ * taken as is, not copied. Counts are whole tokens, so the sums are exact in
+ * any order.
+ *
+ * @category constructors
+ */
+export const fromCounts = (
+  byCategory: CategoryCounts,
+  of: {
+    readonly budgetTokens: number
+    readonly method: Method
+    readonly tokenizer: string
+    readonly notes?: ReadonlyArray<string> | undefined
+  }
+): Measurement => {
+  let inputTokens = 0
+  for (const category of categories) if (category !== "reservedOutput") inputTokens += byCategory[category]
+  return {
+    byCategory,
+    inputTokens,
+    totalTokens: inputTokens + byCategory.reservedOutput,
+    budgetTokens: of.budgetTokens,
+    headroomTokens: of.budgetTokens - inputTokens,
+    method: of.method,
+    tokenizer: of.tokenizer,
+    ...(of.notes !== undefined ? { notes: of.notes } : {})
+  }
+}

@@ -10,7 +10,14 @@ import type { Budget } from "./Budget.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { ContextView, ItemSource, ToolDefinition } from "./ContextView.ts"
 import * as IdentitySlots from "./IdentitySlots.ts"
-import { type Category, type CategoryCounts, categories, type Measurement, zeroCounts } from "./Measurement.ts"
+import {
+  type Category,
+  type CategoryCounts,
+  categories,
+  fromCounts,
+  type Measurement,
+  zeroCounts
+} from "./Measurement.ts"
 import {
   anthropicToolUseSystemPromptTokens,
   defaultMediaFamily,
@@ -262,8 +269,6 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
         byCategory[category] = (anchored?.tokens[index] ?? weights[index]!) + suffix[category]
       })
       byCategory.reservedOutput = budget?.reservedOutputTokens ?? 0
-      let inputTokens = 0
-      for (const category of inputCategories) inputTokens += byCategory[category]
       const budgetTokens = budget?.inputBudgetTokens ?? Number.POSITIVE_INFINITY
       const notes: Array<string> = []
       if (unknownImages > 0)
@@ -274,16 +279,12 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       const estimatedMessages = estimated?.() ?? 0
       if (estimatedMessages > 0) notes.push(`${estimatedMessages} message(s) estimated (not counted exactly)`)
       for (const note of [located.note, anchored?.note]) if (note !== undefined) notes.push(note)
-      const measurement: Measurement = {
-        byCategory,
-        inputTokens,
-        totalTokens: inputTokens + byCategory.reservedOutput,
+      const measurement = fromCounts(byCategory, {
         budgetTokens,
-        headroomTokens: budgetTokens - inputTokens,
         method: anchorIndex >= 0 ? "anchored" : estimatedMessages > 0 ? "estimate" : tokenizer.method,
         tokenizer: tokenizer.name,
-        ...(notes.length > 0 ? { notes } : {})
-      }
+        notes: notes.length > 0 ? notes : undefined
+      })
       return noteLocalCounts(measurement, view, measureView, { prefix, suffix, anchored: anchorIndex >= 0 })
     }
     return measureView

@@ -27,7 +27,7 @@
 
 import { indexOfEntry } from "./AnchorPrefix.ts"
 import type { ContextView } from "./ContextView.ts"
-import type { Category, Measurement } from "./Measurement.ts"
+import { type Category, fromCounts, type Measurement } from "./Measurement.ts"
 import type { CachedMeasurer, Measurer } from "./Measurer.ts"
 
 export { type Anchor, anchorFor, locate, prefixFingerprint } from "./AnchorPrefix.ts"
@@ -270,7 +270,6 @@ const scaleSuffix = (
   const suffix = suffixCounts(measurer, view, anchored, lastEntryId)
   if (suffix === undefined) return anchored
   const byCategory = { ...anchored.byCategory }
-  let inputTokens = 0
   let changed = false
   for (const key in byCategory) {
     const category = key as Category
@@ -278,16 +277,8 @@ const scaleSuffix = (
     const added = Math.round((ratio - 1) * (suffix[category] ?? 0))
     changed ||= added !== 0
     byCategory[category] += added
-    inputTokens += byCategory[category]
   }
-  if (!changed) return anchored
-  return {
-    ...anchored,
-    byCategory,
-    inputTokens,
-    totalTokens: inputTokens + byCategory.reservedOutput,
-    headroomTokens: anchored.budgetTokens - inputTokens
-  }
+  return changed ? fromCounts(byCategory, anchored) : anchored
 }
 
 /**

@@ -243,16 +243,6 @@ export const delta = (
 
 export const withDelta = (before: Measurement.Measurement, change: Counts): Measurement.Measurement => {
   const byCategory = { ...before.byCategory } as Counts
-  let inputTokens = 0
-  for (const category of Measurement.categories) {
-    byCategory[category] += change[category]
-    if (category !== "reservedOutput") inputTokens += byCategory[category]
-  }
-  return {
-    ...before,
-    byCategory,
-    inputTokens,
-    totalTokens: inputTokens + byCategory.reservedOutput,
-    headroomTokens: before.budgetTokens - inputTokens
-  }
+  for (const category of Measurement.categories) byCategory[category] += change[category]
+  return Measurement.fromCounts(byCategory, before)
 }

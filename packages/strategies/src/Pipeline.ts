@@ -117,27 +117,19 @@ const makeTracker = (
   for (const key in initial) base[key as Measurement.Category] -= initial[key as Measurement.Category]
   return (next: ContextView.ContextView): Measurement.Measurement => {
     const counts = itemCounts(next.items)
-    let inputTokens = 0
-    for (const key in counts) {
-      const category = key as Measurement.Category
-      counts[category] += base[category]
-      if (category !== "reservedOutput") inputTokens += counts[category]
-    }
+    for (const key in counts) counts[key as Measurement.Category] += base[key as Measurement.Category]
     // An edited view is no longer the request the usage described: its count is an estimate (C13).
     const edited = first.method === "anchored" && next !== view
-    return {
-      ...first,
-      byCategory: counts,
-      inputTokens,
-      totalTokens: inputTokens + counts.reservedOutput,
-      headroomTokens: first.budgetTokens - inputTokens,
-      ...(edited
+    return Measurement.fromCounts(
+      counts,
+      edited
         ? {
-            method: "estimate" as const,
+            ...first,
+            method: "estimate",
             notes: [...(first.notes ?? []), "anchored usage less the local count of what the edits removed"]
           }
-        : {})
-    }
+        : first
+    )
   }
 }
 

@@ -9,7 +9,7 @@
  */
 import type * as Budget from "../Budget.ts"
 import type * as ContextView from "../ContextView.ts"
-import type * as Measurement from "../Measurement.ts"
+import * as Measurement from "../Measurement.ts"
 import type * as Measurer from "../Measurer.ts"
 import type * as Message from "../Message.ts"
 import type * as Tokenizer from "../Tokenizer.ts"
@@ -129,17 +129,11 @@ export const make = (options: { readonly onCount?: () => void } = {}): Measurer.
         const counts = count(item.message, item.source)
         for (const [key, value] of Object.entries(counts)) byCategory[key as Measurement.Category] += value ?? 0
       }
-      const inputTokens = sum(byCategory) - byCategory.reservedOutput
-      const budgetTokens = measureOptions?.budget?.inputBudgetTokens ?? Number.POSITIVE_INFINITY
-      return {
-        byCategory,
-        inputTokens,
-        totalTokens: inputTokens + byCategory.reservedOutput,
-        budgetTokens,
-        headroomTokens: budgetTokens - inputTokens,
+      return Measurement.fromCounts(byCategory, {
+        budgetTokens: measureOptions?.budget?.inputBudgetTokens ?? Number.POSITIVE_INFINITY,
         method: "estimate",
         tokenizer: tokenizer.name
-      }
+      })
     }
   }
 }
