@@ -74,7 +74,7 @@ const tokenTable = (report: CompactReport): Array<string> => {
  * @category rendering
  */
 export const handoffLines = (report: CompactReport): Array<string> => {
-  const { keptTail, transcriptMessages, notSentMessages, checkpoint, dropped } = report.handoff
+  const { keptTail, systemPrompt, transcriptMessages, notSentMessages, checkpoint, dropped } = report.handoff
   const range = keptTail.firstEntryId ? `${span(keptTail.firstEntryId, keptTail.lastEntryId!)}, ` : ""
   const changed =
     keptTail.changedMessages > 0
@@ -91,16 +91,22 @@ export const handoffLines = (report: CompactReport): Array<string> => {
   if (notSentMessages === 0 && checkpoint === null)
     return [
       "What the next request holds",
-      `  Everything: all ${plural(transcriptMessages, "message")} (${n(keptTail.tokens)} tokens), sent word for word${changed}. Nothing needed summarizing.`,
+      `  Everything: all ${plural(transcriptMessages, "message")} (${n(keptTail.tokens + (systemPrompt?.tokens ?? 0))} tokens), sent word for word${changed}. Nothing needed summarizing.`,
       "  Nothing is deleted: the transcript file is not changed."
     ]
   const keptUsers = report.handoff.keptUsers
   const tailWords =
     keptTail.messages === 1 ? "the newest message" : `the newest ${plural(keptTail.messages, "message")}`
   const out = [
-    `What the next request holds (${n(transcriptMessages - notSentMessages)} of the transcript's ${plural(transcriptMessages, "message")} are sent)`,
-    `  Kept tail: ${tailWords} (${range}${n(keptTail.tokens)} tokens), sent word for word${changed}.${synthesized}${leftOut} --keep-recent asks for ${n(report.policy.keepRecentTokens)} tokens of recent turns; the cut moves back to a turn boundary, so every tool call stays beside its result.`
+    `What the next request holds (${n(transcriptMessages - notSentMessages)} of the transcript's ${plural(transcriptMessages, "message")} are sent)`
   ]
+  if (systemPrompt)
+    out.push(
+      `  System prompt: ${systemPrompt.messages === 1 ? "the transcript's system message" : `the transcript's ${n(systemPrompt.messages)} system messages`} (${n(systemPrompt.tokens)} tokens), at the start of the request.`
+    )
+  out.push(
+    `  Kept tail: ${tailWords} (${range}${n(keptTail.tokens)} tokens), sent word for word${changed}.${synthesized}${leftOut} --keep-recent asks for ${n(report.policy.keepRecentTokens)} tokens of recent turns; the cut moves back to a turn boundary, so every tool call stays beside its result.`
+  )
   if (keptUsers)
     out.push(
       `  Earlier user messages: ${plural(keptUsers.messages, "message")} of the user's own words from the summarized range (${span(keptUsers.firstEntryId, keptUsers.lastEntryId)}, ${n(keptUsers.tokens)} tokens), sent word for word between the checkpoint and the kept tail — the newest ones within 20,000 tokens (Codex's limit) and --keep-recent.`

@@ -112,7 +112,12 @@ export interface CompactReport {
       readonly firstEntryId: string
       readonly lastEntryId: string
     } | null
-    /** Non-system messages in the transcript. */
+    /**
+     * The transcript's system messages the next request sends, as recorded;
+     * null when none. Not counted in `keptTail`.
+     */
+    readonly systemPrompt: { readonly messages: number; readonly tokens: number } | null
+    /** Every message in the transcript, system messages included (the count `inspect` prints). */
     readonly transcriptMessages: number
     /** Of those, the messages the next request does not contain. */
     readonly notSentMessages: number
@@ -178,6 +183,11 @@ export const handoffOf = (
   const notSent = entries.flatMap((entry, index) =>
     Entry.isMessageEntry(entry) && entry.message.role !== "system" && !keptIds.has(entry.id) ? [{ entry, index }] : []
   )
+  const systemSent = items.filter((item) => item.message.role === "system" && item.source === "transcript")
+  const systemSentIds = new Set(systemSent.map((item) => item.entryId))
+  const systemEntries = entries.filter(
+    (entry): entry is Entry.MessageEntry => Entry.isMessageEntry(entry) && entry.message.role === "system"
+  )
   const checkpointItem = items.find((item) => item.source === "checkpoint")
   const memory = items.filter((item) => item.source === "memory")
   const checkpoint = checkpointItem
@@ -229,8 +239,9 @@ export const handoffOf = (
             lastEntryId: keptUsers.at(-1)!.entryId
           }
         : null,
-    transcriptMessages: notSent.length + fromTranscript.length,
-    notSentMessages: notSent.length,
+    systemPrompt: systemSent.length > 0 ? { messages: systemSent.length, tokens: tokensOf(systemSent) } : null,
+    transcriptMessages: notSent.length + fromTranscript.length + systemEntries.length,
+    notSentMessages: notSent.length + systemEntries.filter((entry) => !systemSentIds.has(entry.id)).length,
     checkpoint:
       checkpoint && checkpointItem
         ? {

@@ -9,6 +9,7 @@ import { generateText, type ModelMessage } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { describe, expect, it } from "vitest"
 import * as Compact from "../src/commands/compact.ts"
+import * as Inspect from "../src/commands/inspect.ts"
 import * as ExitCodes from "../src/ExitCodes.ts"
 import * as Progress from "../src/Progress.ts"
 
@@ -36,6 +37,21 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     expect(checkpoint!.standsInForMessages).toBeGreaterThan(0)
     expect(checkpoint!.standsInForMessages + keptTail.leftOutMessages).toBe(notSentMessages)
     expect(output).not.toContain(`${checkpoint!.standsInForMessages} empty or reasoning-only messages`)
+  })
+
+  it("compact counts the transcript's messages as inspect does: the system message is one of them, and it is sent", async () => {
+    // s6 new-user trial: compact said "7 of the transcript's 27 messages are sent" where inspect said "messages 28 (system 1, …)"
+    const { output, report } = await Compact.run(marshmallow, { contextWindow: 6_000 }, quiet)
+    const inspected = await Inspect.run(marshmallow, { json: true }, quiet)
+    const { transcriptMessages, notSentMessages, systemPrompt, keptTail, keptUsers } = report!.handoff
+    expect(transcriptMessages).toBe(28) // SOURCES.md
+    expect(JSON.parse(inspected.output).entries.messages).toBe(transcriptMessages)
+    expect(systemPrompt).toMatchObject({ messages: 1 })
+    expect(systemPrompt!.tokens).toBe(report!.tokens.after.system + 3) // its row plus its message framing
+    // what is sent adds up: the system message, the kept users, the kept tail
+    expect(transcriptMessages - notSentMessages).toBe(1 + (keptUsers?.messages ?? 0) + keptTail.messages)
+    expect(output).toContain(`(${transcriptMessages - notSentMessages} of the transcript's 28 messages are sent)`)
+    expect(output).toContain(`System prompt: the transcript's system message (${systemPrompt!.tokens} tokens)`)
   })
 
   it.each([
