@@ -40,8 +40,12 @@ import type * as Session from "./Session.ts"
 export interface ContextToolsOptions {
   /** The session the tools act on, or a function returning it (e.g. `() => controller.session(model)`). */
   readonly session: Session.Session | (() => Session.Session | Promise<Session.Session>)
-  /** The session's store; its `search` (SQLite FTS5) is used when it has one. */
-  readonly store?: unknown
+  /**
+   * The session's store (the one `Session.make` was given); its `search`
+   * (`TranscriptSearch.Searchable`: SQLite FTS5, PostgreSQL full-text) is used
+   * when it has one, else MiniSearch over the session's transcript.
+   */
+  readonly store?: Session.SessionStore & Partial<TranscriptSearch.Searchable>
   /** Characters a restore returns when no `length` is given (default `AgentEdits.DEFAULT_READ_CHARS`). */
   readonly readChars?: number
 }

@@ -14,8 +14,8 @@ import { Cases } from "@context-engine/core/testing"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { Import } from "@context-engine/transcripts"
 import type { ToolExecutionOptions } from "ai"
-import { afterAll, describe, expect, it } from "vitest"
-import { contextTools } from "../src/ContextTools.ts"
+import { afterAll, describe, expect, expectTypeOf, it } from "vitest"
+import { type ContextToolsOptions, contextTools } from "../src/ContextTools.ts"
 import * as Session from "../src/Session.ts"
 
 const directory = mkdtempSync(join(tmpdir(), "context-tools-"))
@@ -60,6 +60,18 @@ const cases = [
   { file: "swe-agent/marshmallow-1867__function_calling_replace_from_source.traj", store: "memory" },
   { file: "pi/large-session.jsonl", store: "sqlite" }
 ] as const
+
+describe("contextTools options", () => {
+  it("types store as the session's store, with search optional: a wrong store does not compile (s6 trial: it was unknown)", () => {
+    type Store = NonNullable<ContextToolsOptions["store"]>
+    expectTypeOf<ReturnType<typeof InMemoryTranscriptStore.open>>().toExtend<Store>()
+    expectTypeOf<ReturnType<typeof SqliteTranscriptStore.open>>().toExtend<Store>()
+    expectTypeOf<Store>().toExtend<Session.SessionStore>()
+    expectTypeOf<{ readonly search: string }>().not.toExtend<Store>()
+    expectTypeOf<Session.Session>().not.toExtend<Store>()
+    expectTypeOf<string>().not.toExtend<Store>()
+  })
+})
 
 describe("context tools on the shared transcripts", () => {
   for (const { file, store: kind } of cases) {
