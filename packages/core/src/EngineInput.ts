@@ -72,14 +72,41 @@ const showValue = (value: unknown): string => {
  * The value with object keys whose value is `undefined` left out, for
  * decoding only. The AI SDK writes absent options as present-but-undefined
  * (`providerOptions: undefined`); the schemas use optional keys, and an
- * undefined key means "absent" to every reader of a message.
+ * undefined key means "absent" to every reader of a message. Copy on write:
+ * an array or plain object is copied only when something inside it changes,
+ * else the value itself is returned (a transcript's entries rarely have an
+ * undefined key; copying each one made a second transcript of garbage on
+ * every first validation, issue #13 req 6).
  */
 const withoutUndefinedKeys = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(withoutUndefinedKeys)
+  if (Array.isArray(value)) {
+    let out: Array<unknown> | undefined
+    for (let index = 0; index < value.length; index++) {
+      const field: unknown = value[index]
+      const kept = withoutUndefinedKeys(field)
+      if (out === undefined && kept !== field) out = value.slice(0, index)
+      out?.push(kept)
+    }
+    return out ?? value
+  }
   if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value
-  const out: Record<string, unknown> = {}
-  for (const [key, field] of Object.entries(value)) if (field !== undefined) out[key] = withoutUndefinedKeys(field)
-  return out
+  const record = value as Record<string, unknown>
+  let out: Record<string, unknown> | undefined
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue
+    const field = record[key]
+    const kept = field === undefined ? undefined : withoutUndefinedKeys(field)
+    if (out === undefined && (field === undefined || kept !== field)) {
+      out = {}
+      // the keys before this one: defined and unchanged (for…in visits own keys in the same order every time)
+      for (const earlier in record) {
+        if (earlier === key) break
+        if (Object.hasOwn(record, earlier)) out[earlier] = record[earlier]
+      }
+    }
+    if (out !== undefined && kept !== undefined) out[key] = kept
+  }
+  return out ?? value
 }
 
 const invalid = (path: string, detail: string): InvalidInput => new InvalidInput({ what: WHAT, path, detail })

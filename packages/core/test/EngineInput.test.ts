@@ -51,6 +51,59 @@ describe("EngineInput.validate", () => {
     expect(error.message).toContain("entries[2]")
   })
 
+  it("reads a present-but-undefined key as absent at any depth, beside the keys before and after it", () => {
+    // the AI SDK writes absent options as `key: undefined`; the decode copies only the objects that hold one
+    const entry = {
+      ...message("a", "hi"),
+      message: {
+        role: "assistant",
+        content: [
+          { type: "text", text: "calling", providerOptions: undefined },
+          { type: "tool-call", toolCallId: "c1", toolName: "ls", input: { path: ".", depth: undefined } }
+        ],
+        providerOptions: undefined
+      }
+    }
+    const result = {
+      ...message("b", ""),
+      message: {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "c1",
+            toolName: "ls",
+            output: { type: "json", value: [{ name: "a" }, [1, { name: "a.ts", size: undefined }]] }
+          }
+        ]
+      }
+    }
+    const plain = message("c", "plain")
+    const input = { entries: [entry, result, plain], policy }
+    const before = structuredClone(input)
+    expect(Effect.runSync(EngineInput.validate(input))).toBe(input)
+    expect(input).toEqual(before)
+    expect(Object.hasOwn(entry.message, "providerOptions")).toBe(true)
+    const bad = { ...entry, message: { ...entry.message, role: 42 } }
+    const error = failure({ entries: [plain, bad], policy })
+    expect((error as Errors.InvalidInput).path).toMatch(/^entries\[1\]\.message/)
+    expect(error.message).toContain("42")
+    // a bad part before a copied one is still decoded (and named)
+    const badPart = {
+      ...plain,
+      message: {
+        role: "user",
+        content: [
+          { type: "text", text: 7 },
+          { type: "text", text: "x", providerOptions: undefined }
+        ]
+      }
+    }
+    expect((failure({ entries: [badPart], policy }) as Errors.InvalidInput).path).toMatch(
+      /^entries\[0\]\.message\.content\[0\]/
+    )
+  })
+
   it.each([
     ["contextWindowTokens", Number.NaN],
     ["contextWindowTokens", -5],
