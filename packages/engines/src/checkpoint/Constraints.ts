@@ -5,6 +5,10 @@
  * one quoted item per message, and how strongly each binds, so the budget
  * fill (`Fit`) keeps the binding ones before the merely recent ones.
  *
+ * Error text the user pastes, their account of their own situation and,
+ * in a correction, their verdict on what happened are not rules (they were
+ * filed here before: s6 new-user trial).
+ *
  * A message the user had to repeat word for word ("drop the X nonsense." three
  * times) is a correction in force whatever its wording: the agent did not do
  * it the first time. Repeats become one item that says how often it was said.
@@ -29,6 +33,37 @@ const STRONG_RE =
   /\b(?:never|always|must(?:n'?t)?|only|make sure|avoid|instead|prefer|no need|in full|do not|(?<!\bi )don'?t|first\b[^.?!]{0,80}\bbefore|before you)\b/gi
 /** Markers of a weaker preference (strength 1 each). */
 const WEAK_RE = /\b(?:should(?:n'?t)?|want|keep|use|first)\b|^why\b/gi
+/**
+ * Error text the user pasted (a sentence that opens with an error or
+ * exception name — "Exception can only concatenate…", "Unhandled exception in
+ * event loop: …" — or holds a `SomeError: ` marker): output they report, not
+ * a rule. "Error handling must…" names a topic, not an error, and stays.
+ */
+const REPORTED_ERROR_RE =
+  /^(?:(?:unhandled|uncaught|fatal)\s+)?[a-z]*(?:error|exception)\b(?!\s+(?:handl\w*|messages?|types?|class(?:es)?|codes?|paths?)\b)|\b[A-Z][A-Za-z]*(?:Error|Exception): /i
+/**
+ * The user's account of their own situation ("I cannot paste it because …",
+ * "I couldn't find it", "I don't think …"): what happened to them, not what
+ * the agent must do — unless it states a preference or an absolute
+ * ({@link STANDS_RE}).
+ */
+const OWN_ACCOUNT_RE =
+  /^(?:(?:and|but|so|also)\s+)*i\s+(?:can(?:no|')t|cannot|could(?:n'?t| not)|did(?:n'?t| not)|do(?:n'?t| not) (?:see|know|think|understand|remember|have|get)|was|am|'m|tried|pressed|saw|see|think|guess|just|have|had|got)\b/i
+/** What keeps a first-person sentence a rule: a preference or an absolute. */
+const STANDS_RE = /\b(?:want|prefer|like|expect|never|always|must)\b/i
+/**
+ * A sentence with a subject of its own that is not the agent's task ("That
+ * conclusion is bogus.", "Our session was chasing one gap …"): in a
+ * correction, only the directions count — its other sentences are the user's
+ * verdict on what happened, kept when they state a rule ({@link CONSTRAINT_RE}).
+ */
+const VERDICT_RE =
+  /^(?:(?:and|but|so|also)\s+)*(?:the|that|this|these|those|our|my|it|its|there|a|an|his|her|their|we'?ve|we were|we had|i'?ve|i was)\b/i
+
+/** Whether a sentence of the user's is error text or their own situation, not a rule for the agent. */
+const notARule = (sentence: string): boolean =>
+  REPORTED_ERROR_RE.test(sentence) || (OWN_ACCOUNT_RE.test(sentence) && !STANDS_RE.test(sentence))
+
 /** The note that marks a repeated message. */
 const REPEATED_RE = /said (\d+) times\)$/
 
@@ -80,14 +115,15 @@ export const fromSpeech = (
     const times = said[index]!
     const correction = CORRECTION_RE.test(item.text)
     const kept =
-      times > 1 && item.text.length <= 600 && !isCarried(item.text)
+      times > 1 && item.text.length <= 600 && !isCarried(item.text) && !notARule(item.text)
         ? [item.text]
         : sentences(item.text.slice(0, 4000)).filter(
             (sentence) =>
               sentence.length <= 300 &&
               !isCarried(sentence) &&
+              !notARule(sentence) &&
               (!sentence.endsWith("?") || REQUEST_QUESTION_RE.test(sentence)) &&
-              (correction || CONSTRAINT_RE.test(sentence))
+              (CONSTRAINT_RE.test(sentence) || (correction && !VERDICT_RE.test(sentence)))
           )
     if (kept.length === 0) return
     const quote = `"${clip(kept.join(" … "), CONSTRAINT_CHARS)}"`

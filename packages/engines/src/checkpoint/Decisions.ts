@@ -8,7 +8,8 @@
  *   that changed the code: the text of its first message after the question
  *   that comes with an edit, write or command — the decision, with the user's
  *   question as its reason;
- * - an agent sentence that states its reason ("… because …", "… instead of …");
+ * - an agent sentence that states its reason ("… because …", "… instead of …"),
+ *   unless it explains rather than decides (to the user, a pointer, a failure's cause);
  * - a fix and the failure that prompted it: a side-effect call failed (a
  *   check, a build, a test run), and the agent's first message after it that
  *   comes with a change, before the same call ran again, is the decision, with
@@ -150,13 +151,37 @@ const answersToSteering = (items: ReadonlyArray<CoveredItem>, keptEntryIds: Read
   return out
 }
 
+/** A clause addressed to the user ("You're getting …", "Your build …"): it tells them something, it chooses nothing. */
+const TO_THE_USER_RE = /^(?:you|you'?re|your)\b/i
+/** A clause that only points ("This is the crucial step", "That's it"): it names no choice. */
+const POINTER_RE = /^(?:this|that|it|which)(?:'s|\s+(?:is|was))\b/i
+/** A failure in the clause a "because" / "since" explains ("The previous command failed because …"): a finding, not a choice. */
+const FAILURE_RE =
+  /\b(?:fail(?:s|ed|ing)?|errors?|exceptions?|crash(?:es|ed)?|broke|broken|wrong|missing|incorrect|(?:does|did|is)(?:n'?t| not) work(?:ing)?)\b/i
+
+/**
+ * Whether a reason sentence explains instead of deciding (Claude Code's
+ * compact prompt asks for "key technical decisions"): its clause before the
+ * reason word is addressed to the user, only points, or — with a cause word
+ * (because, since) — states a failure; the failure itself is kept under
+ * Failed Approaches, and the fix it prompted by {@link fixesOfFailures}.
+ */
+const explains = (clause: string, word: string): boolean =>
+  TO_THE_USER_RE.test(clause) ||
+  POINTER_RE.test(clause) ||
+  (/^(?:because|since)$/i.test(word) && FAILURE_RE.test(clause))
+
 /** Agent sentences that state their reason. */
 const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Found> =>
   items.flatMap((item, at) =>
     sentences(assistantText(item.message).slice(0, 6000)).flatMap((sentence) => {
       const match = RATIONALE_RE.exec(sentence)
       const decision = match ? plainStatement(match[1]!) : ""
-      return match && decision.length > 0 && !/[`{}]|^\W/.test(match[1]!.slice(0, 1)) && balanced(match[1]!)
+      return match &&
+        decision.length > 0 &&
+        !explains(decision, match[2]!) &&
+        !/[`{}]|^\W/.test(match[1]!.slice(0, 1)) &&
+        balanced(match[1]!)
         ? [
             {
               at,

@@ -38,14 +38,21 @@ export const clipEnds = (text: string, max: number): string => {
 
 /**
  * Sentences of `text`: split after `.`, `!` or `?` and at line breaks, list
- * markers removed, empty ones dropped.
+ * markers removed, empty ones dropped. A line break between a word (or a
+ * comma) and a line that goes on in lower case is a hard wrap inside a
+ * sentence (console transcripts wrap at the terminal's width), not a break.
  *
  * @category getters
  */
 export const sentences = (text: string): Array<string> =>
   text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((sentence) => sentence.replace(/^(?:[-*>]\s+|\d+[.)]\s+)+/, "").trim())
+    .split(/(?<=[.!?])\s+|\n+(?![ \t]*\p{Ll})|(?<![\p{L}\p{N},;])\n+/u)
+    .map((sentence) =>
+      sentence
+        .replace(/[ \t]*\n[ \t]*/g, " ")
+        .replace(/^(?:[-*>]\s+|\d+[.)]\s+)+/, "")
+        .trim()
+    )
     .filter((sentence) => sentence.length > 0)
 
 /**

@@ -1,0 +1,93 @@
+/**
+ * What the offline checkpoint must not file as a decision or a constraint
+ * (s6 new-user trial): the agent explaining something to the user is not a
+ * decision, and error text or an account of the user's own situation is not
+ * a rule. Small built conversations; each case is a kind of sentence, never
+ * words of a particular transcript; each has a guard that the real thing of
+ * the same shape is still kept.
+ */
+import { describe, expect, it } from "vitest"
+import * as Constraints from "../src/checkpoint/Constraints.ts"
+import * as Decisions from "../src/checkpoint/Decisions.ts"
+import { assistant, user, withIds } from "./support.ts"
+
+const decisionsOf = (text: string) =>
+  Decisions.fromRange(withIds([user("set up the release script"), assistant(text)])).map((found) => found.decision)
+
+describe("decisions are choices, not explanations", () => {
+  it("a reason addressed to the user is an explanation", () => {
+    expect(
+      decisionsOf(
+        'You\'re getting a "Permission denied" error because config.sh defines variables, it is not a command.'
+      )
+    ).toEqual([])
+    expect(decisionsOf("Your build stops early since the lock file is stale.")).toEqual([])
+  })
+
+  it("a failure's cause is a finding, not a decision", () => {
+    expect(decisionsOf("The previous command failed because the file was not staged.")).toEqual([])
+    expect(decisionsOf("The import does not work since the module has no default export.")).toEqual([])
+  })
+
+  it("a clause that only points names no choice", () => {
+    expect(decisionsOf("This is the crucial step, to avoid staging the generated fixture.")).toEqual([])
+  })
+
+  it("a choice with its reason is still a decision — also one that works around an error", () => {
+    expect(decisionsOf("We keep the retries in the client because the server drops idle connections.")).toEqual([
+      "We keep the retries in the client"
+    ])
+    expect(decisionsOf("Wrap the parse error in a Result instead of throwing it.")).toEqual([
+      "Wrap the parse error in a Result"
+    ])
+  })
+})
+
+describe("constraints are the user's rules, not reported errors or their own situation", () => {
+  const rules = (...texts: Array<string>) =>
+    Constraints.fromSpeech(texts.map((text, index) => ({ entryId: `u${index}`, text }))).join("\n")
+
+  it("error text the user pastes in a short message is not a rule, nor an insistence when pasted again", () => {
+    const pasted = "Exception can only concatenate str (not int) to str"
+    const handler = "Unhandled exception in event loop: label = prefix + item.style"
+    const out = rules(pasted, handler, "ok", handler)
+    expect(out).toBe("")
+    expect(rules("TypeError: cannot read properties of undefined (reading 'only')")).toBe("")
+  })
+
+  it("a user's account of what they cannot do is not a rule for the agent", () => {
+    expect(rules("I cannot paste it because the viewer shows only the last one.")).toBe("")
+    expect(rules("I couldn't find it, the log keeps only a day of history.")).toBe("")
+  })
+
+  it("a correction keeps its directions and drops the user's verdict on what happened", () => {
+    const out = rules(
+      "No! That whole conclusion is bogus. Our long session was chasing one gap and we fixed a real issue. Run the full suite before you commit."
+    )
+    expect(out).toContain("Run the full suite before you commit.")
+    expect(out).not.toContain("bogus")
+    expect(out).not.toContain("long session")
+  })
+
+  it("rules that mention errors, and the user's own preferences, are still rules", () => {
+    const out = rules(
+      "Never swallow an exception, always log it.",
+      "Error handling must go through the shared helper.",
+      "I want the tests to run only on changed packages."
+    )
+    expect(out).toContain("Never swallow an exception")
+    expect(out).toContain("Error handling must go through the shared helper.")
+    expect(out).toContain("I want the tests to run only on changed packages.")
+  })
+})
+
+describe("a console's hard line wrap is not a sentence break", () => {
+  it("a reason sentence wrapped at the terminal's width is read whole", () => {
+    const wrapped =
+      "The error is not because the glob pattern\n  is wrong, but because the fixture script does not create the database file."
+    expect(decisionsOf(wrapped)).toEqual([])
+    expect(
+      decisionsOf("We keep the retries in the client\n  because the server drops idle connections.\nNext line.")
+    ).toEqual(["We keep the retries in the client"])
+  })
+})
