@@ -13,7 +13,7 @@
  * @since 0.3.0
  */
 import type { ContextView } from "./ContextView.ts"
-import * as ViewPrefix from "./ViewPrefix.ts"
+import * as PrefixFingerprint from "./PrefixFingerprint.ts"
 
 /**
  * Provider-reported usage of the last response, for anchored measurement:
@@ -36,8 +36,8 @@ export interface Anchor {
   readonly prefixFingerprint?: string
 }
 
-// Each anchor's own fingerprint chain (ViewPrefix.extendChain), by anchor object.
-const chains = new WeakMap<Anchor, ViewPrefix.ChainRef>()
+// Each anchor's own fingerprint chain (PrefixFingerprint.extendChain), by anchor object.
+const chains = new WeakMap<Anchor, PrefixFingerprint.ChainRef>()
 
 /**
  * Index of the item with `entryId` in `view` (-1 when absent), searched from
@@ -60,7 +60,7 @@ export const indexOfEntry = (view: ContextView, entryId: string): number => {
  */
 export const prefixFingerprint = (view: ContextView, lastEntryId: string): string | undefined => {
   const index = indexOfEntry(view, lastEntryId)
-  return index < 0 ? undefined : ViewPrefix.fingerprintThrough(view.items, index)
+  return index < 0 ? undefined : PrefixFingerprint.fingerprintThrough(view.items, index)
 }
 
 /**
@@ -81,7 +81,7 @@ export const anchorFor = (
 ): Anchor => {
   const index = indexOfEntry(view, usage.lastEntryId)
   const known = previous === undefined ? undefined : chains.get(previous)
-  const chain = index < 0 ? undefined : ViewPrefix.extendChain(known, view.items, index)
+  const chain = index < 0 ? undefined : PrefixFingerprint.extendChain(known, view.items, index)
   const anchor: Anchor = {
     inputTokens: usage.inputTokens,
     lastEntryId: usage.lastEntryId,
@@ -111,8 +111,8 @@ export const locate = (
   const chain = chains.get(anchor)
   if (
     anchor.prefixFingerprint !== undefined &&
-    !(chain !== undefined && ViewPrefix.chainCovers(chain, view.items, index)) &&
-    ViewPrefix.fingerprintThrough(view.items, index) !== anchor.prefixFingerprint
+    !(chain !== undefined && PrefixFingerprint.chainCovers(chain, view.items, index)) &&
+    PrefixFingerprint.fingerprintThrough(view.items, index) !== anchor.prefixFingerprint
   )
     return {
       index: -1,

@@ -10,8 +10,11 @@
  * step with the whole transcript, so each entry object is decoded once and
  * remembered by identity (a `WeakSet`); a later call decodes only entries it
  * has not seen. Entries are the append-only transcript and are never mutated
- * (DESIGN.md invariants), so identity is a sound cache key. The id
- * uniqueness check runs on every call (one `Map` pass, no decoding).
+ * (DESIGN.md invariants), so identity is a sound cache key. A validator
+ * also remembers its last valid entries: a call whose entries extend them
+ * checks ids and decodes only the entries after them — found by pointer
+ * compares over the prefix, or with none when the entries are recorded as
+ * extending the last ones (`ArrayLineage`, the middleware's snapshots).
  *
  * @example
  * ```ts
@@ -26,6 +29,7 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
+import * as ArrayLineage from "./ArrayLineage.ts"
 import type { ContextEngine, EngineInput, InputError } from "./ContextEngine.ts"
 import { decodeUnknown } from "./Decode.ts"
 import { Entry } from "./Entry.ts"
@@ -170,8 +174,15 @@ export const makeValidator = (): Validator => {
   const validPolicies = new WeakSet<object>()
   const validTools = new WeakSet<object>()
   let decoded = 0
-  // Our own copy of the last valid entries (callers may mutate theirs) and the index of each id in it.
-  let lastValid: { readonly known: Array<unknown>; readonly firstIndex: Map<string, number> } | undefined
+  // Our own copy of the last valid entries (callers may mutate theirs), the index of each id in it, and the array
+  // it was taken from.
+  let lastValid:
+    | {
+        readonly known: Array<unknown>
+        readonly firstIndex: Map<string, number>
+        readonly source: ReadonlyArray<unknown>
+      }
+    | undefined
 
   const validate = (input: unknown): Effect.Effect<EngineInput, EngineInputError> =>
     Effect.gen(function* () {
@@ -180,12 +191,15 @@ export const makeValidator = (): Validator => {
       const entries = input.entries
       if (!Array.isArray(entries)) return yield* invalid("entries", `Expected an array, got ${showValue(entries)}`)
       // The entries of the last valid input are usually a prefix of these (a step appends): only the
-      // rest is checked, against the ids seen so far (pointer compares over the prefix, no re-hashing).
+      // rest is checked, against the ids seen so far. Entries recorded as extending the last valid ones
+      // (`ArrayLineage`: the request path's snapshots) are not compared at all; others by pointer over the prefix.
       let start = 0
       let firstIndex = new Map<string, number>()
       let known: Array<unknown> = []
       if (lastValid !== undefined) {
-        start = sharedLength(entries, lastValid.known)
+        start = ArrayLineage.isExtensionOf(entries, lastValid.source)
+          ? lastValid.known.length
+          : sharedLength(entries, lastValid.known)
         if (start === lastValid.known.length) ({ known, firstIndex } = lastValid)
         else start = 0
       }
@@ -222,7 +236,7 @@ export const makeValidator = (): Validator => {
         validPolicies.add(policy as object)
       }
       for (let index = start; index < entries.length; index++) known.push(entries[index])
-      lastValid = { known, firstIndex }
+      lastValid = { known, firstIndex, source: entries }
       return input as unknown as EngineInput
     })
 

@@ -18,6 +18,7 @@
  * @since 0.1.0
  */
 import * as ActiveView from "./ActiveView.ts"
+import * as ArrayLineage from "./ArrayLineage.ts"
 import type { ViewItem } from "./ContextView.ts"
 import * as ContextView from "./ContextView.ts"
 import type { Entry } from "./Entry.ts"
@@ -48,8 +49,15 @@ const editedIds = (branch: ReadonlyArray<Entry>): Set<string> => {
   return ids
 }
 
+/** `active` with its conversation and view items as the first arrays of their lineages (`ArrayLineage`). */
+const recorded = (active: ActiveView.ActiveView): ActiveView.ActiveView => {
+  const conversation = ArrayLineage.extend([], active.conversation)
+  const items = active.view.items === active.conversation ? conversation : ArrayLineage.extend([], active.view.items)
+  return { ...active, conversation, view: { ...active.view, items } }
+}
+
 const coldState = (entries: ReadonlyArray<Entry>, options: ActiveView.ViewOptions): State => {
-  const active = ActiveView.reconstruct(entries, options)
+  const active = recorded(ActiveView.reconstruct(entries, options))
   const ids = new Set<string>()
   let duplicates = false
   for (const entry of entries) {
@@ -79,7 +87,9 @@ const appendedItems = (
   | undefined => {
   const before = state.entries
   if (state.duplicates || entries.length < before.length) return undefined
-  for (let index = 0; index < before.length; index++) if (entries[index] !== before[index]) return undefined
+  // Entries recorded as extending the previous ones (`ArrayLineage`: the middleware's snapshots) are not compared.
+  if (!ArrayLineage.isExtensionOf(entries, before))
+    for (let index = 0; index < before.length; index++) if (entries[index] !== before[index]) return undefined
   const fresh = new Set<string>()
   const items: Array<ViewItem> = []
   const edits: Array<ViewEdit> = []
@@ -142,7 +152,9 @@ export const make = (): Incremental => {
     }
     const items = appended.items
     const grown = entries.length > state.entries.length
-    const conversation = items.length === 0 ? previous.conversation : previous.conversation.concat(items)
+    // Recorded as extending the previous arrays (`ArrayLineage`), so the measurer, the anchor and normalization
+    // know the earlier items are the same without comparing them.
+    const conversation = items.length === 0 ? previous.conversation : ArrayLineage.extend(previous.conversation, items)
     const branch = !grown
       ? previous.branch
       : previous.branch === state.entries
@@ -157,7 +169,7 @@ export const make = (): Incremental => {
             ? previous.view.items
             : previous.view.items === previous.conversation
               ? conversation
-              : previous.view.items.concat(items),
+              : ArrayLineage.extend(previous.view.items, items),
         tools: options.tools ?? []
       },
       conversation,

@@ -6,12 +6,15 @@
  * measures both the view it derives and the repaired view it sends) by item
  * identity — same message object, source and entry id, position by position
  * — and, for counts, the same reasoning position (`ReasoningTokens`). The
- * matched prefix's cumulative counts and chained fingerprints are reused; the
- * rest is computed and remembered. Identity compares are a tight O(n) loop
- * of pointer checks; no message is re-hashed or re-counted.
+ * matched prefix's cumulative counts (here) and chained fingerprints
+ * (`PrefixFingerprint`) are reused; the rest is computed and remembered.
+ * A view recorded as extending the one a slot last saw (`ArrayLineage`) is
+ * matched without a compare; others by a tight loop of pointer checks. No
+ * message is re-hashed or re-counted.
  *
  * @since 0.1.0
  */
+import * as ArrayLineage from "./ArrayLineage.ts"
 import * as ContentHash from "./ContentHash.ts"
 import type { ViewItem } from "./ContextView.ts"
 import { type Category, categories } from "./Measurement.ts"
@@ -26,7 +29,12 @@ const categoryIndex = new Map<Category, number>(categories.map((category, index)
 // (views and edits build new objects), so identity is a safe key.
 const hashByIdentity = new WeakMap<object, string>()
 
-const messageHash = (message: Message): string => {
+/**
+ * The content hash of a message (`ContentHash.hash`), memoised by identity.
+ *
+ * @category utils
+ */
+export const messageHash = (message: Message): string => {
   let hash = hashByIdentity.get(message)
   if (hash === undefined) {
     hash = ContentHash.hash(message)
@@ -40,7 +48,7 @@ const messageHash = (message: Message): string => {
  * every call (repaired tool results, synthetic items) — equal content hashes
  * under the same entry id and source.
  */
-const sameItem = (a: ViewItem, b: ViewItem): boolean =>
+export const sameItem = (a: ViewItem, b: ViewItem): boolean =>
   a === b ||
   (a.source === b.source &&
     a.entryId === b.entryId &&
@@ -76,7 +84,7 @@ const extendsByIdentity = (items: ReadonlyArray<ViewItem>, known: ReadonlyArray<
  * identity is taken at once (the common step: the longest such); otherwise
  * every slot is compared item by item ({@link sameItem}).
  */
-const pick = <S extends { items: Array<ViewItem>; used: number }>(
+export const pick = <S extends { items: Array<ViewItem>; source?: ReadonlyArray<ViewItem> | undefined; used: number }>(
   slots: Array<S>,
   items: ReadonlyArray<ViewItem>,
   limit: number,
@@ -84,8 +92,21 @@ const pick = <S extends { items: Array<ViewItem>; used: number }>(
 ): { readonly slot: S; readonly shared: number; readonly identical: boolean } => {
   let extended: S | undefined
   let extendedLength = -1
+  // A slot whose items were taken from an array `items` is recorded as extending (ArrayLineage) needs no compare.
   for (const slot of slots) {
-    if (slot.items.length > 0 && extendsByIdentity(items, slot.items, limit) && slot.items.length > extendedLength) {
+    if (
+      slot.items.length > 0 &&
+      slot.source !== undefined &&
+      slot.items.length <= limit &&
+      ArrayLineage.isExtensionOf(items, slot.source) &&
+      slot.items.length > extendedLength
+    ) {
+      extended = slot
+      extendedLength = slot.items.length
+    }
+  }
+  for (const slot of slots) {
+    if (slot.items.length > 0 && slot.items.length > extendedLength && extendsByIdentity(items, slot.items, limit)) {
       extended = slot
       extendedLength = Math.min(slot.items.length, limit)
     }
@@ -126,6 +147,8 @@ export interface PrefixSums {
 
 interface SumSlot {
   items: Array<ViewItem>
+  /** An array whose first `items.length` elements are `items`' objects (the last view counted), when there is one. */
+  source: ReadonlyArray<ViewItem> | undefined
   /** Stamps of the unsealed items (`MessageSeal`), at `unsealed`'s indices (ascending); sealed items need none. */
   stamps: Array<unknown>
   unsealed: Array<number>
@@ -145,6 +168,7 @@ const STRIDE = CATEGORY_COUNT + 2
 
 const emptySlot = (): SumSlot => ({
   items: [],
+  source: undefined,
   stamps: [],
   unsealed: [],
   loopStart: 0,
@@ -218,8 +242,10 @@ export const makeSums = <S>(slotCount: number, stamps: Stamps<S>) => {
     loopStart: number,
     count: (item: ViewItem, prior: boolean) => ItemCount
   ): PrefixSums => {
-    const { slot, shared } = pick(slots, items, items.length, ++clock)
+    const { slot, shared, identical } = pick(slots, items, items.length, ++clock)
     const keep = validPrefix(slot, items, shared, loopStart, stamps)
+    // The kept items are `items`' own objects when matched by identity (else some may be equal copies).
+    slot.source = identical || keep === 0 ? items : undefined
     let unsealed = slot.unsealed.length
     while (unsealed > 0 && slot.unsealed[unsealed - 1]! >= keep) unsealed--
     slot.unsealed.length = unsealed
@@ -251,107 +277,6 @@ export const makeSums = <S>(slotCount: number, stamps: Stamps<S>) => {
     }
   }
 }
-
-interface ChainSlot {
-  items: Array<ViewItem>
-  fingerprints: Array<string>
-  used: number
-}
-
-const chainSlots: Array<ChainSlot> = Array.from({ length: 4 }, () => ({ items: [], fingerprints: [], used: 0 }))
-let chainClock = 0
-
-/**
- * Fingerprint of `items[0 … lastIndex]`: chained content hashes of each
- * item's entry id, source and message (`f(i) = hash(f(i − 1), item i)`), so
- * two prefixes share a fingerprint exactly when their items do. Memoised
- * across calls: extending a known prefix hashes only the new items.
- *
- * @category fingerprints
- */
-export const fingerprintThrough = (items: ReadonlyArray<ViewItem>, lastIndex: number): string => {
-  const { slot, shared, identical } = pick(chainSlots, items, lastIndex + 1, ++chainClock)
-  // Items matched by content (rebuilt objects, or another session's equal items) are remembered as these
-  // objects, so the next step's view, which extends these, is matched by identity alone.
-  if (!identical) for (let index = 0; index < shared; index++) slot.items[index] = items[index]!
-  slot.items.length = shared
-  slot.fingerprints.length = shared
-  appendLinks(slot, items, shared, lastIndex)
-  return slot.fingerprints[lastIndex]!
-}
-
-/** Pushes the fingerprints of `items[from … lastIndex]` onto `chain` (which holds `from` of them). */
-const appendLinks = (chain: Chain, items: ReadonlyArray<ViewItem>, from: number, lastIndex: number): void => {
-  for (let index = from; index <= lastIndex; index++) {
-    const item = items[index]!
-    const previous = index === 0 ? "" : chain.fingerprints[index - 1]!
-    chain.fingerprints.push(
-      ContentHash.hash(`${previous}\u0001${item.entryId}\u0000${item.source}\u0000${messageHash(item.message)}`)
-    )
-    chain.items.push(item)
-  }
-}
-
-/**
- * A caller's own prefix fingerprints ({@link fingerprintThrough}'s values):
- * the first `length` of `items` / `fingerprints`. Positions below `length`
- * are never rewritten, so a later {@link extendChain} may push onto the same
- * arrays while this one stays valid.
- *
- * @category fingerprints
- */
-export interface ChainRef {
-  readonly chain: Chain
-  readonly length: number
-}
-
-interface Chain {
-  readonly items: Array<ViewItem>
-  readonly fingerprints: Array<string>
-}
-
-/** Length of the prefix of `items` (up to `limit`) that `known` holds, by {@link sameItem}: a pointer loop when the objects are the same. */
-const sharedWith = (items: ReadonlyArray<ViewItem>, known: ChainRef, limit: number): number => {
-  const end = Math.min(known.length, limit)
-  const held = known.chain.items
-  let index = 0
-  while (index < end && sameItem(items[index]!, held[index]!)) index++
-  return index
-}
-
-/**
- * The fingerprints of `items[0 … lastIndex]` ({@link fingerprintThrough}'s
- * values), extending `known` (the caller's chain from an earlier view, e.g.
- * the previous request's) where `items` holds the same items: only the items
- * after the shared prefix are hashed. Shares `known`'s arrays when `items`
- * extends or ends inside it, else copies the shared part. Kept by the caller
- * (one chain per session), not in {@link fingerprintThrough}'s process-wide
- * slots, which sessions stepping in turn take from each other.
- *
- * @category fingerprints
- */
-export const extendChain = (
-  known: ChainRef | undefined,
-  items: ReadonlyArray<ViewItem>,
-  lastIndex: number
-): ChainRef => {
-  const limit = lastIndex + 1
-  const shared = known === undefined ? 0 : sharedWith(items, known, limit)
-  if (known !== undefined && shared === limit) return { chain: known.chain, length: limit }
-  const chain: Chain =
-    known !== undefined && shared === known.length && known.chain.items.length === known.length
-      ? known.chain
-      : {
-          items: known === undefined ? [] : known.chain.items.slice(0, shared),
-          fingerprints: known === undefined ? [] : known.chain.fingerprints.slice(0, shared)
-        }
-  appendLinks(chain, items, shared, lastIndex)
-  return { chain, length: limit }
-}
-
-/** Whether `items[0 … lastIndex]` are the items `known` holds (so their fingerprint is `known`'s last). */
-export const chainCovers = (known: ChainRef, items: ReadonlyArray<ViewItem>, lastIndex: number): boolean =>
-  known.length === lastIndex + 1 && sharedWith(items, known, lastIndex + 1) === lastIndex + 1
 
 /**
  * A shallow fingerprint of a message: its content and, per part, the part

@@ -2,7 +2,7 @@
  * EngineInput.validate: bad engine input is a typed error naming the path
  * and value; each entry object is decoded once.
  */
-import { type ContextEngine, EngineInput, type Entry, Errors, PolicyRegistry } from "@context-engine/core"
+import { ArrayLineage, type ContextEngine, EngineInput, type Entry, Errors, PolicyRegistry } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
@@ -18,6 +18,21 @@ const message = (id: string, text: string, parentId: string | null = null): Entr
   kind: "message",
   message: { role: "user", content: [{ type: "text", text }] }
 })
+
+/** Counts reads of `array`'s positions below `end` (the same array object, so its `ArrayLineage` record stays). */
+const countIndexReads = (array: ReadonlyArray<unknown>, end: number, reads: { count: number }): void => {
+  for (let index = 0; index < end; index++) {
+    const value = array[index]
+    Object.defineProperty(array, index, {
+      get: () => {
+        reads.count++
+        return value
+      },
+      enumerable: true,
+      configurable: true
+    })
+  }
+}
 
 const failure = (input: unknown): Errors.InvalidInput | Errors.PolicyInvalid => {
   const exit = Effect.runSyncExit(EngineInput.validate(input))
@@ -183,5 +198,38 @@ describe("EngineInput.validate", () => {
       engineA.shouldCompact({ entries: [...a, message("a3", "again", "a49")], policy })
     )
     expect(Exit.isFailure(repeated) && String(repeated.cause)).toContain("entries[3] and entries[50]")
+  })
+
+  it("entries recorded as extending the last valid ones (ArrayLineage: the middleware's snapshots) are not read", () => {
+    const engine = EngineInput.guard({
+      shouldCompact: () => Effect.succeed(false)
+    } as unknown as ContextEngine.ContextEngine)
+    const first = ArrayLineage.extend(
+      [],
+      Array.from({ length: 50 }, (_, index) =>
+        message(`e${index}`, `text ${index}`, index === 0 ? null : `e${index - 1}`)
+      )
+    )
+    Effect.runSync(engine.shouldCompact({ entries: first, policy }))
+    const second = ArrayLineage.extend(first, [message("e50", "next", "e49")])
+    const reads = { count: 0 }
+    countIndexReads(second, 50, reads)
+    // A step's shouldCompact, then its assembleContext and recordOutcome with the same entries.
+    expect(Effect.runSync(engine.shouldCompact({ entries: second, policy }))).toBe(false)
+    expect(Effect.runSync(engine.shouldCompact({ entries: second, policy }))).toBe(false)
+    expect(reads.count).toBe(0)
+    // The appended entries are still checked against every id seen before.
+    const repeated = Effect.runSyncExit(
+      engine.shouldCompact({ entries: ArrayLineage.extend(second, [message("e3", "again", "e50")]), policy })
+    )
+    expect(Exit.isFailure(repeated) && String(repeated.cause)).toContain("entries[3] and entries[51]")
+    // A caller's own array holding the same entries has no record: it is compared position by position.
+    const own = [...first, message("e50", "next", "e49")]
+    expect(Effect.runSync(engine.shouldCompact({ entries: own, policy }))).toBe(false)
+    const after = [...own, message("e51", "more", "e50")]
+    reads.count = 0
+    countIndexReads(after, 50, reads)
+    expect(Effect.runSync(engine.shouldCompact({ entries: after, policy }))).toBe(false)
+    expect(reads.count).toBeGreaterThanOrEqual(50)
   })
 })

@@ -1,6 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as ActiveView from "../src/ActiveView.ts"
+import * as ArrayLineage from "../src/ArrayLineage.ts"
 import type * as Checkpoint from "../src/Checkpoint.ts"
 import type * as Entry from "../src/Entry.ts"
 import * as IncrementalActiveView from "../src/IncrementalActiveView.ts"
@@ -114,15 +115,25 @@ describe("IncrementalActiveView", () => {
       fc.property(
         fc.array(spec, { minLength: 1, maxLength: 40 }),
         fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 15 }),
-        (specs, steps) => {
+        fc.boolean(),
+        (specs, steps, recorded) => {
           const all = build(specs)
           const reconstruct = IncrementalActiveView.make()
           let length = 0
+          let entries: ReadonlyArray<Entry.Entry> = []
+          let items: ReadonlyArray<unknown> = []
           for (const grow of steps) {
-            length = Math.min(all.length, length + grow)
-            // A fresh array each step (as the middleware copies the session's entries) over the same entry objects.
-            const entries = all.slice(0, length)
-            expect(reconstruct(entries, { tools: [] })).toEqual(ActiveView.reconstruct(entries, { tools: [] }))
+            const next = Math.min(all.length, length + grow)
+            // A fresh array each step over the same entry objects: a plain copy, or (as the middleware's snapshots)
+            // one recorded as extending the previous step's (ArrayLineage), whose earlier entries are not compared.
+            entries = recorded ? ArrayLineage.extend(entries, all.slice(length, next)) : all.slice(0, next)
+            length = next
+            const active = reconstruct(entries, { tools: [] })
+            expect(active).toEqual(ActiveView.reconstruct(entries, { tools: [] }))
+            // A view recorded as extending the previous step's holds its very items first.
+            if (ArrayLineage.isExtensionOf(active.view.items, items))
+              expect(items.every((item, index) => item === active.view.items[index])).toBe(true)
+            items = active.view.items
           }
         }
       ),
@@ -142,6 +153,40 @@ describe("IncrementalActiveView", () => {
     expect(second.view.items.slice(0, 2)).toEqual(first.view.items)
     expect(second.view.items[1]).toBe(first.view.items[1])
     expect(second).toEqual(ActiveView.reconstruct(entries))
+  })
+
+  it("a step whose entries are recorded as extending the previous ones reads none of the earlier entries, and its view extends the previous view", () => {
+    const entries: Array<Entry.Entry> = [
+      { ...header("s", null), kind: "message", message: { role: "system", content: "sys" } }
+    ]
+    for (let index = 0; index < 40; index++)
+      entries.push({
+        ...header(`m${index}`, entries.at(-1)!.id),
+        kind: "message",
+        message: { role: index % 2 === 0 ? "user" : "assistant", content: `message ${index}` }
+      } as Entry.Entry)
+    const reconstruct = IncrementalActiveView.make()
+    const first = ArrayLineage.extend([], entries)
+    const before = reconstruct(first)
+    const next = { ...header("m40", "m39"), kind: "message", message: { role: "assistant", content: "more" } }
+    const second = ArrayLineage.extend(first, [next as Entry.Entry])
+    const reads = { count: 0 }
+    for (let index = 0; index < first.length; index++) {
+      const value = second[index]
+      Object.defineProperty(second, index, {
+        get: () => {
+          reads.count++
+          return value
+        },
+        enumerable: true
+      })
+    }
+    const after = reconstruct(second)
+    // At most the entry before the first new one (its id: the new entry's parent).
+    expect(reads.count).toBeLessThanOrEqual(1)
+    expect(ArrayLineage.isExtensionOf(after.view.items, before.view.items)).toBe(true)
+    expect(ArrayLineage.isExtensionOf(after.conversation, before.conversation)).toBe(true)
+    expect(after).toEqual(ActiveView.reconstruct([...entries, next as Entry.Entry]))
   })
 
   it("without a system prefix or checkpoint, the view's items are the conversation array, extended once per step", () => {

@@ -1,51 +1,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import * as ContentHash from "../src/ContentHash.ts"
+import * as ArrayLineage from "../src/ArrayLineage.ts"
 import type { ViewItem } from "../src/ContextView.ts"
 import * as ContextView from "../src/ContextView.ts"
 import { categories } from "../src/Measurement.ts"
+import * as MessageSeal from "../src/MessageSeal.ts"
 import * as ViewPrefix from "../src/ViewPrefix.ts"
 import { piMessages } from "./support/piTranscript.ts"
-
-/** The chained fingerprint computed from its definition (no memo). */
-const chained = (items: ReadonlyArray<ViewItem>, lastIndex: number): string => {
-  let previous = ""
-  for (let index = 0; index <= lastIndex; index++) {
-    const item = items[index]!
-    previous = ContentHash.hash(
-      `${previous}\u0001${item.entryId}\u0000${item.source}\u0000${ContentHash.hash(item.message)}`
-    )
-  }
-  return previous
-}
-
-describe("ViewPrefix.fingerprintThrough", () => {
-  it("remembers a prefix matched by content as the new items: the next step's extension reads none of them", () => {
-    const items = ContextView.fromMessages(piMessages().slice(0, 200)).items
-    expect(ViewPrefix.fingerprintThrough(items, 198)).toBe(chained(items, 198))
-    // The same items rebuilt as new objects (another view of equal content): matched by content, item by item.
-    const reads = { count: 0 }
-    const rebuilt = items.map(
-      (item) =>
-        new Proxy(
-          { ...item },
-          {
-            get: (target, key) => {
-              reads.count++
-              return target[key as keyof ViewItem]
-            }
-          }
-        ) as ViewItem
-    )
-    expect(ViewPrefix.fingerprintThrough(rebuilt, 198)).toBe(chained(items, 198))
-    expect(reads.count).toBeGreaterThan(198)
-    // The next step extends the rebuilt items: found by identity, no earlier item is read.
-    reads.count = 0
-    const next = [...rebuilt.slice(0, 199), items[199]!]
-    expect(ViewPrefix.fingerprintThrough(next, 199)).toBe(chained(items, 199))
-    expect(reads.count).toBe(0)
-  })
-})
 
 describe("ViewPrefix.makeSums", () => {
   /** A per-item count that depends on the item and on whether it is before the tool loop. */
@@ -64,10 +25,22 @@ describe("ViewPrefix.makeSums", () => {
     const sums = ViewPrefix.makeSums(2, ViewPrefix.shallowStamps)
     fc.assert(
       fc.property(
-        fc.array(fc.record({ length: fc.nat(300), loopStart: fc.nat(300), other: fc.boolean() }), { minLength: 1 }),
+        fc.array(
+          fc.record({ length: fc.nat(300), loopStart: fc.nat(300), other: fc.boolean(), recorded: fc.boolean() }),
+          { minLength: 1 }
+        ),
         (views) => {
-          for (const { length, loopStart, other } of views) {
-            const view = (other ? rebuilt : items).slice(0, length)
+          let last: { readonly view: ReadonlyArray<ViewItem>; readonly other: boolean } | undefined
+          for (const { length, loopStart, other, recorded } of views) {
+            const source = other ? rebuilt : items
+            // Recorded as extending the last view (ArrayLineage) when it grows it, as the request path's views are.
+            const view =
+              recorded && last !== undefined && last.other === other && length >= last.view.length
+                ? ArrayLineage.extend(last.view, source.slice(last.view.length, length))
+                : recorded
+                  ? ArrayLineage.extend([], source.slice(0, length))
+                  : source.slice(0, length)
+            last = { view, other }
             const result = sums(view, loopStart, countOf)
             const end = Math.floor(length / 2)
             const expected = { userText: 0, toolResults: 0, images: 0, files: 0 }
@@ -88,5 +61,30 @@ describe("ViewPrefix.makeSums", () => {
       ),
       { numRuns: 40 }
     )
+  })
+
+  it("a view recorded as extending the last one counted (ArrayLineage) is matched without reading its earlier items", () => {
+    // Sealed messages, as a session holds them: their counts need no in-place-edit check.
+    const items = ContextView.fromMessages(piMessages().slice(0, 210).map(MessageSeal.seal)).items
+    const sums = ViewPrefix.makeSums(2, ViewPrefix.shallowStamps)
+    const first = ArrayLineage.extend([], items.slice(0, 200))
+    sums(first, 0, countOf)
+    const second = ArrayLineage.extend(first, items.slice(200))
+    const reads = { count: 0 }
+    for (let index = 0; index < first.length; index++) {
+      const value = second[index]
+      Object.defineProperty(second, index, {
+        get: () => {
+          reads.count++
+          return value
+        },
+        enumerable: true
+      })
+    }
+    const result = sums(second, 0, countOf)
+    expect(reads.count).toBe(0)
+    const cold = ViewPrefix.makeSums(1, ViewPrefix.shallowStamps)(items, 0, countOf)
+    expect([...result.categories(210)]).toEqual([...cold.categories(210)])
+    expect(result.unknownImages(210)).toBe(cold.unknownImages(210))
   })
 })

@@ -130,6 +130,9 @@ export const ephemeralEntries = (messages: ReadonlyArray<Message.Message>): Read
     }))
   )
 
+// Each session's last request, aligned with its prompt (PromptAlignment.align), for the next request.
+const alignments = new WeakMap<Session.Session, PromptAlignment.Alignment<Message.Message>>()
+
 /**
  * The messages of `items` to send: `original` itself when each item's
  * message is, position by position, the application's message or the
@@ -139,50 +142,19 @@ export const ephemeralEntries = (messages: ReadonlyArray<Message.Message>): Read
  * messages the view dropped or inserted) is the application's own object. A
  * request whose offloaded tool results are rewritten is then the
  * application's array but for them: `PromptConversion.makeToPrompt` keeps
- * those objects without reading or converting them.
+ * those objects without reading or converting them. A request that extends
+ * the session's previous one is aligned from there (`PromptAlignment.align`).
  */
 const toSend = (
+  current: Session.Session,
   items: ReadonlyArray<ContextView.ViewItem>,
   original: ReadonlyArray<Message.Message>,
   synced: ReadonlyArray<Message.Message>
 ): ReadonlyArray<Message.Message> => {
-  // The positions holding a message of the view's own (rewritten or inserted), recorded for makeToPrompt.
-  const own: Array<number> = []
-  if (items.length === original.length) {
-    let sent: Array<Message.Message> | undefined
-    for (let index = 0; index < items.length; index++) {
-      const message = items[index]!.message
-      if (message === original[index] || message === synced[index]) continue
-      sent ??= original.slice()
-      sent[index] = message
-      own.push(index)
-    }
-    if (sent === undefined) return original
-    PromptAlignment.noteBuilt(sent, original, own)
-    return sent
-  }
-  const sent = new Array<Message.Message>(items.length)
-  let offset = 0
-  for (let index = 0; index < items.length; index++) {
-    const message = items[index]!.message
-    const expected = index + offset
-    // The common case (same offset as the previous message) tested inline: no closure per position.
-    const at =
-      expected < original.length && (message === original[expected] || message === synced[expected])
-        ? expected
-        : PromptAlignment.near(
-            expected,
-            (position) =>
-              position >= 0 &&
-              position < original.length &&
-              (message === original[position] || message === synced[position])
-          )
-    if (at >= 0) offset = at - index
-    else own.push(index)
-    sent[index] = at >= 0 ? original[at]! : message
-  }
-  PromptAlignment.noteBuilt(sent, original, own)
-  return sent
+  const { request, alignment } = PromptAlignment.align(items, original, synced, alignments.get(current))
+  if (alignment === undefined) alignments.delete(current)
+  else alignments.set(current, alignment)
+  return request
 }
 
 /**
@@ -209,7 +181,7 @@ export const assemble = async (
     : assembled.view.items
   // What was synced is the session's messages (the AI SDK's new objects were matched to them): array reads only.
   const synced = current.messages()
-  const sent = toSend(items, original, synced)
+  const sent = toSend(current, items, original, synced)
   const rewritten = sent !== original
   const providerOptions = runtime.native?.providerOptions(input)
   runtime.emit({

@@ -10,6 +10,7 @@
  * @since 0.3.0
  */
 import {
+  ArrayLineage,
   Budget,
   type ContextEngine,
   type ContextView,
@@ -54,6 +55,35 @@ const offloadArrivals = async (
     edits.map((edit) => ({ id: current.nextId(), body: { kind: "edit" as const, edit } }))
   )
   await current.append(entries)
+}
+
+// Each session's last engine-input snapshot and the active-path array it was taken from.
+const snapshots = new WeakMap<
+  Session.Session,
+  { readonly path: ReadonlyArray<Entry.Entry>; readonly snapshot: ReadonlyArray<Entry.Entry> }
+>()
+
+/**
+ * The session's entries for an engine input: a copy (the engine keeps what
+ * it is given; the session's active path grows in place), built as the
+ * previous snapshot extended by the entries appended since
+ * (`ArrayLineage.extend`) when the active path is the same array, grown
+ * (`Session` appends to it in place and replaces it on a branch). The engine
+ * then knows the earlier entries are the same without comparing them
+ * (`EngineInput`, `IncrementalActiveView`).
+ */
+const snapshotOf = (current: Session.Session): ReadonlyArray<Entry.Entry> => {
+  const path = current.entries()
+  const last = snapshots.get(current)
+  const length = last?.snapshot.length ?? 0
+  const appended =
+    last !== undefined &&
+    last.path === path &&
+    path.length >= length &&
+    (length === 0 || path[length - 1] === last.snapshot[length - 1])
+  const snapshot = appended ? ArrayLineage.extend(last.snapshot, path.slice(length)) : ArrayLineage.extend([], path)
+  snapshots.set(current, { path, snapshot })
+  return snapshot
 }
 
 /** Commits what the rollout mode allows of a compaction and reports it. */
@@ -222,7 +252,7 @@ export const prepare = async (
   if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
   const ephemeral = ephemeralEntries(ephemeralSystem)
   const entriesFor = (): ReadonlyArray<Entry.Entry> =>
-    ephemeral.length === 0 ? [...current.entries()] : [...ephemeral, ...current.entries()]
+    ephemeral.length === 0 ? snapshotOf(current) : [...ephemeral, ...current.entries()]
   const input: ContextEngine.EngineInput = {
     entries: entriesFor(),
     tools,

@@ -11,6 +11,7 @@
  *
  * @since 0.4.0
  */
+import { ArrayLineage } from "@context-engine/core"
 
 /** How many positions past the expected one {@link near} looks (a run of dropped messages). */
 export const LOOK_AHEAD = 4
@@ -63,4 +64,115 @@ export const builtFrom = (
 ): ReadonlyArray<number> | undefined => {
   const known = built.get(request)
   return known !== undefined && known.original === original ? known.own : undefined
+}
+
+/**
+ * Where each message of a request sits in the application's prompt, kept
+ * by {@link align} for the next request of the same session.
+ *
+ * @category models
+ */
+export interface Alignment<M> {
+  readonly items: ReadonlyArray<{ readonly message: M }>
+  readonly synced: ReadonlyArray<M>
+  readonly syncedLength: number
+  readonly syncedLast: M | undefined
+  /** `positions[i]`: the prompt position of item `i`'s message, -1 for a message of the request's own. */
+  readonly positions: Int32Array
+  /** The item positions holding a message of the request's own, ascending. */
+  readonly own: ReadonlyArray<number>
+  /** Prompt position minus item position of the last item found in the prompt. */
+  readonly offset: number
+  /** Every item so far sits at its own position in the prompt. */
+  readonly inPlace: boolean
+}
+
+const withRoom = (positions: Int32Array, keep: number, length: number): Int32Array => {
+  if (positions.length >= length) return positions
+  const grown = new Int32Array(Math.max(length, positions.length * 2, 64))
+  grown.set(positions.subarray(0, keep))
+  return grown
+}
+
+/**
+ * The request for `items` built from the application's prompt `original`
+ * and the session's messages `synced` (the prompt's messages as synced:
+ * position `p` of one matches position `p` of the other by value): each
+ * item whose message is the prompt's or the session's at its position
+ * (found with {@link near} across the messages the request dropped or
+ * inserted) holds the application's object there, every other item its own
+ * message. `original` itself when every item is at its position and nothing
+ * was dropped or inserted; else a new array, noted with {@link noteBuilt}.
+ *
+ * Incremental: given the session's `previous` alignment, when the prompt is
+ * the synced one (same length), the session's messages only grew since
+ * (same array, appended in place) and `items` is recorded as extending the
+ * previous items (`ArrayLineage`), the earlier items are neither read nor
+ * searched — their positions are the previous ones — and only the items
+ * after them are. Else every item is. The request is the same either way
+ * (property-tested). `previous` is consumed (its buffers are reused).
+ * `alignment` is `undefined` when `original` is not the synced prompt (e.g.
+ * a retry's request).
+ *
+ * @category constructors
+ */
+export const align = <M>(
+  items: ReadonlyArray<{ readonly message: M }>,
+  original: ReadonlyArray<M>,
+  synced: ReadonlyArray<M>,
+  previous: Alignment<M> | undefined
+): { readonly request: ReadonlyArray<M>; readonly alignment: Alignment<M> | undefined } => {
+  const prompt = original.length === synced.length
+  const reuse =
+    prompt &&
+    previous !== undefined &&
+    previous.synced === synced &&
+    synced.length >= previous.syncedLength &&
+    synced[previous.syncedLength - 1] === previous.syncedLast &&
+    ArrayLineage.isExtensionOf(items, previous.items)
+  const start = reuse ? previous!.items.length : 0
+  const positions = withRoom(reuse ? previous!.positions : new Int32Array(0), start, items.length)
+  const own = reuse ? previous!.own.slice() : []
+  let offset = reuse ? previous!.offset : 0
+  let inPlace = reuse ? previous!.inPlace : true
+  for (let index = start; index < items.length; index++) {
+    const message = items[index]!.message
+    const expected = index + offset
+    // The common case (same offset as the previous message) tested inline: no closure per position.
+    const at =
+      expected < original.length && (message === original[expected] || message === synced[expected])
+        ? expected
+        : near(
+            expected,
+            (position) =>
+              position >= 0 &&
+              position < original.length &&
+              (message === original[position] || message === synced[position])
+          )
+    if (at >= 0) offset = at - index
+    else own.push(index)
+    positions[index] = at
+    inPlace &&= at === index
+  }
+  const alignment: Alignment<M> | undefined = prompt
+    ? {
+        items,
+        synced,
+        syncedLength: synced.length,
+        syncedLast: synced.at(-1),
+        positions,
+        own,
+        offset,
+        inPlace
+      }
+    : undefined
+  if (inPlace && items.length === original.length) return { request: original, alignment }
+  // The items themselves are read only at their own positions.
+  const request = new Array<M>(items.length)
+  for (let index = 0; index < items.length; index++) {
+    const at = positions[index]!
+    request[index] = at >= 0 ? original[at]! : items[index]!.message
+  }
+  noteBuilt(request, original, own)
+  return { request, alignment }
 }

@@ -26,7 +26,7 @@
  * @since 0.1.0
  */
 import type { ContextView, Measurement, Measurer, Message } from "@context-engine/core"
-import { MeasureCache, Turns } from "@context-engine/core"
+import { ArrayLineage, MeasureCache, Turns } from "@context-engine/core"
 import {
   type Chunk,
   delta,
@@ -80,10 +80,13 @@ const normalizeChunk = (raw: ReadonlyArray<Item>, tools: ContextView.ContextView
   return { raw, out: result.items, changedRaw: changed(raw, kept), changedOut: changed(result.items, given) }
 }
 
-/** Whether `items` starts with the frozen prefix (same messages, entry ids and sources) and goes beyond it. */
+/**
+ * Whether `items` starts with the frozen prefix (same messages, entry ids and sources) and goes beyond it: without
+ * a compare when `items` is recorded as extending the view the prefix was frozen in (`ArrayLineage`).
+ */
 const extendsPrefix = (frozen: Frozen, items: ReadonlyArray<Item>): boolean => {
   if (items.length <= frozen.length) return false
-  if (frozen.raw === items) return true
+  if (frozen.raw === items || ArrayLineage.isExtensionOf(items, frozen.raw)) return true
   for (let index = 0; index < frozen.length; index++) if (!sameItem(frozen.raw[index]!, items[index]!)) return false
   return true
 }
@@ -198,16 +201,56 @@ const advance = (
   return frozen
 }
 
+/** An instance's last output: its items, and the frozen output (an array grown in place) and its length then. */
+interface Output {
+  readonly items: ReadonlyArray<Item>
+  readonly frozenOut: ReadonlyArray<Item>
+  readonly frozenLength: number
+}
+
+/**
+ * `frozenOut` then `suffixOut`, as one new array recorded with `ArrayLineage`: an extension of the previous
+ * output when it is one — the frozen output is the same array, only grown since (`advance` pushes onto it), and
+ * the previous output's items after its frozen part are the new output's there (compared over that unfrozen
+ * part only) — so the request path knows the new view extends the last one without comparing its items.
+ */
+const joined = (
+  previous: Output | undefined,
+  frozenOut: ReadonlyArray<Item>,
+  suffixOut: ReadonlyArray<Item>
+): ReadonlyArray<Item> => {
+  const length = frozenOut.length + suffixOut.length
+  const itemAt = (index: number): Item =>
+    index < frozenOut.length ? frozenOut[index]! : suffixOut[index - frozenOut.length]!
+  const prior = previous?.items
+  if (
+    prior !== undefined &&
+    previous!.frozenOut === frozenOut &&
+    previous!.frozenLength <= frozenOut.length &&
+    prior.length <= length
+  ) {
+    let index = previous!.frozenLength
+    while (index < prior.length && prior[index] === itemAt(index)) index++
+    if (index === prior.length) {
+      const added: Array<Item> = []
+      for (let at = prior.length; at < length; at++) added.push(itemAt(at))
+      return ArrayLineage.extend(prior, added)
+    }
+  }
+  return ArrayLineage.extend(frozenOut, suffixOut)
+}
+
 const normalized = (
   start: Frozen,
   suffix: Chunk,
   view: ContextView.ContextView,
   measurer: Measurer.Measurer,
-  before: Measurement.Measurement
+  before: Measurement.Measurement,
+  previous: Output | undefined
 ): Normalized => {
   if (start.changedRaw.length === 0 && start.changedOut.length === 0 && suffix.out === suffix.raw)
     return { view, after: before }
-  const out = start.out.length === 0 ? suffix.out : start.out.concat(suffix.out)
+  const out = joined(previous, start.out, suffix.out)
   const change = delta(start, suffix, view.items, out, MeasureCache.wrap(measurer))
   return { view: { items: out, tools: view.tools }, after: withDelta(before, change) }
 }
@@ -223,6 +266,7 @@ const normalized = (
  */
 export const make = (): Incremental => {
   let frozen: Frozen | undefined
+  let output: Output | undefined
   const step = (
     view: ContextView.ContextView,
     measurer: Measurer.Measurer,
@@ -236,7 +280,8 @@ export const make = (): Incremental => {
       suffix = normalizeChunk(items, view.tools)
     }
     const start = base ?? empty(measurer, items)
-    const result = normalized(start, suffix, view, measurer, before)
+    const result = normalized(start, suffix, view, measurer, before, output)
+    output = { items: result.view.items, frozenOut: start.out, frozenLength: start.out.length }
     // Mutates `start` (owned by this instance), so after the result is built.
     frozen = advance(start, items, suffix, view.tools)
     return result

@@ -1,5 +1,5 @@
 import type { ContextView, Message } from "@context-engine/core"
-import { Measurer, Tokenizers, UsageScale } from "@context-engine/core"
+import { ArrayLineage, Measurer, Tokenizers, UsageScale } from "@context-engine/core"
 import { StrategyInput } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -87,23 +87,37 @@ describe("IncrementalNormalization", () => {
           }),
           { minLength: 1, maxLength: 12 }
         ),
-        (all, steps) => {
+        // The request path's views: the same item objects, each step's array recorded as extending the last
+        // (ArrayLineage), so the frozen prefix is matched without a compare; else fresh item objects every step.
+        fc.boolean(),
+        (all, steps, recorded) => {
           const normalize = IncrementalNormalization.make()
           const messages = all.slice()
           const ids = all.map((_, index) => `e${index}`)
           let length = 0
+          let items: ReadonlyArray<ContextView.ViewItem> = []
+          let out: ReadonlyArray<ContextView.ViewItem> = []
           for (const { grow, rewrite, ratio } of steps) {
             length = Math.min(messages.length, length + grow)
             if (length === 0) continue
             // An app rewrote an earlier message: a new message under the same entry id.
             if (rewrite !== undefined) messages[rewrite.at % length] = rewrite.to
-            const view = viewOf(messages.slice(0, length), ids)
+            const fresh = viewOf(messages.slice(0, length), ids)
+            const extended = rewrite === undefined && items.length <= length
+            items = !recorded
+              ? fresh.items
+              : ArrayLineage.extend(extended ? items : [], fresh.items.slice(extended ? items.length : 0))
+            const view = { items, tools: [] }
             const stepMeasurer =
               ratio === undefined ? measurer : UsageScale.scaled(measurer, { ratio, lastEntryId: "e0" })
             const expected = cold(view, stepMeasurer)
             const actual = normalize(view, stepMeasurer, expected.before)
             expect(plain(actual.view)).toEqual(plain(expected.view))
             expect(actual.after).toEqual(expected.after)
+            // An output recorded as extending the last one holds its very items first.
+            if (ArrayLineage.isExtensionOf(actual.view.items, out))
+              expect(out.every((item, index) => item === actual.view.items[index])).toBe(true)
+            out = actual.view.items
           }
         }
       ),
@@ -228,6 +242,57 @@ describe("IncrementalNormalization", () => {
       // current at step 1: the user's message is before it), then only rescaled under each new ratio.
       if (step > 0) expect(reads).toBeLessThan(length)
       if (step > 1) expect(asked.has(all[1]!)).toBe(false)
+    }
+  })
+
+  it("a step whose view is recorded as extending the last (ArrayLineage) reads none of the frozen items, and its output extends the last output", () => {
+    // Answered tool calls after a user message, with an orphan result early on (the output differs from the view).
+    const messages: Array<Message.Message> = [
+      { role: "user", content: "start" },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "gone", toolName: "read", output: { type: "text", value: "y" } }]
+      }
+    ]
+    for (let index = 0; index < 100; index++) {
+      const id = `call-${index}`
+      messages.push(
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: id, toolName: "read", input: {} }] },
+        {
+          role: "tool",
+          content: [{ type: "tool-result", toolCallId: id, toolName: "read", output: { type: "text", value: "x" } }]
+        }
+      )
+    }
+    const all = viewOf(
+      messages,
+      messages.map((_, index) => `e${index}`)
+    ).items
+    const normalize = IncrementalNormalization.make()
+    let items = ArrayLineage.extend([], all.slice(0, 150))
+    let out = normalize({ items, tools: [] }, measurer, cold({ items, tools: [] }).before).view.items
+    for (let length = 152; length <= all.length; length += 2) {
+      const next = ArrayLineage.extend(items, all.slice(items.length, length))
+      const expected = cold({ items: next, tools: [] })
+      const frozen = normalize.frozenLength()
+      const reads = { count: 0 }
+      for (let index = 0; index < frozen; index++) {
+        const value = next[index]
+        Object.defineProperty(next, index, {
+          get: () => {
+            reads.count++
+            return value
+          },
+          enumerable: true
+        })
+      }
+      const actual = normalize({ items: next, tools: [] }, measurer, expected.before)
+      // Only the latest user message, in the frozen part here: whether it is protected, and which counts are prior.
+      expect(reads.count).toBeLessThanOrEqual(2)
+      expect(plain(actual.view)).toEqual(plain(expected.view))
+      expect(ArrayLineage.isExtensionOf(actual.view.items, out)).toBe(true)
+      items = next
+      out = actual.view.items
     }
   })
 })
