@@ -61,6 +61,16 @@ export interface EngineInput {
    * previous valid context stays in force.
    */
   readonly signal?: AbortSignal
+  /**
+   * The generation a checkpoint written now must carry, when `entries` are
+   * one branch of a session whose other branches hold checkpoints too: the
+   * store installs only the highest generation on any branch + 1
+   * (`TranscriptStore.installCheckpoint`, compare-and-set), and a rewritten
+   * history continues on a branch that does not hold them (provider-adapters
+   * `Session.nextGeneration`). Default and floor: the active view's
+   * `ActiveView.nextGeneration` of `entries`.
+   */
+  readonly nextGeneration?: number
 }
 
 /**

@@ -24,10 +24,8 @@
  *    reductionStrategies}: tool output cleared down to the last result, then
  *    the oldest whole turns after the checkpoint dropped) to the low-water mark a checkpoint lands at
  *    (the next compaction is as far off), reporting the failure in `failures`; only when even that cannot fit, fail with
- *    `BudgetExceeded` and the numbers. A
- *    summarizer that throws is not replaced by another summary in the same
- *    compaction (shared case C05: nothing is committed); the next compaction
- *    retries.
+ *    `BudgetExceeded` and the numbers. A summarizer that throws is not replaced by another summary in the
+ *    same compaction (shared case C05: nothing is committed); the next compaction retries.
  *
  * Commit is atomic: the result either carries a validated checkpoint and all
  * its edits, or no checkpoint; an empty or error-text summary never passes
@@ -315,7 +313,8 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         targetTokens,
         lowWaterTokens,
         minRecentTurns: options.minRecentTurns,
-        maxCheckpointTokens: options.maxCheckpointTokens
+        maxCheckpointTokens: options.maxCheckpointTokens,
+        nextGeneration: input.nextGeneration
       })
       if (preparation._tag === "NothingToSummarize") return yield* reduce(preparation.note)
       if (input.deterministicOnly === true) return yield* reduce("deterministic only (advisory mode, open circuit)")

@@ -257,6 +257,7 @@ export const prepare = async (
     entries: entriesFor(),
     tools,
     policy,
+    nextGeneration: current.nextGeneration(),
     ...(signal !== undefined ? { signal } : {})
   }
   const startMs = Date.now()

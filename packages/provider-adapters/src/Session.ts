@@ -58,6 +58,11 @@ export interface Session {
   readonly messages: () => ReadonlyArray<Message.Message>
   /** Every entry ever appended (all branches), oldest first. */
   readonly transcript: () => ReadonlyArray<Entry.Entry>
+  /**
+   * The generation the next checkpoint must carry: the highest in the whole transcript (every branch) + 1,
+   * as the store requires (`ContextEngine.EngineInput.nextGeneration`); the active path alone may hold a lower one.
+   */
+  readonly nextGeneration: () => number
   /** Appends the messages not yet in the active path; returns the new message entries. */
   readonly sync: (messages: ReadonlyArray<Message.Message>) => Promise<ReadonlyArray<Entry.MessageEntry>>
   /** Appends entries (edits, checkpoints, events) to the active path and the store. */
@@ -146,6 +151,7 @@ export const make = async (
   const check = MessageMatch.historyCheckOf(historyCheck, "historyCheck")
   const all: Array<Entry.Entry> = store ? (await store.load(sessionId)).entries.map(sealed) : []
   let path = [...ActiveView.branch(all)]
+  let maxGeneration = ActiveView.maxGeneration(all)
   // The message entries of the active path, kept in step with `path`, and their leaves for matching.
   let messageEntries: Array<Entry.MessageEntry> = path.filter(isMessageEntry)
   let messages = messageEntries.map((entry) => entry.message)
@@ -199,6 +205,7 @@ export const make = async (
     for (const entry of entries) {
       all.push(entry)
       ids.add(entry.id)
+      if (entry.kind === "checkpoint") maxGeneration = Math.max(maxGeneration, entry.checkpoint.generation)
       path.push(entry)
       if (entry.kind === "message") {
         messageEntries.push(entry)
@@ -241,6 +248,7 @@ export const make = async (
     messageEntries: () => messageEntries,
     messages: () => messages,
     transcript: () => all,
+    nextGeneration: () => maxGeneration + 1,
     sync,
     append: async (entries) => {
       const linked = entries.map((entry, index) =>

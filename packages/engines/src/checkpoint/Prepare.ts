@@ -192,6 +192,8 @@ export interface PrepareInput {
   readonly lowWaterTokens: number
   readonly minRecentTurns?: number | undefined
   readonly maxCheckpointTokens?: number | undefined
+  /** `ContextEngine.EngineInput.nextGeneration`: the store's next generation when `entries` are one branch of several. */
+  readonly nextGeneration?: number | undefined
 }
 
 /** What a checkpoint will cover and keep: the record between "prepare" and "summarize". @category models */
@@ -221,7 +223,11 @@ export interface Preparation {
   readonly keptUsers: ReadonlyArray<ContextView.ViewItem>
   readonly tail: ReadonlyArray<ContextView.ViewItem>
   readonly previous: Checkpoint.Checkpoint | undefined
-  /** The new checkpoint's generation: the previous one's plus 1 (1 for the first). */
+  /**
+   * The new checkpoint's generation: the store's next one (the highest installed on any branch + 1:
+   * `ActiveView.nextGeneration`, or `PrepareInput.nextGeneration` when higher), which the store requires;
+   * after a rewritten history or a rollback the active checkpoint's generation + 1 names one already installed.
+   */
   readonly generation: number
   /**
    * The new checkpoint's id, `checkpoint:<generation>:<lastCoveredEntryId>`, suffixed when an input entry
@@ -282,7 +288,7 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   let coveredTokens = 0
   for (const count of tokens.slice(0, cut.firstKeptIndex)) coveredTokens += count
   const previous = input.active.checkpoint?.checkpoint
-  const generation = (previous?.generation ?? 0) + 1
+  const generation = Math.max(input.nextGeneration ?? 0, input.active.nextGeneration)
   let tailTokens = 0
   for (const count of tokens.slice(cut.firstKeptIndex)) tailTokens += count
   // Codex's 20,000 tokens of user messages, at most keepRecentTokens (the kept users are verbatim text like the
