@@ -41,21 +41,29 @@ const lastStep = (command: string): string =>
  * with the same command or path (if it failed too, its own error is the one
  * that counts), or a later successful command that runs the failed chain's
  * last step again (`pnpm add x && pnpm tsc` failing, then `pnpm tsc && pnpm
- * test` passing).
+ * test` passing). With `otherMessagesOnly`, later calls of the failed call's
+ * own message are not looked at (calls issued together ran in parallel: they
+ * do not show the state since). Stops at the first superseding call; copies
+ * nothing (it runs once per failed call of a covered range: a copy of the
+ * rest per call was quadratic on long sessions, issue #13 req 6).
  *
  * @category analysis
  */
-export const isSuperseded = (actions: ReadonlyArray<ToolActions.Action>, index: number): boolean => {
+export const isSuperseded = (
+  actions: ReadonlyArray<ToolActions.Action>,
+  index: number,
+  options: { readonly otherMessagesOnly?: boolean } = {}
+): boolean => {
   const action = actions[index]!
   const target = action.command ?? action.path ?? action.toolName
   const step = action.command === undefined ? "" : lastStep(action.command)
-  return actions
-    .slice(index + 1)
-    .some(
-      (later) =>
-        (later.command ?? later.path ?? later.toolName) === target ||
-        (later.outcome._tag === "ok" && step.length > 0 && later.command?.includes(step) === true)
-    )
+  for (let at = index + 1; at < actions.length; at++) {
+    const later = actions[at]!
+    if (options.otherMessagesOnly === true && later.entryId === action.entryId) continue
+    if ((later.command ?? later.path ?? later.toolName) === target) return true
+    if (later.outcome._tag === "ok" && step.length > 0 && later.command?.includes(step) === true) return true
+  }
+  return false
 }
 
 /**

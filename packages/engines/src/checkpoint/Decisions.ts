@@ -133,12 +133,13 @@ const answersToSteering = (items: ReadonlyArray<CoveredItem>, keptEntryIds: Read
   items.forEach((item, index) => {
     const said = UserSpeech.spokenText(item.message).trim()
     if (said.length === 0 || !STEERING_RE.test(said.slice(0, 600))) return
-    for (const [offset, later] of items.slice(index + 1).entries()) {
+    for (let at = index + 1; at < items.length; at++) {
+      const later = items[at]!
       if (UserSpeech.spokenText(later.message).trim().length > 0) return
       const text = assistantText(later.message).trim()
       if (text.length >= 20 && changes(later)) {
         out.push({
-          at: index + 1 + offset,
+          at,
           decision: `${clip(decisionText(later, text), DECISION_CHARS)} (${later.entryId})`,
           rationale: keptEntryIds.has(item.entryId)
             ? `answering the user (${item.entryId}, kept verbatim after this checkpoint)`
@@ -207,7 +208,11 @@ const fixesOfFailures = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
     const target = action.command ?? action.path ?? action.toolName
     const from = positions.get(action.entryId)
     if (from === undefined) return
-    const rerun = actions.slice(index + 1).find((later) => (later.command ?? later.path ?? later.toolName) === target)
+    let rerun: ToolActions.Action | undefined
+    for (let at = index + 1; at < actions.length && rerun === undefined; at++) {
+      const later = actions[at]!
+      if ((later.command ?? later.path ?? later.toolName) === target) rerun = later
+    }
     const until = rerun ? (positions.get(rerun.entryId) ?? items.length) : items.length
     for (let at = from + 1; at < until; at++) {
       const later = items[at]!

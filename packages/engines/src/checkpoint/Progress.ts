@@ -193,9 +193,11 @@ export const failuresOf = (
       // The same rule as the validator's unresolved errors: a later run of the same target supersedes a failure.
       if (!CriticalIdentifiers.isSuperseded(actions, index) && action.kind !== "read" && action.kind !== "look") {
         // Earlier failed runs of the same target are attempts of this one (a retried edit that kept failing).
-        const attempts = actions
-          .slice(0, index + 1)
-          .filter((earlier) => earlier.outcome._tag === "failed" && (earlier.command ?? earlier.path) === target).length
+        let attempts = 0
+        for (let at = 0; at <= index; at++) {
+          const earlier = actions[at]!
+          if (earlier.outcome._tag === "failed" && (earlier.command ?? earlier.path) === target) attempts++
+        }
         newest = {
           entryId: action.entryId,
           text: `${callText(action)} failed${attempts > 1 ? ` (${attempts} attempts)` : ""}: ${clip(action.outcome.error, 160)}`
@@ -206,10 +208,7 @@ export const failuresOf = (
       action.outcome._tag === "unknown" &&
       ToolActions.isSideEffect(action) &&
       // Calls issued in the same message ran in parallel: only a call of a later message shows the state since.
-      !CriticalIdentifiers.isSuperseded(
-        actions.filter((later, at) => at <= index || later.entryId !== action.entryId),
-        index
-      )
+      !CriticalIdentifiers.isSuperseded(actions, index, { otherMessagesOnly: true })
     ) {
       const key = `${action.entryId}\u0000${action.toolName}\u0000${target ?? ""}`
       const known = unknownCalls.get(key)

@@ -1,0 +1,76 @@
+/**
+ * CriticalIdentifiers.isSuperseded: a failed call is superseded by a later
+ * call of the same target, or a later successful command running its chain's
+ * last step; with `otherMessagesOnly`, calls of its own message do not count.
+ */
+import { CriticalIdentifiers, type ToolActions } from "@context-engine/core"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+
+const lastStep = (command: string): string =>
+  command
+    .split(/&&|\|\||;/)
+    .at(-1)!
+    .trim()
+
+// The rule as its docstring states it, over an explicit list of the later calls.
+const stated = (actions: ReadonlyArray<ToolActions.Action>, index: number, otherMessagesOnly: boolean): boolean => {
+  const action = actions[index]!
+  const target = action.command ?? action.path ?? action.toolName
+  const step = action.command === undefined ? "" : lastStep(action.command)
+  const later = actions.filter((other, at) => at > index && !(otherMessagesOnly && other.entryId === action.entryId))
+  return later.some(
+    (other) =>
+      (other.command ?? other.path ?? other.toolName) === target ||
+      (other.outcome._tag === "ok" && step.length > 0 && (other.command ?? "").includes(step))
+  )
+}
+
+const action: fc.Arbitrary<ToolActions.Action> = fc.record({
+  entryId: fc.constantFrom("e1", "e2", "e3"),
+  toolName: fc.constantFrom("bash", "edit"),
+  kind: fc.constantFrom("command" as const, "edit" as const),
+  path: fc.option(fc.constantFrom("a.ts", "b.ts"), { nil: undefined }),
+  command: fc.option(fc.constantFrom("pnpm tsc", "pnpm add x && pnpm tsc", "pnpm tsc && pnpm test", "ls"), {
+    nil: undefined
+  }),
+  outcome: fc.oneof(
+    fc.constant({ _tag: "ok" as const, text: "done" }),
+    fc.constant({ _tag: "failed" as const, error: "exit 1" }),
+    fc.constant({ _tag: "unknown" as const })
+  )
+})
+
+describe("CriticalIdentifiers.isSuperseded", () => {
+  it("follows the stated rule for every call, with and without otherMessagesOnly", () => {
+    fc.assert(
+      fc.property(fc.array(action, { minLength: 1, maxLength: 12 }), (actions) => {
+        actions.forEach((_, index) => {
+          expect(CriticalIdentifiers.isSuperseded(actions, index)).toBe(stated(actions, index, false))
+          expect(CriticalIdentifiers.isSuperseded(actions, index, { otherMessagesOnly: true })).toBe(
+            stated(actions, index, true)
+          )
+        })
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("a parallel call of the same message supersedes only when calls of its own message count", () => {
+    const failed: ToolActions.Action = {
+      entryId: "e1",
+      toolName: "edit",
+      kind: "edit",
+      path: "a.ts",
+      outcome: { _tag: "unknown" }
+    }
+    const parallel: ToolActions.Action = { ...failed, outcome: { _tag: "ok", text: "edited" } }
+    expect(CriticalIdentifiers.isSuperseded([failed, parallel], 0)).toBe(true)
+    expect(CriticalIdentifiers.isSuperseded([failed, parallel], 0, { otherMessagesOnly: true })).toBe(false)
+    expect(
+      CriticalIdentifiers.isSuperseded([failed, parallel, { ...parallel, entryId: "e2" }], 0, {
+        otherMessagesOnly: true
+      })
+    ).toBe(true)
+  })
+})
