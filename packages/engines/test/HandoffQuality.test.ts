@@ -217,4 +217,24 @@ describe("ledger", () => {
       { kind: "file", value: "/repo/src/a.ts", status: "modified", entryIds: ["e0", "e2"] }
     ])
   })
+
+  it("a relative path is the first absolute path that ends in '/<path>', not one that only ends in its characters", () => {
+    const edit = (id: string, path: string) => [
+      calls({ id, name: "edit", input: { path, oldText: "a", newText: "b" } }),
+      results({ id, name: "edit", text: "ok" })
+    ]
+    const items = withIds([
+      ...edit("c1", "/other/xsrc/a.ts"),
+      ...edit("c2", "/repo/src/a.ts"),
+      ...edit("c3", "/mirror/src/a.ts"),
+      calls({ id: "c4", name: "Update", input: { summary: "src/a.ts" } }),
+      results({ id: "c4", name: "Update", text: "Updated src/a.ts" })
+    ])
+    const files = Ledger.fromRange(items, ToolActions.actionsOf(items)).filter((artifact) => artifact.kind === "file")
+    expect(files.map((artifact) => [artifact.value, artifact.entryIds])).toEqual([
+      ["/other/xsrc/a.ts", ["e0"]],
+      ["/repo/src/a.ts", ["e2", "e6"]],
+      ["/mirror/src/a.ts", ["e4"]]
+    ])
+  })
 })

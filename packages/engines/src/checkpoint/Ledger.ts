@@ -113,14 +113,23 @@ export const fromRange = (
   actions: ReadonlyArray<ToolActions.Action>
 ): Array<Artifact> => {
   const all = [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items)]
-  // git and console logs print repository-relative paths: one a tool call named by its absolute path is that file.
-  const absolute = all.filter((artifact) => artifact.kind === "file" && artifact.value.startsWith("/"))
+  // git and console logs print repository-relative paths: one a tool call named by its absolute path is that file
+  // (the first absolute path that ends in `/<relative path>`; one lookup per path: a scan of every absolute path per
+  // relative one was quadratic on long sessions, issue #13 req 6).
+  const absoluteBySuffix = new Map<string, string>()
+  for (const artifact of all) {
+    if (artifact.kind !== "file" || !artifact.value.startsWith("/")) continue
+    for (let slash = artifact.value.indexOf("/"); slash !== -1; slash = artifact.value.indexOf("/", slash + 1)) {
+      const suffix = artifact.value.slice(slash + 1)
+      if (!absoluteBySuffix.has(suffix)) absoluteBySuffix.set(suffix, artifact.value)
+    }
+  }
   return merge(
     [],
     all.map((artifact) => {
       if (artifact.kind !== "file" || artifact.value.startsWith("/")) return artifact
-      const same = absolute.find((file) => file.value.endsWith(`/${artifact.value}`))
-      return same ? { ...artifact, value: same.value } : artifact
+      const same = absoluteBySuffix.get(artifact.value)
+      return same !== undefined ? { ...artifact, value: same } : artifact
     })
   )
 }
