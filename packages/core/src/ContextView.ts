@@ -102,13 +102,18 @@ export const toMessages = (view: ContextView): Array<Message> => view.items.map(
  */
 export const applyEdits = (view: ContextView, edits: ReadonlyArray<ViewEdit>): ContextView => {
   if (edits.length === 0) return view
-  let items = view.items.slice()
+  let items: ReadonlyArray<ViewItem> = view.items
   // Runs of drop/replace edits are applied in one pass over the items (each
   // item's edits in order), which equals applying them one by one: a drop or
-  // replace only ever affects the item it names. Inserts keep their order
-  // relative to the runs around them.
+  // replace only ever affects the item it names. Runs of inserts are one pass
+  // too (insertRun). The runs keep their order.
   let run: Map<string, Array<ViewEdit>> | undefined
+  let inserts: Array<ViewEdit & { readonly op: "insert" }> | undefined
   const flush = (): void => {
+    if (inserts !== undefined) {
+      items = insertRun(items, inserts)
+      inserts = undefined
+    }
     if (run === undefined) return
     const byId = run
     run = undefined
@@ -132,23 +137,67 @@ export const applyEdits = (view: ContextView, edits: ReadonlyArray<ViewEdit>): C
   }
   for (const edit of edits) {
     if (edit.op === "insert") {
-      flush()
-      if (items.some((item) => item.entryId === edit.id)) continue
-      const index = items.findIndex((item) => item.entryId === edit.afterEntryId)
-      if (index === -1) continue
-      items.splice(index + 1, 0, {
-        entryId: edit.id,
-        message: edit.message,
-        source: "synthetic",
-        editedBy: [edit.strategy]
-      })
+      if (run !== undefined) flush()
+      inserts ??= []
+      inserts.push(edit)
       continue
     }
+    if (inserts !== undefined) flush()
     run ??= new Map()
     const list = run.get(edit.entryId)
     if (list === undefined) run.set(edit.entryId, [edit])
     else list.push(edit)
   }
   flush()
-  return { items, tools: view.tools }
+  return { items: items === view.items ? items.slice() : (items as Array<ViewItem>), tools: view.tools }
+}
+
+/**
+ * A run of inserts in one pass, equal to applying them one at a time: an
+ * insert whose id is already in the view (or inserted before it) is skipped,
+ * as is one whose anchor is missing; each goes right after the first item of
+ * its anchor's id, so later inserts after one anchor come before earlier ones
+ * (X then Y after A gives A, Y, X) and an insert after an inserted item
+ * follows that item. One scan per insert made normalization quadratic on
+ * long sessions (issue #13 req 6).
+ */
+const insertRun = (
+  items: ReadonlyArray<ViewItem>,
+  inserts: ReadonlyArray<ViewEdit & { readonly op: "insert" }>
+): ReadonlyArray<ViewItem> => {
+  const asked = new Set<string>()
+  for (const edit of inserts) asked.add(edit.id).add(edit.afterEntryId)
+  const present = new Set<string>()
+  for (const item of items) if (asked.has(item.entryId)) present.add(item.entryId)
+  // Per anchor id, the items inserted after it, in edit order.
+  const after = new Map<string, Array<ViewItem>>()
+  for (const edit of inserts) {
+    if (present.has(edit.id) || !present.has(edit.afterEntryId)) continue
+    present.add(edit.id)
+    const inserted: ViewItem = {
+      entryId: edit.id,
+      message: edit.message,
+      source: "synthetic",
+      editedBy: [edit.strategy]
+    }
+    const list = after.get(edit.afterEntryId)
+    if (list === undefined) after.set(edit.afterEntryId, [inserted])
+    else list.push(inserted)
+  }
+  if (after.size === 0) return items
+  const next: Array<ViewItem> = []
+  const pending: Array<ViewItem> = []
+  for (const item of items) {
+    pending.push(item)
+    while (pending.length > 0) {
+      const current = pending.pop()!
+      next.push(current)
+      const mine = after.get(current.entryId)
+      if (mine === undefined) continue
+      // only the first item of an id is an anchor; the latest insert comes first
+      after.delete(current.entryId)
+      for (const inserted of mine) pending.push(inserted)
+    }
+  }
+  return next
 }

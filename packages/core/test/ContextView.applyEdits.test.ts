@@ -66,4 +66,41 @@ describe("ContextView.applyEdits", () => {
       { numRuns: 500 }
     )
   })
+
+  it("equals it on views where an entry has several items, with inserts after inserts", () => {
+    const ids = fc.constantFrom("m0", "m1", "m2", "x0", "x1", "x2", "x3", "missing")
+    const insert: fc.Arbitrary<ViewEdit> = fc.record({
+      op: fc.constant("insert" as const),
+      id: fc.constantFrom("x0", "x1", "x2", "x3", "m1"),
+      afterEntryId: ids,
+      message: fc.string().map((text) => ({ role: "assistant" as const, content: text })),
+      strategy: fc.constantFrom("a", "b"),
+      reason: fc.constant("r")
+    })
+    const drop: fc.Arbitrary<ViewEdit> = fc.record({
+      op: fc.constant("drop" as const),
+      entryId: ids,
+      strategy: fc.constant("a"),
+      reason: fc.constant("r")
+    })
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("m0", "m1", "m2"), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.oneof({ arbitrary: insert, weight: 4 }, { arbitrary: drop, weight: 1 }), { maxLength: 30 }),
+        (entryIds, edits) => {
+          const view: ContextView.ContextView = {
+            items: entryIds.map((entryId, index) => ({
+              entryId,
+              message: { role: "user" as const, content: `item ${index}` },
+              source: "transcript" as const,
+              editedBy: []
+            })),
+            tools: []
+          }
+          expect(ContextView.applyEdits(view, edits)).toEqual(reference(view, edits))
+        }
+      ),
+      { numRuns: 1000 }
+    )
+  })
 })
