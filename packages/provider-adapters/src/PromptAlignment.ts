@@ -68,7 +68,10 @@ export const builtFrom = (
 
 /**
  * Where each message of a request sits in the application's prompt, kept
- * by {@link align} for the next request of the same session.
+ * by {@link align} for the next request of the same session: runs of items
+ * whose messages sit at consecutive prompt positions (the request differs
+ * from the prompt only at a few drops, inserts and rewrites, so there are
+ * few runs), and runs of the request's own messages.
  *
  * @category models
  */
@@ -77,21 +80,14 @@ export interface Alignment<M> {
   readonly synced: ReadonlyArray<M>
   readonly syncedLength: number
   readonly syncedLast: M | undefined
-  /** `positions[i]`: the prompt position of item `i`'s message, -1 for a message of the request's own. */
-  readonly positions: Int32Array
+  /** `runStarts[k]`: the first item of run `k` (ascending; run `k` ends where run `k + 1` starts). */
+  readonly runStarts: ReadonlyArray<number>
+  /** `runPositions[k]`: the prompt position of run `k`'s first message, -1 for a run of the request's own. */
+  readonly runPositions: ReadonlyArray<number>
   /** The item positions holding a message of the request's own, ascending. */
   readonly own: ReadonlyArray<number>
   /** Prompt position minus item position of the last item found in the prompt. */
   readonly offset: number
-  /** Every item so far sits at its own position in the prompt. */
-  readonly inPlace: boolean
-}
-
-const withRoom = (positions: Int32Array, keep: number, length: number): Int32Array => {
-  if (positions.length >= length) return positions
-  const grown = new Int32Array(Math.max(length, positions.length * 2, 64))
-  grown.set(positions.subarray(0, keep))
-  return grown
 }
 
 /**
@@ -102,17 +98,17 @@ const withRoom = (positions: Int32Array, keep: number, length: number): Int32Arr
  * (found with {@link near} across the messages the request dropped or
  * inserted) holds the application's object there, every other item its own
  * message. `original` itself when every item is at its position and nothing
- * was dropped or inserted; else a new array, noted with {@link noteBuilt}.
+ * was dropped or inserted; else a new array (copied run by run from
+ * `original`), noted with {@link noteBuilt}.
  *
  * Incremental: given the session's `previous` alignment, when the prompt is
  * the synced one (same length), the session's messages only grew since
  * (same array, appended in place) and `items` is recorded as extending the
  * previous items (`ArrayLineage`), the earlier items are neither read nor
- * searched — their positions are the previous ones — and only the items
- * after them are. Else every item is. The request is the same either way
- * (property-tested). `previous` is consumed (its buffers are reused).
- * `alignment` is `undefined` when `original` is not the synced prompt (e.g.
- * a retry's request).
+ * searched — their runs are the previous ones — and only the items after
+ * them are. Else every item is. The request is the same either way
+ * (property-tested). `alignment` is `undefined` when `original` is not the
+ * synced prompt (e.g. a retry's request).
  *
  * @category constructors
  */
@@ -131,10 +127,10 @@ export const align = <M>(
     synced[previous.syncedLength - 1] === previous.syncedLast &&
     ArrayLineage.isExtensionOf(items, previous.items)
   const start = reuse ? previous!.items.length : 0
-  const positions = withRoom(reuse ? previous!.positions : new Int32Array(0), start, items.length)
+  const runStarts = reuse ? previous!.runStarts.slice() : []
+  const runPositions = reuse ? previous!.runPositions.slice() : []
   const own = reuse ? previous!.own.slice() : []
   let offset = reuse ? previous!.offset : 0
-  let inPlace = reuse ? previous!.inPlace : true
   for (let index = start; index < items.length; index++) {
     const message = items[index]!.message
     const expected = index + offset
@@ -151,27 +147,31 @@ export const align = <M>(
           )
     if (at >= 0) offset = at - index
     else own.push(index)
-    positions[index] = at
-    inPlace &&= at === index
+    // A new run unless this item continues the last one (the next prompt position, or another message of its own).
+    const last = runStarts.length - 1
+    const continues =
+      last >= 0 &&
+      (at < 0
+        ? runPositions[last] === -1
+        : runPositions[last]! >= 0 && at === runPositions[last]! + index - runStarts[last]!)
+    if (!continues) {
+      runStarts.push(index)
+      runPositions.push(at)
+    }
   }
   const alignment: Alignment<M> | undefined = prompt
-    ? {
-        items,
-        synced,
-        syncedLength: synced.length,
-        syncedLast: synced.at(-1),
-        positions,
-        own,
-        offset,
-        inPlace
-      }
+    ? { items, synced, syncedLength: synced.length, syncedLast: synced.at(-1), runStarts, runPositions, own, offset }
     : undefined
-  if (inPlace && items.length === original.length) return { request: original, alignment }
-  // The items themselves are read only at their own positions.
+  if (items.length === original.length && runStarts.length <= 1 && (runPositions[0] ?? 0) === 0)
+    return { request: original, alignment }
+  // Copied run by run: the items themselves are read only where the message is the request's own.
   const request = new Array<M>(items.length)
-  for (let index = 0; index < items.length; index++) {
-    const at = positions[index]!
-    request[index] = at >= 0 ? original[at]! : items[index]!.message
+  for (let run = 0; run < runStarts.length; run++) {
+    const first = runStarts[run]!
+    const end = run + 1 < runStarts.length ? runStarts[run + 1]! : items.length
+    const shift = runPositions[run]! - first
+    if (runPositions[run]! >= 0) for (let index = first; index < end; index++) request[index] = original[index + shift]!
+    else for (let index = first; index < end; index++) request[index] = items[index]!.message
   }
   noteBuilt(request, original, own)
   return { request, alignment }
