@@ -115,7 +115,8 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     expect(report.failures).toEqual([])
     const compacted = report.compactions.filter((compaction) => !compaction.shadow)
     const compactedSteps = new Set(compacted.map((compaction) => compaction.step))
-    for (const step of [4, 5, 6, 7, 8, 9, 10]) expect(compactedSteps.has(step)).toBe(true)
+    // Step 4 fits without compacting since the memory flush stopped repeating the pinned task's sentences.
+    for (const step of [5, 6, 7, 8, 9, 10]) expect(compactedSteps.has(step)).toBe(true)
     expectSentAsReported(report, compacted)
   })
 

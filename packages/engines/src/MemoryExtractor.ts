@@ -5,9 +5,9 @@
  * the entry ids it came from (DESIGN.md "Durable memory").
  *
  * {@link make} is the offline default: extractive, deterministic, no model
- * call. It reads only the user's own words (user messages; tool output is
- * data, not the user's preference) and keeps a sentence when it states a
- * standing rule. A model-backed extractor lives in
+ * call. It reads only the user's own words (`UserSpeech.spokenText`: tool
+ * output, shell output, pasted logs and observations are data, not the
+ * user's preference) and keeps a sentence when it states a standing rule. A model-backed extractor lives in
  * `@context-engine/provider-adapters` (`LanguageModelMemoryExtractor`).
  *
  * Supersession: a new record whose content words mostly overlap a record in
@@ -40,7 +40,10 @@ export interface MemoryCandidate {
  * @category models
  */
 export interface ExtractRequest {
-  /** Originals of the range the checkpoint will cover, oldest first (never a summary). */
+  /**
+   * Originals of the range the checkpoint will cover, oldest first (never a
+   * summary), less the messages kept verbatim beside it (`MemoryFlush`).
+   */
   readonly covered: ReadonlyArray<CoveredItem>
   /** Memory records in force before this flush. */
   readonly existing: ReadonlyArray<Entry.MemoryEntry>
@@ -167,7 +170,7 @@ export const make = (): MemoryExtractor => ({
     Effect.sync(() => {
       const candidates: Array<MemoryCandidate> = []
       for (const item of request.covered) {
-        for (const sentence of sentences(UserSpeech.userText(item.message))) {
+        for (const sentence of sentences(UserSpeech.spokenText(item.message))) {
           const rule = RULES.find((candidate) => candidate.pattern.test(sentence))
           if (rule) candidates.push({ text: sentence, scope: rule.scope, sourceEntryIds: [item.entryId] })
         }

@@ -39,6 +39,14 @@ export interface FlushRequest {
   readonly cycle: number
   /** Originals of the range that checkpoint covers. */
   readonly covered: ReadonlyArray<CoveredItem>
+  /**
+   * Covered messages the next request keeps verbatim beside the checkpoint
+   * (`Checkpoint.keptUserEntryIds`). The extractor does not read them: their
+   * words are in the request as they were, and a record would send them
+   * twice. When a later checkpoint stops keeping one, that checkpoint covers
+   * it again (`KeptUsers.continuation`) and its flush reads it.
+   */
+  readonly keptEntryIds?: ReadonlyArray<string> | undefined
   readonly extractor: MemoryExtractor
   /** Entry timestamp (ISO 8601). */
   readonly timestamp: string
@@ -94,9 +102,11 @@ export const run = (request: FlushRequest): Effect.Effect<FlushResult> =>
     const toEntryId = request.covered.at(-1)?.entryId
     if (toEntryId === undefined) return { entries: [], skipped: "nothing-covered" }
     const existing = Memory.active(request.entries)
+    const kept = new Set(request.keptEntryIds ?? [])
+    const read = kept.size === 0 ? request.covered : request.covered.filter((item) => !kept.has(item.entryId))
     const extracted = yield* Effect.result(
       PluginGuard.guardEffect(
-        Effect.suspend(() => request.extractor.extract({ covered: request.covered, existing, signal: request.signal })),
+        Effect.suspend(() => request.extractor.extract({ covered: read, existing, signal: request.signal })),
         {
           plugin: request.extractor.name,
           kind: "memory-extractor",

@@ -226,6 +226,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
             entries: input.entries,
             cycle: generation,
             covered: [...preparation.covered, ...preparation.turnPrefix],
+            keptEntryIds: preparation.keptUserEntryIds,
             extractor,
             timestamp: step.timestamp,
             parentId: input.entries.at(-1)?.id ?? null,

@@ -14,9 +14,13 @@ import * as OverflowRecovery from "../src/OverflowRecovery.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
 import { messageEntry } from "./support.ts"
 
-const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
+// keep-recent 2,000: the covered user messages kept verbatim (Codex's rule, within keep-recent) are the newest
+// dozen; the flush reads the older ones (it skips kept ones: see "a message kept verbatim …" below)
+const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000, keepRecentTokens: 2_000 }, "test")
 
 const entry = messageEntry
+
+const BACKGROUND = "The loader reads its exports when the app starts, and the report lists them by name. ".repeat(8)
 
 /** A session whose user states standing rules in some turns, with large tool results in every turn. */
 const turns = (from: number, count: number, startParent: string | null): Array<Entry.Entry> => {
@@ -29,7 +33,8 @@ const turns = (from: number, count: number, startParent: string | null): Array<E
   }
   for (let turn = from; turn < from + count; turn++) {
     const rule = turn % 3 === 0 ? ` I prefer tabs for indentation in module${turn}.` : ""
-    push({ role: "user", content: `Task ${turn}: inspect src/module${turn}.ts.${rule}` })
+    // ~150 tokens of the user's own words a turn: the newest fill the kept-user budget, the older ones reach the flush
+    push({ role: "user", content: `Task ${turn}: inspect src/module${turn}.ts.${rule} ${BACKGROUND}` })
     push({
       role: "assistant",
       content: [
@@ -106,7 +111,7 @@ describe("memory flush", () => {
 
   it("openclaw#114081: the overflow path flushes too", async () => {
     const engine = TieredSummaryEngine.make()
-    const entries = session(12)
+    const entries = session(24)
     const overflow = new Errors.ContextOverflow({
       provider: "test",
       providerMessage: "prompt is too long",
@@ -211,6 +216,48 @@ describe("memory flush", () => {
     expect(assembled.measurement.byCategory.memory).toBeLessThanOrEqual(60 + 12 * memoryItems.length)
   })
 
+  it("a message kept verbatim beside the checkpoint is not read (it would be sent twice); the checkpoint that stops keeping it flushes it", async () => {
+    // s6 trial: marshmallow's 4 memory records were sentences of swe:1, which the request also kept word for word
+    const spy = spying()
+    const engine = TieredSummaryEngine.makeAsync({ memory: { extractor: spy.extractor } })
+    let entries = session(24)
+    const first = await engine.compact({ entries, policy })
+    const kept = new Set(first.checkpoint!.keptUserEntryIds ?? [])
+    const byId = new Map(entries.map((item) => [item.id, item]))
+    const keptRules = [...kept].filter((id) => JSON.stringify(byId.get(id)).includes("I prefer tabs"))
+    expect(keptRules.length).toBeGreaterThan(0)
+    expect(spy.calls[0]!.covered.some((item) => kept.has(item.entryId))).toBe(false)
+    const records = first.entriesToAppend.filter((item): item is Entry.MemoryEntry => item.kind === "memory")
+    expect(records.length).toBeGreaterThan(0)
+    for (const record of records)
+      for (const source of record.memory.sourceEntryIds) expect(kept.has(source)).toBe(false)
+    // Later turns push the kept ones out of the kept-user budget: the next checkpoint covers them again and flushes them.
+    entries = [...entries, ...first.entriesToAppend]
+    entries = [...entries, ...turns(100, 24, entries.at(-1)!.id)]
+    const second = await engine.compact({ entries, policy })
+    const keptNow = new Set(second.checkpoint!.keptUserEntryIds ?? [])
+    const released = keptRules.filter((id) => !keptNow.has(id))
+    expect(released.length).toBeGreaterThan(0)
+    const sources = second.entriesToAppend.flatMap((item) => (item.kind === "memory" ? item.memory.sourceEntryIds : []))
+    for (const id of released) expect(sources).toContain(id)
+  })
+
+  it("reads the user's words only: an observation or a pasted log in a user-role message is data", async () => {
+    const candidates = await Effect.runPromise(
+      MemoryExtractor.make().extract({
+        covered: [
+          {
+            entryId: "o1",
+            message: { role: "user", content: "[File: /repo/setup.cfg (12 lines total)]\n1:# always use tabs" }
+          },
+          { entryId: "u1", message: { role: "user", content: "Always run the linter before you commit." } }
+        ],
+        existing: []
+      })
+    )
+    expect(candidates.map((candidate) => candidate.sourceEntryIds)).toEqual([["u1"]])
+  })
+
   it("a failing extractor writes nothing and the checkpoint still commits", async () => {
     const engine = TieredSummaryEngine.makeAsync({
       memory: { extractor: { name: "broken", extract: () => Effect.fail(new Error("model down")) } }
@@ -299,11 +346,16 @@ describe("ids a compaction generates", () => {
     // QA session 4 (F12): a compaction's entriesToAppend written into the agent's own session file came back as
     // unknown events with the same ids; the next compaction generated memory:1:pi:967:0 again, and every later
     // input failed with InvalidInput "Duplicate entry id".
-    const entries = session(24)
+    // the default keep-recent (a longer tail, tool results to trim) and 48 turns: every kind of generated id appears
+    const policy = Cases.policySync({ contextWindow: 32_000, maxOutputTokens: 4_000 }, "test")
+    const entries = session(48)
     const clean = await TieredSummaryEngine.makeAsync().compact({ entries, policy })
     const wouldBe = clean.entriesToAppend.map((item) => item.id)
     for (const kind of [/^memory:/, /^memory-flush:/, /^checkpoint:/, /\/edit\/\d+$/])
-      expect(wouldBe.some((id) => kind.test(id))).toBe(true)
+      expect(
+        wouldBe.some((id) => kind.test(id)),
+        String(kind)
+      ).toBe(true)
     // The same ids held by records off the active path (roots of their own), as an importer keeps unknown records.
     const squatters = wouldBe.map((id) =>
       Entry.make(

@@ -24,7 +24,9 @@ const session = (): Array<Message.Message> => {
     messages.push(
       {
         role: "user",
-        content: `Task ${turn}: check src/m${turn}.ts${turn === 0 ? ". Our services run on port 8443." : ""}`
+        // the later asks (~400 tokens each) fill the kept-user budget, so the first one is covered and not kept
+        // verbatim: the flush reads only messages the request does not send word for word
+        content: `Task ${turn}: check src/m${turn}.ts${turn === 0 ? ". Our services run on port 8443." : `. ${"The walk covers its exports and the callers that read them. ".repeat(36)}`}`
       },
       { role: "assistant", content: `Checked m${turn}. ${`Detail ${turn} of the module walk. `.repeat(200)}` }
     )
