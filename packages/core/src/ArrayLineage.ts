@@ -83,3 +83,18 @@ export const isExtensionOf = (items: ReadonlyArray<unknown>, known: ReadonlyArra
   const other = members.get(known)
   return other !== undefined && other.lineage === member.lineage && other.length === known.length
 }
+
+/**
+ * The lineage `items` belongs to (an opaque object, held by its members
+ * only), or `undefined` when `items` was not built by {@link extend} or its
+ * length changed since. Of two members of one lineage the shorter is a
+ * prefix of the longer: a cache keyed by this object (weakly) may keep a
+ * value for a member's first `n` elements and reuse it for any member at
+ * least `n` long, without holding an array.
+ *
+ * @category guards
+ */
+export const lineageOf = (items: ReadonlyArray<unknown>): object | undefined => {
+  const member = members.get(items)
+  return member !== undefined && member.length === items.length ? member.lineage : undefined
+}

@@ -8,11 +8,12 @@
  * own parameters.
  *
  * Linear in the content (one `JSON.stringify` and one pass over its
- * characters per message), cached per message object, so a step measures
- * what it appends. Edge-safe: no `node:` import.
+ * characters per message), cached per message object, and summed per view
+ * lineage, so a step measures what it appends. Edge-safe: no `node:` import.
  *
  * @since 0.3.0
  */
+import * as ArrayLineage from "./ArrayLineage.ts"
 import type { ContextView, ToolDefinition } from "./ContextView.ts"
 import type { Message } from "./Message.ts"
 
@@ -74,17 +75,32 @@ export const messageBytes = (message: Message): number => {
 export const toolBytes = (tools: ReadonlyArray<ToolDefinition>): number =>
   tools.length === 0 ? 0 : utf8Bytes(JSON.stringify(tools))
 
+// The messages' bytes of the longest view measured in each lineage (ArrayLineage.lineageOf), held weakly by the
+// lineage: a route with a byte cap measures every step's view (ByteCap.isOver), and a view of the same lineage at
+// least as long holds those messages first, so it adds only its new ones.
+const byLineage = new WeakMap<object, { readonly length: number; readonly bytes: number }>()
+
+const itemsBytes = (items: ContextView["items"]): number => {
+  const lineage = ArrayLineage.lineageOf(items)
+  const known = lineage === undefined ? undefined : byLineage.get(lineage)
+  const start = known !== undefined && known.length <= items.length ? known.length : 0
+  let bytes = start === 0 ? 0 : known!.bytes
+  for (let index = start; index < items.length; index++) bytes += messageBytes(items[index]!.message)
+  if (lineage !== undefined && items.length >= (known?.length ?? 0))
+    byLineage.set(lineage, { length: items.length, bytes })
+  return bytes
+}
+
 /**
  * Bytes of the body a view sends: its messages and tools as JSON arrays
- * (commas and brackets included).
+ * (commas and brackets included). A view recorded as extending one
+ * measured before (`ArrayLineage`: the request path's views) costs its new
+ * messages only.
  *
  * @category measurement
  */
-export const viewBytes = (view: ContextView): number => {
-  let bytes = 2 + Math.max(0, view.items.length - 1)
-  for (const item of view.items) bytes += messageBytes(item.message)
-  return bytes + toolBytes(view.tools)
-}
+export const viewBytes = (view: ContextView): number =>
+  2 + Math.max(0, view.items.length - 1) + itemsBytes(view.items) + toolBytes(view.tools)
 
 /**
  * The bytes a request may use under a cap: the cap less {@link MARGIN_SHARE}.

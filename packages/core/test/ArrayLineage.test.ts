@@ -33,6 +33,18 @@ describe("ArrayLineage", () => {
     expect(ArrayLineage.isExtensionOf(ArrayLineage.extend(left, [6]), root)).toBe(true)
   })
 
+  it("lineageOf names one object for the members of a lineage, none for a branch, a foreign or a grown array", () => {
+    const root = ArrayLineage.extend([], [1])
+    const next = ArrayLineage.extend(root, [2])
+    const branch = ArrayLineage.extend(root, [3])
+    expect(ArrayLineage.lineageOf(root)).toBeDefined()
+    expect(ArrayLineage.lineageOf(next)).toBe(ArrayLineage.lineageOf(root))
+    expect(ArrayLineage.lineageOf(branch)).not.toBe(ArrayLineage.lineageOf(root))
+    expect(ArrayLineage.lineageOf([1, 2])).toBeUndefined()
+    ;(next as Array<number>).push(4)
+    expect(ArrayLineage.lineageOf(next)).toBeUndefined()
+  })
+
   it("does not trust an array whose length changed since it was built (a push)", () => {
     const base = ArrayLineage.extend([], [1, 2])
     const next = ArrayLineage.extend(base, [3])
