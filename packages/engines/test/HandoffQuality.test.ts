@@ -52,6 +52,26 @@ describe("constraints", () => {
 })
 
 describe("done", () => {
+  it("a short budget keeps the newest Done item beside an unknown outcome: Done never reads (none) when work was done", () => {
+    const content: Checkpoint.CheckpointContent = {
+      ...Checkpoint.emptyContent(),
+      goal: "Port the theme to the selectors (e0)",
+      constraints: Array.from({ length: 14 }, (_, index) => `"never touch the legacy renderer ${index}" (u${index})`),
+      progress: {
+        done: Array.from({ length: 30 }, (_, index) => `ran \`pnpm check\` in package ${index} → ok`),
+        inProgress: [],
+        blocked: ["edit `themes/nord.json` was issued but no result was recorded (e90): outcome unknown"]
+      },
+      nextSteps: ["continue"],
+      keyIdentifiers: Array.from({ length: 30 }, (_, index) => `\`themeColor${index}\``)
+    }
+    // The constraints and identifiers, ahead of Done in priority, take the whole budget.
+    const fitted = ExtractiveSummarizer.fitToBudget(content, 300, count)
+    expect(fitted.progress.blocked).toEqual(content.progress.blocked)
+    expect(fitted.progress.done.at(-1)).toBe(content.progress.done.at(-1))
+    expect(CheckpointRenderer.renderContent(fitted)).not.toMatch(/### Done\n- \(none\)/)
+  })
+
   const session = withIds([
     user("Add the export command and commit it."),
     calls({ id: "c1", name: "write", input: { path: "src/export.ts", content: "x" } }),

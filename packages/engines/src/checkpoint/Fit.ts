@@ -185,11 +185,14 @@ const FILE_EDIT_RE = /^(?:created|edited) `([^`]+)`/
 const fitOnce = (content: Content, maxTokens: number, countTokens: (text: string) => number): Content => {
   const slots = slotsOf(content)
   const kept = new Set<string>()
-  // Kept whatever the budget: the latest ask (pending or answered), the newest progress item, the first next step.
+  // Kept whatever the budget: the latest ask (pending or answered), the newest unknown outcome or work in
+  // progress, the newest Done item (else a Done list left out whole reads "(none)" beside work that was done),
+  // the first next step.
   const required = [
     slots.find((slot) => slot.section === "pendingUserAsks"),
     slots.find((slot) => slot.section === "criticalContext" && slot.text.startsWith(LATEST_ANSWERED)),
-    slots.find((slot) => slot.section === "done" || slot.section === "inProgress" || slot.section === "blocked"),
+    slots.find((slot) => slot.section === "inProgress" || slot.section === "blocked"),
+    slots.find((slot) => slot.section === "done"),
     slots.find((slot) => slot.section === "nextSteps")
   ]
   for (const slot of required) if (slot) kept.add(`${slot.section}:${slot.index}`)
