@@ -56,8 +56,13 @@ export const run = async (options: {
   const history: Array<ModelMessage> = []
   for (turn = 0; turn < options.turns; turn++) {
     history.push({ role: "user", content: `Review src/module${turn}.ts and record a decision.` })
-    const result = await generateText({ model: wrapped, system: "You review TypeScript modules.", messages: history })
-    history.push(...result.response.messages)
+    const result = await generateText({
+      model: wrapped,
+      instructions: "You review TypeScript modules.",
+      messages: history
+    })
+    // Every step's messages (`response.messages` holds only the last step's; deprecated in AI SDK 7).
+    history.push(...result.responseMessages)
   }
   return requests
 }
