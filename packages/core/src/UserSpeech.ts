@@ -54,6 +54,12 @@ const OBSERVATION_RE =
 const LOG_LINE_RE =
   /^\s*(?:[➜❯λ]\s|~\/|[\w.-]+@[\w.-]+:\S*\s*[$#%]|[\w./-]+:\d+(?::\d+)?[:\s]|at\s+\S+\s*\(|File "|Traceback|[A-Z][A-Za-z]+(?:Error|Exception)\b|E\s{2,}|\$\s|>\s|[│├└┌─|+]|\d+[:|]\s|[-=#*.]{4,}|\[[\w\s]+\]\s|warning:|error:|note:)/i
 
+/** A line that is only a shell prompt (SWE-agent's `bash-$`, `sh-5.1$`, `user@host:~$`): the environment awaiting a command. */
+const PROMPT_ONLY_RE = /^\s*(?:(?:ba|z|k)?sh(?:-[\d.]*)?[$#%]|[\w.-]+@[\w.-]+:\S*\s*[$#%])\s*$/
+
+/** Fewest non-empty lines {@link isPastedLog} weighs. */
+const PASTED_LOG_MIN_LINES = 6
+
 /** Lines of code (ending in `;`, `{`, `}` or `)` after a call, or an arrow function). */
 const CODE_LINE_RE = /(?:[;{}]|\w\([^()]*\)\)?;?)\s*$|=>/
 
@@ -80,9 +86,25 @@ export const isPastedLog = (text: string): boolean => {
     .slice(0, 20_000)
     .split("\n", 400)
     .filter((line) => line.trim().length > 0)
-  if (lines.length < 6) return false
+  if (lines.length < PASTED_LOG_MIN_LINES) return false
   const proseLines = lines.filter(prose).length
   return proseLines / lines.length < 1 / 3
+}
+
+/**
+ * Short output ending in a shell prompt line: a text-action agent's
+ * observation too short for {@link isPastedLog} (SWE-agent 0.x sends a
+ * command's output followed by `(Open file: …)`, `(Current directory: …)`
+ * and `bash-$`; a one-line output such as `344` read as the user's words). A
+ * user never types a prompt line; the environment also ends its task
+ * message with one, but that message holds the issue and its instructions,
+ * never fewer lines than a pasted log needs.
+ */
+const promptedOutput = (text: string): boolean => {
+  if (!PROMPT_ONLY_RE.test(text.slice(text.lastIndexOf("\n") + 1))) return false
+  let lines = 0
+  for (const line of text.split("\n")) if (line.trim().length > 0 && ++lines >= PASTED_LOG_MIN_LINES) return false
+  return true
 }
 
 /** A slash command alone, or followed only by the console's echo of its output (`⎿` lines). */
@@ -131,7 +153,7 @@ export const classify = (text: string): Kind => {
   if (SHELL_RAN_RE.test(trimmed)) return "shell-output"
   if (RUNNING_RE.test(trimmed) || slashWithEcho(trimmed)) return "slash-command"
   if (DEMONSTRATION_RE.test(trimmed.slice(0, 300))) return "demonstration"
-  if (OBSERVATION_RE.test(trimmed)) return "observation"
+  if (OBSERVATION_RE.test(trimmed) || promptedOutput(trimmed)) return "observation"
   if (isPastedLog(trimmed)) return "pasted-log"
   return "speech"
 }

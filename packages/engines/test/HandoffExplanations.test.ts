@@ -6,6 +6,7 @@
  * words of a particular transcript; each has a guard that the real thing of
  * the same shape is still kept.
  */
+import { ToolActions, UserSpeech } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Constraints from "../src/checkpoint/Constraints.ts"
 import * as Decisions from "../src/checkpoint/Decisions.ts"
@@ -89,5 +90,35 @@ describe("a console's hard line wrap is not a sentence break", () => {
     expect(
       decisionsOf("We keep the retries in the client\n  because the server drops idle connections.\nNext line.")
     ).toEqual(["We keep the retries in the client"])
+  })
+})
+
+describe("a text-action agent's short output is its command's output, not the user's words", () => {
+  const footer = "(Open file: n/a)\n(Current directory: /repo)\nbash-$"
+  const session = withIds([
+    user(
+      `Fix the rounding bug in the serializer. Reproduce it first.\nISSUE:\nTimeDelta(milliseconds=345) serializes as 344.\nINSTRUCTIONS:\nUse the commands below.\nWhen done, submit.\n${footer}`
+    ),
+    assistant("Let's create a script that reproduces it.\n\n```\ncreate reproduce.py\n```"),
+    user(`[File: /repo/reproduce.py (1 lines total)]\n1:\n${footer}`),
+    assistant("Now run it.\n\n```\npython reproduce.py\n```"),
+    user(`344\n${footer}`),
+    assistant("It printed a number rather than the rounded one, as the issue says.\n\n```\npython -c 'print(1)'\n```"),
+    user(`Rounding looks wrong here, the value should be rounded up.\n${footer}`)
+  ])
+
+  it("is read as the observation of the command before it: that command is an action", () => {
+    const actions = ToolActions.actionsOf(session)
+    expect(actions.map((action) => action.command)).toEqual([
+      "create reproduce.py",
+      "python reproduce.py",
+      "python -c 'print(1)'"
+    ])
+    expect(actions[1]!.outcome).toMatchObject({ _tag: "ok" })
+  })
+
+  it("is not the user's words; the task message, which ends with the same prompt, still is", () => {
+    for (const index of [4, 6]) expect(UserSpeech.isSpeech(session[index]!.message)).toBe(false)
+    expect(UserSpeech.isSpeech(session[0]!.message)).toBe(true)
   })
 })
