@@ -259,13 +259,17 @@ export interface Matcher {
    * when `messages` are at least as many as the held ones, first compares
    * only a bounded sample of held positions (the first, the last
    * {@link RECENT_MESSAGES} and the next {@link ROTATED_MESSAGES} of a
-   * rotation over the others): all equal → every held position counts as
-   * matched; any difference → {@link matchedPrefix} finds the first one.
+   * rotation over the others) and every position of `watched` (held
+   * positions the request does not send as the application's own message,
+   * e.g. a tool result an edit entry offloaded: an edit there would not go
+   * out until seen): all equal → every held position counts as matched; any
+   * difference → {@link matchedPrefix} finds the first one.
    */
   readonly checkedPrefix: (
     messages: ReadonlyArray<Message.Message>,
     held: (index: number) => Message.Message,
-    check: HistoryCheck
+    check: HistoryCheck,
+    watched?: Iterable<number>
   ) => number
 }
 
@@ -287,8 +291,12 @@ export interface Matcher {
  *   message that changes nothing else is seen within
  *   ⌈(held − 1 − {@link RECENT_MESSAGES}) / {@link ROTATED_MESSAGES}⌉ steps
  *   (32 steps at 8K messages); meanwhile the request still carries the edit
- *   (the view's kept positions are sent as the application's own message
- *   objects). Sessions of up to 1 + {@link RECENT_MESSAGES} +
+ *   where the view keeps the message (kept positions are sent as the
+ *   application's own message objects). Messages an edit entry dropped or
+ *   replaced (an offloaded tool result) are compared every step, so an edit
+ *   of one is taken at once. Not carried until seen: an edit of a message a
+ *   checkpoint covers (the request sends the checkpoint; `"full"` branches
+ *   before it at once) or one normalization rewrites. Sessions of up to 1 + {@link RECENT_MESSAGES} +
  *   {@link ROTATED_MESSAGES} messages are compared in full every step.
  *
  * @category models
@@ -356,7 +364,7 @@ export const make = (): Matcher => {
       starts.length = count
     },
     matchedPrefix,
-    checkedPrefix: (messages, held, check) => {
+    checkedPrefix: (messages, held, check, watched = []) => {
       const count = starts.length
       // Older positions: after the first, before the recent ones.
       const recentStart = count - RECENT_MESSAGES
@@ -365,6 +373,7 @@ export const make = (): Matcher => {
       if (!matches(messages, held, 0)) return 0
       for (let at = recentStart; at < count; at++)
         if (!matches(messages, held, at)) return matchedPrefix(messages, held)
+      for (const at of watched) if (at < count && !matches(messages, held, at)) return matchedPrefix(messages, held)
       for (let step = 0; step < ROTATED_MESSAGES; step++) {
         rotated = rotated + 1 < recentStart ? rotated + 1 : 1
         if (!matches(messages, held, rotated)) return matchedPrefix(messages, held)

@@ -157,6 +157,19 @@ export const make = async (
   let messages = messageEntries.map((entry) => entry.message)
   const matcher = MessageMatch.make()
   for (const message of messages) matcher.push(message)
+  // Positions of the active path's messages, and those an edit entry drops or replaces (the request does not send
+  // them as the application's objects): the sampled history check compares these every step.
+  const positionById = new Map<string, number>()
+  messageEntries.forEach((entry, position) => {
+    positionById.set(entry.id, position)
+  })
+  let watched = new Set<number>()
+  const watch = (entry: Entry.Entry): void => {
+    if (entry.kind !== "edit" || entry.edit.op === "insert") return
+    const position = positionById.get(entry.edit.entryId)
+    if (position !== undefined) watched.add(position)
+  }
+  for (const entry of path) watch(entry)
   let counter = all.length
   const ids = new Set(all.map((entry) => entry.id))
   const nextId = (): string => {
@@ -207,7 +220,9 @@ export const make = async (
       ids.add(entry.id)
       if (entry.kind === "checkpoint") maxGeneration = Math.max(maxGeneration, entry.checkpoint.generation)
       path.push(entry)
+      watch(entry)
       if (entry.kind === "message") {
+        positionById.set(entry.id, messageEntries.length)
         messageEntries.push(entry)
         messages.push(entry.message)
         matcher.push(entry.message)
@@ -216,7 +231,7 @@ export const make = async (
   }
 
   const sync = async (incoming: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
-    const matched = matcher.checkedPrefix(incoming, (index) => messages[index]!, check)
+    const matched = matcher.checkedPrefix(incoming, (index) => messages[index]!, check, watched)
     if (matched < messageEntries.length) {
       // Diverged: continue on a branch after the last matching message and the
       // non-message entries (edits, checkpoints) that directly follow it.
@@ -224,6 +239,9 @@ export const make = async (
       let end = lastMatched === undefined ? 0 : path.indexOf(lastMatched) + 1
       if (lastMatched !== undefined) while (end < path.length && path[end]!.kind !== "message") end++
       path = path.slice(0, end)
+      for (let position = matched; position < messageEntries.length; position++)
+        positionById.delete(messageEntries[position]!.id)
+      watched = new Set([...watched].filter((position) => position < matched))
       messageEntries = messageEntries.slice(0, matched)
       messages = messages.slice(0, matched)
       matcher.truncate(matched)
