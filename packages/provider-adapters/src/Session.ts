@@ -15,11 +15,13 @@
  * frozen, so the measurer's caches need no in-place-edit check of the
  * session's messages; the caller's objects are never modified). When the application rewrote its history (the messages diverge), the
  * transcript keeps every old entry and the session continues on a new branch
- * whose `parentId` is the last matching message (Pi's session tree).
+ * whose `parentId` is the last matching message (Pi's session tree); edits
+ * written later of the entries the branch keeps (e.g. an offloaded tool
+ * result) are carried to it as new entries.
  *
  * @since 0.1.0
  */
-import { ActiveView, Entry, type Message, MessageSeal, OverflowEvent } from "@context-engine/core"
+import { ActiveView, Entry, type Message, MessageSeal, OverflowEvent, type ViewEdit } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 import * as MessageMatch from "./MessageMatch.ts"
 
@@ -118,6 +120,9 @@ export const learnedFromEvent = (data: OverflowEvent.Data): number | undefined =
     return Math.max(data.learnedWindowTokens, limitTokens)
   return data.learnedWindowTokens
 }
+
+/** The entry an edit names: the one it drops or replaces, or the one it inserts after. */
+const editTarget = (edit: ViewEdit.ViewEdit): string => (edit.op === "insert" ? edit.afterEntryId : edit.entryId)
 
 /**
  * The caller's id for the message at `position` (0-based) of the message list
@@ -232,12 +237,17 @@ export const make = async (
 
   const sync = async (incoming: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
     const matched = matcher.checkedPrefix(incoming, (index) => messages[index]!, check, watched)
+    const carried: Array<Entry.Entry> = []
     if (matched < messageEntries.length) {
       // Diverged: continue on a branch after the last matching message and the
       // non-message entries (edits, checkpoints) that directly follow it.
       const lastMatched = matched === 0 ? undefined : messageEntries[matched - 1]
       let end = lastMatched === undefined ? 0 : path.indexOf(lastMatched) + 1
       if (lastMatched !== undefined) while (end < path.length && path[end]!.kind !== "message") end++
+      // Edits appended later of entries the branch keeps (an offload of a kept tool result, written after the
+      // step's last message) stay in force: carried to the new branch as new entries (the old ones stay).
+      const kept = new Set(path.slice(0, end).map((entry) => entry.id))
+      const later = path.slice(end).filter((entry) => entry.kind === "edit" && kept.has(editTarget(entry.edit)))
       path = path.slice(0, end)
       for (let position = matched; position < messageEntries.length; position++)
         positionById.delete(messageEntries[position]!.id)
@@ -245,6 +255,18 @@ export const make = async (
       messageEntries = messageEntries.slice(0, matched)
       messages = messages.slice(0, matched)
       matcher.truncate(matched)
+      if (later.length > 0) {
+        const copies = Entry.chain(
+          path.at(-1)?.id ?? null,
+          new Date().toISOString(),
+          later.map((entry) => ({
+            id: nextId(),
+            body: { kind: "edit" as const, edit: (entry as Entry.EditEntry).edit }
+          }))
+        )
+        appendRaw(copies)
+        carried.push(...copies)
+      }
     }
     const appended: Array<Entry.MessageEntry> = []
     for (let position = matched; position < incoming.length; position++) {
@@ -256,7 +278,7 @@ export const make = async (
       appendRaw([entry])
       appended.push(entry)
     }
-    await persist(appended)
+    await persist(carried.length === 0 ? appended : [...carried, ...appended])
     return appended
   }
 

@@ -86,3 +86,22 @@ describe("offload as results arrive", () => {
     }
   })
 })
+
+describe("offload edits on a branch", () => {
+  it("an offloaded result the branch keeps stays offloaded when the app rewrites a later message (as a fresh controller sends it)", async () => {
+    const make = () =>
+      ContextController.make({ engine: TieredSummaryEngine.makeAsync(), offload: { thresholdTokens: 2_000 } })
+    const controller = make()
+    const history: Array<Message.Message> = [...structuredClone(messages), { role: "user", content: "Go on." }]
+    await controller.prepare(model, history, [])
+    const rewritten: Array<Message.Message> = [...structuredClone(messages), { role: "user", content: "Stop here." }]
+    const branched = await controller.prepare(model, rewritten, [])
+    const fresh = await make().prepare(model, rewritten, [])
+    expect(JSON.stringify(branched.messages[2]).length).toBeLessThan(file.length / 5)
+    expect(branched.messages).toEqual(fresh.messages)
+    // Append-only: the edit is carried to the new branch as a new entry; the old one stays in the transcript.
+    const edits = branched.session.transcript().filter((entry) => entry.kind === "edit")
+    expect(edits).toHaveLength(2)
+    expect(branched.session.entries().filter((entry) => entry.kind === "edit")).toHaveLength(1)
+  })
+})
