@@ -47,11 +47,12 @@ export const DEFAULT_PLUGIN_TIMEOUT_MS = 60_000
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 3
 
 /**
- * Which kind of plug-in failed.
+ * Which kind of plug-in failed (`store`: the transcript store refused a
+ * write, e.g. during an outage).
  *
  * @category models
  */
-export type PluginKind = "summarizer" | "hook" | "memory-extractor" | "strategy"
+export type PluginKind = "summarizer" | "hook" | "memory-extractor" | "strategy" | "store"
 
 /**
  * How it failed: `threw` (an exception or rejected promise), `timeout`
@@ -69,7 +70,7 @@ export type PluginFailure = "threw" | "timeout" | "aborted" | "malformed"
  */
 export class PluginFailed extends Schema.TaggedError<PluginFailed>()("PluginFailed", {
   plugin: Schema.String,
-  kind: Schema.Literals(["summarizer", "hook", "memory-extractor", "strategy"]),
+  kind: Schema.Literals(["summarizer", "hook", "memory-extractor", "strategy", "store"]),
   failure: Schema.Literals(["threw", "timeout", "aborted", "malformed"]),
   timeoutMs: Schema.Number,
   detail: Schema.String

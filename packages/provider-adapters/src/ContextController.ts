@@ -96,18 +96,6 @@ export interface ContextController {
 }
 
 /**
- * A store write refused because the store holds entries the session did not
- * read: an id stored with other content or a parent it does not hold
- * (`InvalidInput` on an entry), or a checkpoint generation already installed
- * (`CheckpointConflict`) — what another process writing the same session
- * causes (`TranscriptIndex.plan`).
- */
-const isStaleWrite = (error: unknown): boolean => {
-  const { _tag, what } = (error ?? {}) as { readonly _tag?: unknown; readonly what?: unknown }
-  return _tag === "CheckpointConflict" || (_tag === "InvalidInput" && what === "entry")
-}
-
-/**
  * Builds a controller.
  *
  * @category constructors
@@ -150,7 +138,7 @@ export const make = (options: ControllerOptions): ContextController => {
         return await PrepareRequest.prepare(runtime, current, model, messages, tools, ephemeralSystem, signal)
       } catch (error) {
         // The store holds writes this controller has not read (another worker on the session): read it again, once.
-        if (options.store === undefined || !isStaleWrite(error)) throw error
+        if (options.store === undefined || !Session.isStaleWrite(error)) throw error
         sessions.delete(current.sessionId)
         const fresh = await session(model)
         return PrepareRequest.prepare(runtime, fresh, model, messages, tools, ephemeralSystem, signal)

@@ -17,6 +17,7 @@ import {
   Entry,
   type Message,
   type ModelPolicy,
+  PluginGuard,
   Telemetry,
   Tokenizers
 } from "@context-engine/core"
@@ -29,7 +30,7 @@ import * as GuardedCompaction from "./GuardedCompaction.ts"
 import * as IdleReturn from "./IdleReturn.ts"
 import * as ProviderProfile from "./ProviderProfile.ts"
 import * as RolloutMode from "./RolloutMode.ts"
-import type * as Session from "./Session.ts"
+import * as Session from "./Session.ts"
 
 /**
  * Appends one offload edit entry per newly arrived tool result over the
@@ -189,7 +190,22 @@ const settle = async (
   if (outcome._tag === "Compacted") {
     const { result, decision } = outcome
     Telemetry.recordCompactionSpan(runtime.engine.name, input, result, { mode: runtime.mode, startMs })
-    await commitCompaction(runtime, current, input, result, decision.reasons)
+    try {
+      await commitCompaction(runtime, current, input, result, decision.reasons)
+    } catch (error) {
+      // Another worker wrote first: the controller reads the session again and prepares once more.
+      if (Session.isStaleWrite(error)) throw error
+      // The store failed (an outage): a failed compaction — the previous context stays, the request still goes out.
+      const failure = new PluginGuard.PluginFailed({
+        plugin: "transcript store",
+        kind: "store",
+        failure: "threw",
+        timeoutMs: Number.POSITIVE_INFINITY,
+        detail: error instanceof Error ? error.message : String(error)
+      })
+      runtime.emit(ContextEvent.compactionFailed(current.sessionId, failure, runtime.breaker.state(routeOf(model))))
+      return false
+    }
     // The idle event follows the compaction's entries (the path stays one chain).
     if (idle)
       await current.append([

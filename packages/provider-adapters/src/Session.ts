@@ -121,6 +121,21 @@ export const learnedFromEvent = (data: OverflowEvent.Data): number | undefined =
   return data.learnedWindowTokens
 }
 
+/**
+ * Whether `error` is a store write refused because the store holds entries
+ * the session did not read: an id stored with other content or a parent it
+ * does not hold (`InvalidInput` on an entry), or a checkpoint generation
+ * already installed (`CheckpointConflict`) — what another process writing
+ * the same session causes (`TranscriptIndex.plan`). Reading the session
+ * again resolves it; any other store error is an outage.
+ *
+ * @category guards
+ */
+export const isStaleWrite = (error: unknown): boolean => {
+  const { _tag, what } = (error ?? {}) as { readonly _tag?: unknown; readonly what?: unknown }
+  return _tag === "CheckpointConflict" || (_tag === "InvalidInput" && what === "entry")
+}
+
 /** The entry an edit names: the one it drops or replaces, or the one it inserts after. */
 const editTarget = (edit: ViewEdit.ViewEdit): string => (edit.op === "insert" ? edit.afterEntryId : edit.entryId)
 
@@ -294,8 +309,9 @@ export const make = async (
       const linked = entries.map((entry, index) =>
         index === 0 && entry.parentId === null && path.length > 0 ? Entry.withParent(entry, path.at(-1)!.id) : entry
       )
-      appendRaw(linked)
+      // Stored first: entries the store refused never enter the session (it stays what the store holds).
       await persist(linked)
+      appendRaw(linked)
     },
     nextId,
     learnedWindow: (modelId) => learned.get(modelId),
