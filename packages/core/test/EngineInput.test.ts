@@ -7,6 +7,7 @@ import { transcript } from "@context-engine/core/test-support"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { piEntries } from "./support/piEntries.ts"
+import { countReads } from "./support/readCounter.ts"
 
 const policy = PolicyRegistry.lookupSync("claude-sonnet-4-5")
 
@@ -18,21 +19,6 @@ const message = (id: string, text: string, parentId: string | null = null): Entr
   kind: "message",
   message: { role: "user", content: [{ type: "text", text }] }
 })
-
-/** Counts reads of `array`'s positions below `end` (the same array object, so its `ArrayLineage` record stays). */
-const countIndexReads = (array: ReadonlyArray<unknown>, end: number, reads: { count: number }): void => {
-  for (let index = 0; index < end; index++) {
-    const value = array[index]
-    Object.defineProperty(array, index, {
-      get: () => {
-        reads.count++
-        return value
-      },
-      enumerable: true,
-      configurable: true
-    })
-  }
-}
 
 const failure = (input: unknown): Errors.InvalidInput | Errors.PolicyInvalid => {
   const exit = Effect.runSyncExit(EngineInput.validate(input))
@@ -213,7 +199,7 @@ describe("EngineInput.validate", () => {
     Effect.runSync(engine.shouldCompact({ entries: first, policy }))
     const second = ArrayLineage.extend(first, [message("e50", "next", "e49")])
     const reads = { count: 0 }
-    countIndexReads(second, 50, reads)
+    countReads(second, 50, reads)
     // A step's shouldCompact, then its assembleContext and recordOutcome with the same entries.
     expect(Effect.runSync(engine.shouldCompact({ entries: second, policy }))).toBe(false)
     expect(Effect.runSync(engine.shouldCompact({ entries: second, policy }))).toBe(false)
@@ -228,7 +214,7 @@ describe("EngineInput.validate", () => {
     expect(Effect.runSync(engine.shouldCompact({ entries: own, policy }))).toBe(false)
     const after = [...own, message("e51", "more", "e50")]
     reads.count = 0
-    countIndexReads(after, 50, reads)
+    countReads(after, 50, reads)
     expect(Effect.runSync(engine.shouldCompact({ entries: after, policy }))).toBe(false)
     expect(reads.count).toBeGreaterThanOrEqual(50)
   })

@@ -5,6 +5,7 @@ import * as ArrayLineage from "../src/ArrayLineage.ts"
 import type * as Checkpoint from "../src/Checkpoint.ts"
 import type * as Entry from "../src/Entry.ts"
 import * as IncrementalActiveView from "../src/IncrementalActiveView.ts"
+import { countReads } from "./support/readCounter.ts"
 
 const header = (id: string, parentId: string | null) => ({
   id,
@@ -170,17 +171,7 @@ describe("IncrementalActiveView", () => {
     const before = reconstruct(first)
     const next = { ...header("m40", "m39"), kind: "message", message: { role: "assistant", content: "more" } }
     const second = ArrayLineage.extend(first, [next as Entry.Entry])
-    const reads = { count: 0 }
-    for (let index = 0; index < first.length; index++) {
-      const value = second[index]
-      Object.defineProperty(second, index, {
-        get: () => {
-          reads.count++
-          return value
-        },
-        enumerable: true
-      })
-    }
+    const reads = countReads(second, first.length)
     const after = reconstruct(second)
     // At most the entry before the first new one (its id: the new entry's parent).
     expect(reads.count).toBeLessThanOrEqual(1)

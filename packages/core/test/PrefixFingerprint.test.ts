@@ -5,6 +5,7 @@ import type { ViewItem } from "../src/ContextView.ts"
 import * as ContextView from "../src/ContextView.ts"
 import * as PrefixFingerprint from "../src/PrefixFingerprint.ts"
 import { piMessages } from "./support/piTranscript.ts"
+import { countReads } from "./support/readCounter.ts"
 
 /** The chained fingerprint computed from its definition (no memo). */
 const chained = (items: ReadonlyArray<ViewItem>, lastIndex: number): string => {
@@ -50,17 +51,7 @@ describe("PrefixFingerprint.fingerprintThrough", () => {
     const first = ArrayLineage.extend([], items.slice(0, 200))
     const chain = PrefixFingerprint.extendChain(undefined, first, 199)
     const second = ArrayLineage.extend(first, items.slice(200))
-    const reads = { count: 0 }
-    for (let index = 0; index < first.length; index++) {
-      const value = second[index]
-      Object.defineProperty(second, index, {
-        get: () => {
-          reads.count++
-          return value
-        },
-        enumerable: true
-      })
-    }
+    const reads = countReads(second, first.length)
     expect(PrefixFingerprint.chainCovers(chain, second, 199)).toBe(true)
     const next = PrefixFingerprint.extendChain(chain, second, 209)
     expect(reads.count).toBe(0)

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import * as ArrayLineage from "../src/ArrayLineage.ts"
 import type { ViewItem } from "../src/ContextView.ts"
 import * as RequestBytes from "../src/RequestBytes.ts"
+import { countReads } from "./support/readCounter.ts"
 
 const item = (text: string, index: number): ViewItem => ({
   entryId: `e${index}`,
@@ -49,17 +50,7 @@ describe("RequestBytes.viewBytes", () => {
     )
     RequestBytes.viewBytes({ items: first, tools: [] })
     const second = ArrayLineage.extend(first, [item("next", 100)])
-    const reads = { count: 0 }
-    for (let index = 0; index < first.length; index++) {
-      const value = second[index]
-      Object.defineProperty(second, index, {
-        get: () => {
-          reads.count++
-          return value
-        },
-        enumerable: true
-      })
-    }
+    const reads = countReads(second, first.length)
     expect(RequestBytes.viewBytes({ items: second, tools: [] })).toBe(bytesOf([...first, item("next", 100)]))
     expect(reads.count).toBe(0)
   })

@@ -7,6 +7,7 @@ import { categories } from "../src/Measurement.ts"
 import * as MessageSeal from "../src/MessageSeal.ts"
 import * as ViewPrefix from "../src/ViewPrefix.ts"
 import { piMessages } from "./support/piTranscript.ts"
+import { countReads } from "./support/readCounter.ts"
 
 describe("ViewPrefix.makeSums", () => {
   /** A per-item count that depends on the item and on whether it is before the tool loop. */
@@ -70,17 +71,7 @@ describe("ViewPrefix.makeSums", () => {
     const first = ArrayLineage.extend([], items.slice(0, 200))
     sums(first, 0, countOf)
     const second = ArrayLineage.extend(first, items.slice(200))
-    const reads = { count: 0 }
-    for (let index = 0; index < first.length; index++) {
-      const value = second[index]
-      Object.defineProperty(second, index, {
-        get: () => {
-          reads.count++
-          return value
-        },
-        enumerable: true
-      })
-    }
+    const reads = countReads(second, first.length)
     const result = sums(second, 0, countOf)
     expect(reads.count).toBe(0)
     const cold = ViewPrefix.makeSums(1, ViewPrefix.shallowStamps)(items, 0, countOf)

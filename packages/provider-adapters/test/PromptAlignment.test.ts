@@ -6,6 +6,7 @@
 import { ArrayLineage } from "@context-engine/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { countReads } from "../../core/test/support/readCounter.ts"
 import * as PromptAlignment from "../src/PromptAlignment.ts"
 
 interface Msg {
@@ -129,17 +130,7 @@ describe("PromptAlignment.align", () => {
     const previous = { ...alignment!, synced: session }
     session.push(...synced.slice(150))
     const second = ArrayLineage.extend(first, all.slice(first.length))
-    const reads = { count: 0 }
-    for (let index = 0; index < first.length; index++) {
-      const value = second[index]
-      Object.defineProperty(second, index, {
-        get: () => {
-          reads.count++
-          return value
-        },
-        enumerable: true
-      })
-    }
+    const reads = countReads(second, first.length)
     const original = synced.map((message) => ({ ...message }))
     const { request } = PromptAlignment.align(second, original, session, previous)
     expect(reads.count).toBe(0)

@@ -3,6 +3,7 @@ import { ArrayLineage, Measurer, Tokenizers, UsageScale } from "@context-engine/
 import { StrategyInput } from "@context-engine/core/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { countReads } from "../../core/test/support/readCounter.ts"
 import { IncrementalNormalization, Pipeline } from "../src/index.ts"
 
 const measurer = Measurer.make(Tokenizers.get("o200k_base"))
@@ -275,17 +276,7 @@ describe("IncrementalNormalization", () => {
       const next = ArrayLineage.extend(items, all.slice(items.length, length))
       const expected = cold({ items: next, tools: [] })
       const frozen = normalize.frozenLength()
-      const reads = { count: 0 }
-      for (let index = 0; index < frozen; index++) {
-        const value = next[index]
-        Object.defineProperty(next, index, {
-          get: () => {
-            reads.count++
-            return value
-          },
-          enumerable: true
-        })
-      }
+      const reads = countReads(next, frozen)
       const actual = normalize({ items: next, tools: [] }, measurer, expected.before)
       // Only the latest user message, in the frozen part here: whether it is protected, and which counts are prior.
       expect(reads.count).toBeLessThanOrEqual(2)
