@@ -250,6 +250,15 @@ export const make = async (
     }
   }
 
+  // Writes run one at a time, in call order: each links its entries to the path every earlier write left (an append
+  // stores before the session holds its entries, so a write started meanwhile would link to a stale end).
+  let writes: Promise<unknown> = Promise.resolve()
+  const serial = <A>(task: () => Promise<A>): Promise<A> => {
+    const next = writes.then(task, task)
+    writes = next.catch(() => undefined)
+    return next
+  }
+
   const sync = async (incoming: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
     const matched = matcher.checkedPrefix(incoming, (index) => messages[index]!, check, watched)
     const carried: Array<Entry.Entry> = []
@@ -304,15 +313,16 @@ export const make = async (
     messages: () => messages,
     transcript: () => all,
     nextGeneration: () => maxGeneration + 1,
-    sync,
-    append: async (entries) => {
-      const linked = entries.map((entry, index) =>
-        index === 0 && entry.parentId === null && path.length > 0 ? Entry.withParent(entry, path.at(-1)!.id) : entry
-      )
-      // Stored first: entries the store refused never enter the session (it stays what the store holds).
-      await persist(linked)
-      appendRaw(linked)
-    },
+    sync: (incoming) => serial(() => sync(incoming)),
+    append: (entries) =>
+      serial(async () => {
+        const linked = entries.map((entry, index) =>
+          index === 0 && entry.parentId === null && path.length > 0 ? Entry.withParent(entry, path.at(-1)!.id) : entry
+        )
+        // Stored first: entries the store refused never enter the session (it stays what the store holds).
+        await persist(linked)
+        appendRaw(linked)
+      }),
     nextId,
     learnedWindow: (modelId) => learned.get(modelId),
     learn

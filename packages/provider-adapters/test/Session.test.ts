@@ -266,3 +266,41 @@ describe("Session.sync", () => {
     expect(plain.some((entry) => entry.kind === "message" && Object.isFrozen(entry.message))).toBe(false)
   })
 })
+
+describe("Session writes", () => {
+  it("writes started together run in call order: each links to what the earlier ones left, in memory and in the store", async () => {
+    const inner = InMemoryTranscriptStore.open()
+    // A slow store: every write waits, so a write started meanwhile would see the path before the earlier one's entries.
+    const store: Session.SessionStore = {
+      load: (sessionId) => inner.load(sessionId),
+      append: async (sessionId, entries) => {
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        return inner.append(sessionId, entries)
+      }
+    }
+    const session = await Session.make("s", store)
+    await session.sync([{ role: "user", content: "start" }])
+    const event = (id: string): Entry.Entry =>
+      ({
+        id,
+        parentId: null,
+        timestamp: "2025-01-01T00:00:00.000Z",
+        schemaVersion: 1,
+        kind: "event",
+        event: { name: "note", data: {} }
+      }) as Entry.Entry
+    await Promise.all([
+      session.append([event("a")]),
+      session.append([event("b")]),
+      session.sync([
+        { role: "user", content: "start" },
+        { role: "assistant", content: "ok" }
+      ])
+    ])
+    const path = session.entries()
+    expect(path.map((entry) => entry.kind)).toEqual(["message", "event", "event", "message"])
+    // One chain: every entry's parent is the entry before it.
+    expect(path.map((entry) => entry.parentId)).toEqual([null, ...path.slice(0, -1).map((entry) => entry.id)])
+    expect((await inner.load("s")).entries.map((entry) => entry.id)).toEqual(path.map((entry) => entry.id))
+  })
+})
