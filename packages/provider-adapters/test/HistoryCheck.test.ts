@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import * as MessageMatch from "../src/MessageMatch.ts"
 import * as Session from "../src/Session.ts"
-import { smallPolicy, windowedModel } from "./support/MockProvider.ts"
+import { rewrapped, smallPolicy, windowedModel } from "./support/MockProvider.ts"
 import * as TestEngine from "./support/TestEngine.ts"
 
 const { RECENT_MESSAGES, ROTATED_MESSAGES } = MessageMatch
@@ -36,17 +36,9 @@ const history = (count: number): Array<Message.Message> =>
     }
   })
 
-/** What the AI SDK hands the middleware every step: new message and part objects around the same values. */
-const fresh = (messages: ReadonlyArray<Message.Message>): Array<Message.Message> =>
-  messages.map((message) =>
-    typeof message.content === "string"
-      ? ({ ...message } as Message.Message)
-      : ({ ...message, content: message.content.map((part) => ({ ...part })) } as Message.Message)
-  )
-
 /** `messages` with the text of the message at `position` changed by one character (same length). */
 const editedAt = (messages: ReadonlyArray<Message.Message>, position: number): Array<Message.Message> => {
-  const next = fresh(messages)
+  const next = rewrapped(messages)
   const message = next[position]!
   if (typeof message.content === "string")
     next[position] = { ...message, content: `${message.content.slice(0, -1)}#` } as Message.Message
@@ -85,20 +77,20 @@ describe("MessageMatch.checkedPrefix", () => {
     const held = history(2_000)
     const { matcher, held: heldAt } = matcherOf(held)
     const extra: Message.Message = { role: "user", content: [{ type: "text", text: "next task" }] }
-    expect(matcher.checkedPrefix([...fresh(held), extra], heldAt, "sampled")).toBe(2_000)
+    expect(matcher.checkedPrefix([...rewrapped(held), extra], heldAt, "sampled")).toBe(2_000)
     expect(matcher.checkedPrefix(editedAt(held, 0), heldAt, "sampled")).toBe(0)
     expect(matcher.checkedPrefix(editedAt(held, 2_000 - RECENT_MESSAGES), heldAt, "sampled")).toBe(
       2_000 - RECENT_MESSAGES
     )
-    const removed = fresh(held)
+    const removed = rewrapped(held)
     removed.splice(700, 1)
     removed.push(extra, extra)
     expect(matcher.checkedPrefix(removed, heldAt, "sampled")).toBe(700)
-    const inserted = fresh(held)
+    const inserted = rewrapped(held)
     inserted.splice(1_200, 0, extra)
     expect(matcher.checkedPrefix(inserted, heldAt, "sampled")).toBe(1_200)
     // Fewer messages than held: compared in full.
-    expect(matcher.checkedPrefix(fresh(held).slice(0, 1_500), heldAt, "sampled")).toBe(1_500)
+    expect(matcher.checkedPrefix(rewrapped(held).slice(0, 1_500), heldAt, "sampled")).toBe(1_500)
   })
 
   it('"sampled" sees an in-place edit of an older message within ⌈older / ROTATED⌉ steps, at its position; "full" at once', () => {
@@ -111,7 +103,7 @@ describe("MessageMatch.checkedPrefix", () => {
           const held = history(count)
           const { matcher, held: heldAt } = matcherOf(held)
           // The rotation is wherever earlier unchanged steps left it.
-          for (let step = 0; step < earlierSteps; step++) matcher.checkedPrefix(fresh(held), heldAt, "sampled")
+          for (let step = 0; step < earlierSteps; step++) matcher.checkedPrefix(rewrapped(held), heldAt, "sampled")
           const older = count - 1 - RECENT_MESSAGES
           const position = 1 + Math.floor(where * older)
           const edited = editedAt(held, position)
@@ -189,7 +181,7 @@ describe("the middleware with a sampled history check", () => {
     const middleware = contextEngineMiddleware({ engine, policy: smallPolicy(10_000_000) })
     const wrapped = wrapLanguageModel({ model, middleware })
     const held = history(1_000)
-    await wrapped.doGenerate({ prompt: fresh(held) as never })
+    await wrapped.doGenerate({ prompt: rewrapped(held) as never })
     const edited = editedAt(held, 400)
     await wrapped.doGenerate({ prompt: edited as never })
     const sent = calls.at(-1)!.params.prompt
@@ -244,11 +236,12 @@ describe("Session.sync with a sampled history check, generated edit sequences", 
             const count = incoming.length
             const at = next.kind === "append" || next.kind === "same" ? 0 : Math.floor(next.where * count)
             const older = at >= 1 && at < count - RECENT_MESSAGES
-            if (next.kind === "append") incoming = [...fresh(incoming), ...Array.from({ length: next.count }, extra)]
+            if (next.kind === "append")
+              incoming = [...rewrapped(incoming), ...Array.from({ length: next.count }, extra)]
             else if (next.kind === "edit") incoming = editedAt(incoming, at)
-            else if (next.kind === "remove") incoming = fresh(incoming).toSpliced(at, 1)
-            else if (next.kind === "insert") incoming = fresh(incoming).toSpliced(at, 0, extra())
-            else incoming = fresh(incoming)
+            else if (next.kind === "remove") incoming = rewrapped(incoming).toSpliced(at, 1)
+            else if (next.kind === "insert") incoming = rewrapped(incoming).toSpliced(at, 0, extra())
+            else incoming = rewrapped(incoming)
             if (next.kind === "remove" || next.kind === "insert") pending = new Set()
             await session.sync(incoming)
             const diff = differing()
@@ -259,7 +252,7 @@ describe("Session.sync with a sampled history check, generated edit sequences", 
             if (diff.length === 0) pending = new Set()
           }
           const older = incoming.length - 1 - RECENT_MESSAGES
-          for (let step = 0; step < Math.ceil(older / ROTATED_MESSAGES); step++) await session.sync(fresh(incoming))
+          for (let step = 0; step < Math.ceil(older / ROTATED_MESSAGES); step++) await session.sync(rewrapped(incoming))
           expect(differing()).toEqual([])
         }
       ),

@@ -16,7 +16,7 @@ import { describe, expect, it } from "vitest"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import * as MessageMatch from "../src/MessageMatch.ts"
 import * as Session from "../src/Session.ts"
-import { smallPolicy, windowedModel } from "./support/MockProvider.ts"
+import { rewrapped, smallPolicy, windowedModel } from "./support/MockProvider.ts"
 
 const { RECENT_MESSAGES, ROTATED_MESSAGES } = MessageMatch
 const big = (tag: string) => Array.from({ length: 300 }, (_, line) => `${tag} line ${line}`).join("\n")
@@ -44,17 +44,9 @@ const history = (count: number): Array<Message.Message> =>
     }
   })
 
-/** New message and part objects around the same values (what the AI SDK hands over every step). */
-const fresh = (messages: ReadonlyArray<Message.Message>): Array<Message.Message> =>
-  messages.map((message) =>
-    typeof message.content === "string"
-      ? ({ ...message } as Message.Message)
-      : ({ ...message, content: message.content.map((part) => ({ ...part })) } as Message.Message)
-  )
-
 /** `messages` with the message at `position` rewritten in place (same role and shape, other text). */
 const editedAt = (messages: ReadonlyArray<Message.Message>, position: number, tag: string): Array<Message.Message> => {
-  const next = fresh(messages)
+  const next = rewrapped(messages)
   const message = next[position]!
   if (typeof message.content === "string")
     next[position] = { ...message, content: `${message.content} ${tag}` } as Message.Message
@@ -108,7 +100,7 @@ const runner = (historyCheck: MessageMatch.HistoryCheck, records: InMemoryTransc
     store,
     records,
     send: async (prompt: ReadonlyArray<Message.Message>): Promise<LanguageModelV4Prompt> => {
-      await wrapped.doGenerate({ prompt: fresh(prompt) as never })
+      await wrapped.doGenerate({ prompt: rewrapped(prompt) as never })
       return calls.at(-1)!.params.prompt
     }
   }

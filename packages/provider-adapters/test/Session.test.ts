@@ -4,6 +4,7 @@
 import { type Entry, InMemoryTranscriptStore, type Message, MessageSeal } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Session from "../src/Session.ts"
+import { rewrapped } from "./support/MockProvider.ts"
 
 const overflowEvent = (id: string, data: Record<string, unknown>, parentId: string | null = null): Entry.Entry =>
   ({
@@ -157,24 +158,18 @@ describe("Session.sync", () => {
   })
 
   it("matches new wrappers around the same values, and still notices an earlier part's field rewritten", async () => {
-    const rewrap = (messages: ReadonlyArray<Message.Message>) =>
-      messages.map((message) =>
-        typeof message.content === "string"
-          ? { ...message }
-          : ({ ...message, content: message.content.map((part) => ({ ...part })) } as Message.Message)
-      )
     const first = history()
     const session = await Session.make("s")
     await session.sync(first)
-    expect(await session.sync(rewrap(first))).toHaveLength(0)
+    expect(await session.sync(rewrapped(first))).toHaveLength(0)
     // Same wrappers, but the tool call's input replaced (an app rewrote it): a branch from there on.
-    const rewritten = rewrap(first)
+    const rewritten = rewrapped(first)
     const call = (rewritten[2]!.content as Array<Record<string, unknown>>)[0]!
     call.input = { path: "src/other.ts" }
     const appended = await session.sync(rewritten)
     expect(appended.map((entry) => entry.message)).toEqual(rewritten.slice(2))
     // A field added to a part is a change too.
-    const extended = rewrap(rewritten)
+    const extended = rewrapped(rewritten)
     ;(extended[3]!.content as Array<Record<string, unknown>>)[0]!.isError = true
     expect(await session.sync(extended)).toHaveLength(1)
   })

@@ -206,3 +206,15 @@ export const longHistory = (turns: number, resultChars = 4000): Array<Message.Me
   messages.push({ role: "user", content: [{ type: "text", text: "Which files export value?" }] })
   return messages
 }
+
+/**
+ * New message and part objects around the same values: what the AI SDK hands
+ * the middleware every step (`convertToLanguageModelPrompt` copies each
+ * message and part).
+ */
+export const rewrapped = (messages: ReadonlyArray<Message.Message>): Array<Message.Message> =>
+  messages.map((message) =>
+    typeof message.content === "string"
+      ? ({ ...message } as Message.Message)
+      : ({ ...message, content: message.content.map((part) => ({ ...part })) } as Message.Message)
+  )
