@@ -271,7 +271,9 @@ export const make = async (
       // Edits appended later of entries the branch keeps (an offload of a kept tool result, written after the
       // step's last message) stay in force: carried to the new branch as new entries (the old ones stay).
       const kept = new Set(path.slice(0, end).map((entry) => entry.id))
-      const later = path.slice(end).filter((entry) => entry.kind === "edit" && kept.has(editTarget(entry.edit)))
+      const later = path
+        .slice(end)
+        .filter((entry): entry is Entry.EditEntry => entry.kind === "edit" && kept.has(editTarget(entry.edit)))
       path = path.slice(0, end)
       for (let position = matched; position < messageEntries.length; position++)
         positionById.delete(messageEntries[position]!.id)
@@ -285,7 +287,7 @@ export const make = async (
           new Date().toISOString(),
           later.map((entry) => ({
             id: nextId(),
-            body: { kind: "edit" as const, edit: (entry as Entry.EditEntry).edit }
+            body: { kind: "edit" as const, edit: entry.edit }
           }))
         )
         appendRaw(copies)
