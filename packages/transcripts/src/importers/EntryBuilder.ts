@@ -43,12 +43,17 @@ export interface EntryBuilder {
   /** Records a skipped line; throws `TranscriptCorrupt` in strict mode. */
   readonly skip: (line: number, reason: string) => void
   readonly note: (issue: ImportIssue) => void
+  /** The entries written, in source order; empty when the builder streams them (`onEntry`). */
   readonly entries: () => ReadonlyArray<Entry.Entry>
+  /** How many entries were written (streamed ones included). */
+  readonly count: () => number
   readonly issues: () => ReadonlyArray<ImportIssue>
   readonly sessions: () => ReadonlyArray<SessionSpan>
   /** Id of the last entry written, or null. */
   readonly lastId: () => string | null
   readonly has: (id: string) => boolean
+  /** Id of the entry written just before `id`; null when `id` came first or was never written. */
+  readonly idBefore: (id: string) => string | null
 }
 
 const EPOCH = "1970-01-01T00:00:00.000Z"
@@ -89,6 +94,13 @@ export const make = (options: {
   prefix: string
   /** Keep only these `meta` keys (`ImportOptions.metaKeys`); default every key. */
   metaKeys?: ReadonlyArray<string> | undefined
+  /**
+   * Streams: each entry goes to this sink as soon as it is written and the
+   * builder does not hold it (`entries()` stays empty). Ids, parents, issues
+   * and sessions are the same as without it; the builder keeps only each
+   * id and the id written before it.
+   */
+  onEntry?: ((entry: Entry.Entry) => void) | undefined
 }): EntryBuilder => {
   const metaOf = (full: Meta | undefined): Meta | undefined => {
     if (full === undefined || options.metaKeys === undefined) return full
@@ -104,7 +116,9 @@ export const make = (options: {
     entryCount: number
     startedAt: string | null
   }> = []
-  const ids = new Set<string>()
+  // every id written → the id written just before it (null for the first)
+  const ids = new Map<string, string | null>()
+  let count = 0
   let previousId: string | null = null
   let previousTimestamp = EPOCH
   let sessionStart = true
@@ -136,8 +150,10 @@ export const make = (options: {
     const parentId = header.parentId !== undefined ? header.parentId : sessionStart ? null : previousId
     const timestamp = isoTimestamp(header.timestamp) ?? previousTimestamp
     const entry = Entry.make({ id, parentId, timestamp, meta: metaOf(header.meta) }, body as Entry.Body) as E
-    entries.push(entry)
-    ids.add(id)
+    if (options.onEntry === undefined) entries.push(entry)
+    else options.onEntry(entry)
+    ids.set(id, previousId)
+    count++
     const session = sessions[sessions.length - 1]!
     if (session.firstEntryId === null) session.firstEntryId = id
     session.entryCount++
@@ -178,10 +194,12 @@ export const make = (options: {
       else issues.push(issue)
     },
     entries: () => entries,
+    count: () => count,
     issues: () => issues,
     sessions: () => sessions,
     lastId: () => previousId,
-    has: (id) => ids.has(id)
+    has: (id) => ids.has(id),
+    idBefore: (id) => ids.get(id) ?? null
   }
 }
 

@@ -13,125 +13,43 @@
  *
  * @since 0.1.0
  */
-import { readFileSync } from "node:fs"
-import { readFile, stat } from "node:fs/promises"
-import { Errors } from "@context-engine/core"
+import { readFile } from "node:fs/promises"
+import { type Entry, Errors } from "@context-engine/core"
 import { Effect } from "effect"
 import * as Detect from "./Detect.ts"
 import * as EntryBuilder from "./EntryBuilder.ts"
-import type { DocumentFormat, Format } from "./Format.ts"
-import {
-  type FormatId,
-  FormatMismatch,
-  FormatNotDetected,
-  type ImportOptions,
-  type ImportResult,
-  TranscriptUnreadable
-} from "./ImportResult.ts"
+import type { DocumentFormat } from "./Format.ts"
+import { type FormatId, FormatNotDetected, type ImportOptions, type ImportResult } from "./ImportResult.ts"
+import * as ImportSteps from "./ImportSteps.ts"
 import * as LineSource from "./LineSource.ts"
 
+const {
+  checkContent,
+  checkForced,
+  checkForcedCount,
+  choose,
+  emptyResult,
+  open,
+  rejected,
+  result,
+  toImportError,
+  tried
+} = ImportSteps
+
 /**
- * Options of {@link importFile}.
+ * Options of {@link importFile}: a format id or `"auto"` (default), and a
+ * progress callback (bytes read, file size in bytes).
  *
  * @category models
  */
-export interface FileOptions extends ImportOptions {
-  /** A format id, or `"auto"` (default) to detect it from the content. */
-  readonly format?: FormatId | "auto" | undefined
-  /** Called after each chunk with bytes read and the file size in bytes. */
-  readonly onProgress?: LineSource.OnProgress | undefined
-}
+export type FileOptions = ImportSteps.FileOptions
 
 /**
  * Errors of the import functions.
  *
  * @category errors
  */
-export type ImportError = Errors.TranscriptCorrupt | FormatNotDetected | FormatMismatch | TranscriptUnreadable
-
-const tried = Detect.all.map((format) => format.id)
-
-const PROBLEMS: Record<string, TranscriptUnreadable["problem"]> = {
-  ENOENT: "not-found",
-  ENOTDIR: "not-found",
-  EISDIR: "is-a-directory",
-  EACCES: "permission-denied",
-  EPERM: "permission-denied"
-}
-
-const specialKind = (stats: {
-  isFIFO(): boolean
-  isCharacterDevice(): boolean
-  isBlockDevice(): boolean
-  isSocket(): boolean
-}): string =>
-  stats.isFIFO()
-    ? "a FIFO"
-    : stats.isCharacterDevice()
-      ? "a character device"
-      : stats.isBlockDevice()
-        ? "a block device"
-        : stats.isSocket()
-          ? "a socket"
-          : "a special file"
-
-const toImportError = (source: string, error: unknown): ImportError => {
-  if (
-    error instanceof Errors.TranscriptCorrupt ||
-    error instanceof FormatNotDetected ||
-    error instanceof FormatMismatch ||
-    error instanceof TranscriptUnreadable
-  )
-    return error
-  const code = (error as { code?: unknown } | null)?.code
-  const detail = error instanceof Error ? error.message : String(error)
-  if (typeof code === "string") return new TranscriptUnreadable({ source, problem: PROBLEMS[code] ?? "other", detail })
-  return new Errors.TranscriptCorrupt({ source, reason: detail })
-}
-
-/**
- * A forced format that recognized nothing in non-empty content is the wrong format: every entry it made is an
- * unknown record it only kept as an event (e.g. a pi session read as Claude Code). Say so instead of returning it.
- */
-const checkForced = (imported: ImportResult, explicit: boolean): ImportResult => {
-  const unknown = imported.issues.filter((issue) => issue.action === "kept-as-event").length
-  if (!explicit || imported.transcript.entries.length > unknown) return imported
-  const first = imported.issues.find((issue) => issue.action === "skipped")
-  throw new FormatMismatch({
-    source: imported.source,
-    format: imported.format,
-    lines: imported.lines,
-    firstIssue: first === undefined ? null : { line: first.line, reason: first.reason }
-  })
-}
-
-/** A forced format whose markers the content lacks, where auto-detection finds `detected` instead. */
-const rejected = (source: string, format: Format, detected: FormatId): FormatMismatch =>
-  new FormatMismatch({
-    source,
-    format: format.id,
-    lines: 0,
-    firstIssue: null,
-    markers: format.markers,
-    detected
-  })
-
-const result = (
-  format: Format,
-  builder: EntryBuilder.EntryBuilder,
-  counts: { lines: number; bytes: number }
-): ImportResult => {
-  const sessions = builder.sessions()
-  return {
-    format: format.id,
-    source: builder.source,
-    transcript: { sessionId: sessions[0]?.sessionId ?? format.prefix, entries: builder.entries() },
-    sessions,
-    issues: builder.issues(),
-    lines: counts.lines,
-    bytes: counts.bytes
-  }
-}
+export type ImportError = ImportSteps.ImportError
 
 const parseDocument = (source: string, withMark: string): unknown => {
   const text = LineSource.withoutByteOrderMark(withMark)
@@ -179,74 +97,20 @@ const runDocument = (
 }
 
 /**
- * The format to read `text` (the first 64 KiB) as. A forced format stands unless its detector rejects the content
- * and auto-detection finds another format (`whole` reads the full text when that needs a JSON parse): then nothing
- * would be read as meant, so it is a `FormatMismatch` in strict and lenient mode alike.
- */
-const choose = (
-  source: string,
-  text: string,
-  wanted: FormatId | "auto" | undefined,
-  whole: () => string
-): Format | "document" => {
-  if (wanted !== undefined && wanted !== "auto") {
-    const forced = Detect.byId(wanted)
-    const detected = text.trim().length === 0 ? undefined : Detect.forcedMismatch(forced, Detect.sample(text), whole)
-    if (detected !== undefined) throw rejected(source, forced, detected)
-    return forced
-  }
-  const detected = Detect.detectSample(Detect.sample(text))
-  if (detected === undefined)
-    throw new FormatNotDetected({ source, tried, detail: "no format's markers appear in the first 64 KiB" })
-  return detected
-}
-
-const checkContent = (source: string, head: Buffer, size: number, strict: boolean, explicit: boolean): void => {
-  const binary = LineSource.binaryReason(head)
-  if (binary !== undefined) throw new Errors.TranscriptCorrupt({ source, reason: `binary file: ${binary}` })
-  if (size === 0 || head.toString("utf8").trim().length === 0) {
-    if (strict || !explicit) throw new Errors.TranscriptCorrupt({ source, reason: `file is empty (${size} bytes)` })
-  }
-}
-
-const emptyResult = (format: Format, source: string, bytes: number): ImportResult => ({
-  format: format.id,
-  source,
-  transcript: { sessionId: format.prefix, entries: [] },
-  sessions: [],
-  issues: [{ line: 0, action: "skipped", reason: `file is empty (${bytes} bytes)` }],
-  lines: 0,
-  bytes
-})
-
-/**
  * Imports a file. Fails with `TranscriptUnreadable` (missing file, a
  * directory, no permission), `TranscriptCorrupt` (binary or empty file, a
- * malformed line in strict mode), {@link FormatNotDetected}, or
+ * malformed line in strict mode), `FormatNotDetected`, or
  * `FormatMismatch` (a forced `format` that imported nothing from a
  * non-empty file, or whose markers the file lacks while auto-detection
  * finds another format — an error in strict and lenient mode alike).
  *
  * @category importers
  */
-export const importFile = (path: string, options: FileOptions = {}): Effect.Effect<ImportResult, ImportError> => {
-  const source = options.source ?? path
-  const strict = options.strict ?? false
-  return Effect.tryPromise({
+export const importFile = (path: string, options: FileOptions = {}): Effect.Effect<ImportResult, ImportError> =>
+  Effect.tryPromise({
     try: async () => {
-      const stats = await stat(path)
-      if (stats.isDirectory())
-        throw new TranscriptUnreadable({ source, problem: "is-a-directory", detail: `EISDIR: ${path} is a directory` })
-      // A FIFO blocks the read forever and a device never ends: only regular files are read.
-      if (!stats.isFile())
-        throw new TranscriptUnreadable({ source, problem: "not-a-regular-file", detail: specialKind(stats) })
-      const size = stats.size
-      const head = LineSource.head(path)
-      const explicit = options.format !== undefined && options.format !== "auto"
-      checkContent(source, head, size, strict, explicit)
-      const text = head.toString("utf8")
-      const format = choose(source, text, options.format, () => readFileSync(path, "utf8"))
-      if (format !== "document" && text.trim().length === 0) return emptyResult(format, source, size)
+      const { source, strict, explicit, size, format, empty } = await open(path, options)
+      if (format !== "document" && empty) return emptyResult(format, source, size)
       if (format === "document" || format.kind === "document") {
         const whole = await readFile(path, "utf8")
         options.onProgress?.(size, size)
@@ -268,9 +132,88 @@ export const importFile = (path: string, options: FileOptions = {}): Effect.Effe
       })
       return checkForced(result(format, builder, counts), explicit)
     },
-    catch: (error) => toImportError(source, error)
+    catch: (error) => toImportError(options.source ?? path, error)
   })
+
+/**
+ * What {@link streamFile} resolves to: an {@link ImportResult} whose
+ * `transcript.entries` is empty (the entries went to the sink), with the
+ * number of entries streamed.
+ *
+ * @category models
+ */
+export interface StreamResult extends ImportResult {
+  readonly entryCount: number
 }
+
+/**
+ * The format of a file as {@link importFile} would read it (same checks and
+ * errors, nothing imported): `kind` `"lines"` for the formats
+ * {@link streamFile} streams, `"document"` for whole-JSON documents.
+ *
+ * @category importers
+ */
+export const detectFile = (
+  path: string,
+  options: FileOptions = {}
+): Promise<{ readonly format: FormatId | "document"; readonly kind: "lines" | "document"; readonly bytes: number }> =>
+  Effect.runPromise(
+    Effect.tryPromise({
+      try: async () => {
+        const { format, size } = await open(path, options)
+        return format === "document"
+          ? { format, kind: "document" as const, bytes: size }
+          : { format: format.id, kind: format.kind, bytes: size }
+      },
+      catch: (error) => toImportError(options.source ?? path, error)
+    })
+  )
+
+/**
+ * Streams a line-format file (JSONL and text formats) entry by entry:
+ * `onEntry` receives each entry as the format's importer writes it, and
+ * nothing holds the entries afterwards, so a caller that keeps only what it
+ * needs imports a file of any size in bounded memory. Ids, parents, issues,
+ * sessions, lines and bytes are those of {@link importFile}, and so are its
+ * errors. A whole-JSON document format (OpenAI, Anthropic, AI SDK JSON,
+ * SWE-agent `.traj`) is parsed whole by nature and does not stream: it fails
+ * with `TranscriptCorrupt` saying to use {@link importFile} ({@link detectFile}
+ * tells the kinds apart first).
+ *
+ * @category importers
+ */
+export const streamFile = (
+  path: string,
+  options: FileOptions,
+  onEntry: (entry: Entry.Entry) => void
+): Promise<StreamResult> =>
+  Effect.runPromise(
+    Effect.tryPromise({
+      try: async () => {
+        const { source, strict, explicit, size, format, empty } = await open(path, options)
+        if (format === "document" || format.kind === "document")
+          throw new Errors.TranscriptCorrupt({
+            source,
+            reason: `${format === "document" ? "a JSON document" : format.id} is a whole-document format; it does not stream (import it with importFile)`
+          })
+        if (empty) return { ...emptyResult(format, source, size), entryCount: 0 }
+        const builder = EntryBuilder.make({
+          source,
+          strict,
+          prefix: format.prefix,
+          metaKeys: options.metaKeys,
+          onEntry
+        })
+        const counts = await LineSource.fromFile(path, format.start(builder), {
+          totalBytes: size,
+          onProgress: options.onProgress
+        })
+        checkForcedCount(builder, explicit, format.id, source, counts.lines)
+        return { ...result(format, builder, counts), entryCount: builder.count() }
+      },
+      catch: (error) => toImportError(options.source ?? path, error)
+    })
+  )
 
 /**
  * Promise form of {@link importFile}; rejects with the same typed errors.

@@ -305,9 +305,8 @@ export const format: LineFormat = {
       const kept = firstKeptOf(record, line)
       generation++
       const fields = header(record, line)
-      const entries = builder.entries()
-      const keptIndex = kept === null ? -1 : entries.findIndex((entry) => entry.id === kept)
-      const toEntryId = (keptIndex > 0 ? entries[keptIndex - 1]?.id : builder.lastId()) ?? ""
+      // the entry before the first kept one; when nothing is kept or it came first, the latest entry
+      const toEntryId = (kept === null ? null : builder.idBefore(kept)) ?? builder.lastId() ?? ""
       const checkpoint: Checkpoint.Checkpoint = {
         id: fields.id,
         generation,
