@@ -120,7 +120,9 @@ export const make = (options: ControllerOptions): ContextController => {
     const id = typeof options.sessionId === "function" ? options.sessionId(model) : (options.sessionId ?? "default")
     let opened = sessions.get(id)
     if (opened === undefined) {
-      opened = Session.make(id, options.store, options.messageId, options.historyCheck)
+      opened = Session.make(id, options.store, options.messageId, options.historyCheck, (error, unstoredEntries) =>
+        runtime.emit({ type: "store-failed", sessionId: id, error, unstoredEntries })
+      )
       sessions.set(id, opened)
     }
     return opened

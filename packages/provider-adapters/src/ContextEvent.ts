@@ -90,6 +90,20 @@ export type ContextEvent =
     }
   | { readonly type: "native"; readonly sessionId: string; readonly entries: ReadonlyArray<Entry.Entry> }
   | {
+      /**
+       * The store refused a write the session holds anyway (an outage while the step's messages, an offload
+       * edit or an event were stored): the request still goes out, built from what the session holds, and each
+       * later write stores the unstored entries first, in order (`Session`). A compaction the store refused is
+       * `compaction-failed` instead (its `error` also of kind `"store"`).
+       */
+      readonly type: "store-failed"
+      readonly sessionId: string
+      /** `PluginFailed` of kind `"store"` (`Session.storeFailure`): the store's error in `detail`. */
+      readonly error: PluginGuard.PluginFailed
+      /** Entries the session holds that the store does not, after this failure. */
+      readonly unstoredEntries: number
+    }
+  | {
       /** The request body was refused as too large (HTTP 413, C20): the route's byte cap is learned. */
       readonly type: "body-too-large"
       readonly sessionId: string

@@ -17,7 +17,6 @@ import {
   Entry,
   type Message,
   type ModelPolicy,
-  PluginGuard,
   Telemetry,
   Tokenizers
 } from "@context-engine/core"
@@ -196,13 +195,7 @@ const settle = async (
       // Another worker wrote first: the controller reads the session again and prepares once more.
       if (Session.isStaleWrite(error)) throw error
       // The store failed (an outage): a failed compaction — the previous context stays, the request still goes out.
-      const failure = new PluginGuard.PluginFailed({
-        plugin: "transcript store",
-        kind: "store",
-        failure: "threw",
-        timeoutMs: Number.POSITIVE_INFINITY,
-        detail: error instanceof Error ? error.message : String(error)
-      })
+      const failure = Session.storeFailure(error)
       runtime.emit(ContextEvent.compactionFailed(current.sessionId, failure, runtime.breaker.state(routeOf(model))))
       return false
     }

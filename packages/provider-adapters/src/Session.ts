@@ -19,28 +19,22 @@
  * written later of the entries the branch keeps (e.g. an offloaded tool
  * result) are carried to it as new entries.
  *
+ * A store that fails (an outage: any error but a stale write,
+ * {@link isStaleWrite}) loses nothing and stops no request: the session holds
+ * what it was given (synced messages, edits, events) as unstored, reports the
+ * failure (`onStoreFailure`), and every later write stores the unstored
+ * entries first, in order. Only a write that carries a checkpoint (a
+ * compaction's commit) is stored before the session holds it: the store
+ * refuses it whole and the compaction counts as failed.
+ *
  * @since 0.1.0
  */
 import { ActiveView, Entry, type Message, MessageSeal, OverflowEvent, type ViewEdit } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 import * as MessageMatch from "./MessageMatch.ts"
+import * as SessionWrites from "./SessionWrites.ts"
 
-/**
- * Where entries are persisted. Structurally a subset of core's
- * `AsyncTranscriptStore` (`TranscriptStore.toAsync`), so any store built there
- * can be passed as is. Entries that carry a checkpoint (a compaction's
- * edits, memory entries and checkpoint) go through `commitCompaction` when
- * the store has it (one atomic unit, compare-and-set on the generation), else
- * through `installCheckpoint` for the checkpoint and `append` for the rest.
- *
- * @category models
- */
-export interface SessionStore {
-  readonly load: (sessionId: string) => Promise<{ readonly entries: ReadonlyArray<Entry.Entry> }>
-  readonly append: (sessionId: string, entries: ReadonlyArray<Entry.Entry>) => Promise<unknown>
-  readonly installCheckpoint?: (sessionId: string, entry: Entry.CheckpointEntry) => Promise<unknown>
-  readonly commitCompaction?: (sessionId: string, entries: ReadonlyArray<Entry.Entry>) => Promise<unknown>
-}
+export { isStaleWrite, type OnStoreFailure, type SessionStore, storeFailure } from "./SessionWrites.ts"
 
 /**
  * A session.
@@ -65,9 +59,16 @@ export interface Session {
    * as the store requires (`ContextEngine.EngineInput.nextGeneration`); the active path alone may hold a lower one.
    */
   readonly nextGeneration: () => number
-  /** Appends the messages not yet in the active path; returns the new message entries. */
+  /**
+   * Appends the messages not yet in the active path; returns the new message entries. The session holds them
+   * even when the store refuses them (an outage: reported, stored by a later write; see the module notes).
+   */
   readonly sync: (messages: ReadonlyArray<Message.Message>) => Promise<ReadonlyArray<Entry.MessageEntry>>
-  /** Appends entries (edits, checkpoints, events) to the active path and the store. */
+  /**
+   * Appends entries (edits, checkpoints, events) to the active path and the store. Entries with a checkpoint (a
+   * compaction's commit) are stored first and rejected whole when the store refuses them; any other entries are
+   * held as `sync`'s messages are.
+   */
   readonly append: (entries: ReadonlyArray<Entry.Entry>) => Promise<void>
   /** A fresh entry id in this session. */
   readonly nextId: () => string
@@ -121,21 +122,6 @@ export const learnedFromEvent = (data: OverflowEvent.Data): number | undefined =
   return data.learnedWindowTokens
 }
 
-/**
- * Whether `error` is a store write refused because the store holds entries
- * the session did not read: an id stored with other content or a parent it
- * does not hold (`InvalidInput` on an entry), or a checkpoint generation
- * already installed (`CheckpointConflict`) — what another process writing
- * the same session causes (`TranscriptIndex.plan`). Reading the session
- * again resolves it; any other store error is an outage.
- *
- * @category guards
- */
-export const isStaleWrite = (error: unknown): boolean => {
-  const { _tag, what } = (error ?? {}) as { readonly _tag?: unknown; readonly what?: unknown }
-  return _tag === "CheckpointConflict" || (_tag === "InvalidInput" && what === "entry")
-}
-
 /** The entry an edit names: the one it drops or replaces, or the one it inserts after. */
 const editTarget = (edit: ViewEdit.ViewEdit): string => (edit.op === "insert" ? edit.afterEntryId : edit.entryId)
 
@@ -158,15 +144,18 @@ export type MessageId = (position: number) => string | undefined
  * `<sessionId>:<n>`, as every other entry the session writes. `historyCheck`
  * says how much of the held history `sync` compares each step
  * (`MessageMatch.HistoryCheck`; default `"sampled"`; anything else throws
- * `Errors.InvalidInput`).
+ * `Errors.InvalidInput`). `onStoreFailure` hears of each write the store
+ * refused while the session kept its entries ({@link OnStoreFailure}; see the
+ * module notes).
  *
  * @category constructors
  */
 export const make = async (
   sessionId: string,
-  store?: SessionStore,
+  store?: SessionWrites.SessionStore,
   messageId?: MessageId | undefined,
-  historyCheck?: MessageMatch.HistoryCheck
+  historyCheck?: MessageMatch.HistoryCheck,
+  onStoreFailure?: SessionWrites.OnStoreFailure
 ): Promise<Session> => {
   const check = MessageMatch.historyCheckOf(historyCheck, "historyCheck")
   const all: Array<Entry.Entry> = store ? (await store.load(sessionId)).entries.map(sealed) : []
@@ -217,22 +206,7 @@ export const make = async (
     if (window !== undefined) learn(data!.model, window)
   }
 
-  const persist = async (entries: ReadonlyArray<Entry.Entry>): Promise<void> => {
-    if (!store || entries.length === 0) return
-    if (store.commitCompaction && entries.filter((entry) => entry.kind === "checkpoint").length === 1) {
-      await store.commitCompaction(sessionId, entries)
-      return
-    }
-    let batch: Array<Entry.Entry> = []
-    for (const entry of entries) {
-      if (entry.kind === "checkpoint" && store.installCheckpoint) {
-        if (batch.length > 0) await store.append(sessionId, batch)
-        batch = []
-        await store.installCheckpoint(sessionId, entry)
-      } else batch.push(entry)
-    }
-    if (batch.length > 0) await store.append(sessionId, batch)
-  }
+  const storeWrites = SessionWrites.make(sessionId, store, onStoreFailure)
 
   const appendRaw = (entries: ReadonlyArray<Entry.Entry>): void => {
     for (const entry of entries) {
@@ -304,7 +278,7 @@ export const make = async (
       appendRaw([entry])
       appended.push(entry)
     }
-    await persist(carried.length === 0 ? appended : [...carried, ...appended])
+    await storeWrites.storeHeld(carried.length === 0 ? appended : [...carried, ...appended])
     return appended
   }
 
@@ -321,9 +295,14 @@ export const make = async (
         const linked = entries.map((entry, index) =>
           index === 0 && entry.parentId === null && path.length > 0 ? Entry.withParent(entry, path.at(-1)!.id) : entry
         )
-        // Stored first: entries the store refused never enter the session (it stays what the store holds).
-        await persist(linked)
+        if (linked.some((entry) => entry.kind === "checkpoint")) {
+          // A compaction's commit is stored first: one the store refused never enters the session.
+          await storeWrites.storeFirst(linked)
+          appendRaw(linked)
+          return
+        }
         appendRaw(linked)
+        await storeWrites.storeHeld(linked)
       }),
     nextId,
     learnedWindow: (modelId) => learned.get(modelId),

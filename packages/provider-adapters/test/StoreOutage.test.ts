@@ -5,13 +5,13 @@
  * request still goes out (DESIGN.md invariants). The session keeps nothing
  * the store refused, so a later compaction is tried again.
  */
-import { type Entry, InMemoryTranscriptStore } from "@context-engine/core"
+import { ActiveView, type Entry, InMemoryTranscriptStore, type Message } from "@context-engine/core"
 import { TieredSummaryEngine } from "@context-engine/engines"
-import { generateText, type ModelMessage, wrapLanguageModel } from "ai"
+import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from "ai"
 import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
-import type { SessionStore } from "../src/Session.ts"
+import * as Session from "../src/Session.ts"
 import { smallPolicy, windowedModel } from "./support/MockProvider.ts"
 
 const POLICY_WINDOW_TOKENS = 4_000
@@ -23,7 +23,7 @@ describe("a store outage while a compaction is saved", () => {
     const failing = (entries: ReadonlyArray<Entry.Entry>) => {
       if (down && entries.some((entry) => entry.kind !== "message")) throw new Error("connection refused (store down)")
     }
-    const store: SessionStore = {
+    const store: Session.SessionStore = {
       load: (sessionId) => inner.load(sessionId),
       append: async (sessionId, entries) => {
         failing(entries)
@@ -78,5 +78,111 @@ describe("a store outage while a compaction is saved", () => {
     await turn(12)
     expect(events.some((event) => event.type === "compaction")).toBe(true)
     expect((await inner.load("s")).entries.some((entry) => entry.kind === "checkpoint")).toBe(true)
+  })
+})
+
+/** A store over `inner` whose first `failures` writes (of any kind) throw, as during an outage; later ones pass. */
+const recoveringStore = (inner: ReturnType<typeof InMemoryTranscriptStore.open>, failures: number) => {
+  let failed = 0
+  const write = async <A>(run: () => Promise<A>): Promise<A> => {
+    if (failed < failures) {
+      failed++
+      throw new Error(`connection refused (outage, write ${failed} of ${failures})`)
+    }
+    return run()
+  }
+  const store: Session.SessionStore = {
+    load: (sessionId) => inner.load(sessionId),
+    append: (sessionId, entries) => write(() => inner.append(sessionId, entries)),
+    installCheckpoint: (sessionId, entry) => write(() => inner.installCheckpoint(sessionId, entry)),
+    commitCompaction: (sessionId, entries) => write(() => inner.commitCompaction(sessionId, entries))
+  }
+  return { store, failedWrites: () => failed }
+}
+
+const readTool = tool({
+  description: "Read a file",
+  inputSchema: jsonSchema<{ path: string }>({
+    type: "object",
+    properties: { path: { type: "string" } },
+    required: ["path"]
+  }),
+  execute: async ({ path }) => `// ${path}\n${"export const value = 1 // line\n".repeat(120)}`
+})
+
+describe("a store outage while the app's messages are synced", () => {
+  it("the session holds what the store refused, reports it, and stores it first, in order, once the store is back", async () => {
+    const inner = InMemoryTranscriptStore.open()
+    const { store, failedWrites } = recoveringStore(inner, 2)
+    const failures: Array<[string, number]> = []
+    const session = await Session.make("s", store, undefined, undefined, (failure, unstored) => {
+      failures.push([failure.message, unstored])
+    })
+    const history: Array<Message.Message> = []
+    for (let index = 0; index < 4; index++) {
+      history.push({ role: index % 2 === 0 ? "user" : "assistant", content: `message ${index}` })
+      // Resolves during the outage too: the session holds the messages (the request is built from them).
+      const appended = await session.sync(history)
+      expect(appended.map((entry) => entry.message)).toEqual([history.at(-1)])
+      expect(session.messages()).toEqual(history)
+    }
+    expect(failedWrites()).toBe(2)
+    expect(failures).toEqual([
+      ["The store transcript store threw: connection refused (outage, write 1 of 2)", 1],
+      ["The store transcript store threw: connection refused (outage, write 2 of 2)", 2]
+    ])
+    const stored = (await inner.load("s")).entries
+    expect(stored.map((entry) => entry.id)).toEqual(session.transcript().map((entry) => entry.id))
+    expect(ActiveView.branch(stored).map((entry) => (entry as Entry.MessageEntry).message)).toEqual(history)
+  })
+
+  it("every request of a tool loop goes out during the outage; afterwards the store holds every message once, in order", async () => {
+    const inner = InMemoryTranscriptStore.open()
+    const { store, failedWrites } = recoveringStore(inner, 5)
+    const events: Array<ContextEvent> = []
+    const steps = 8
+    const provider = windowedModel({
+      windowTokens: 1_000_000,
+      replies: (step) =>
+        step < steps - 1 ? { toolCall: { toolName: "read", input: { path: `src/f${step}.ts` } } } : { text: "finished" }
+    })
+    const middleware = contextEngineMiddleware({
+      engine: TieredSummaryEngine.make(),
+      store,
+      sessionId: "s",
+      policy: smallPolicy(100_000),
+      // Each arriving tool result is offloaded: an edit entry written in the same step as the synced messages.
+      offload: { thresholdTokens: 100 },
+      onEvent: (event) => events.push(event)
+    })
+    const result = await generateText({
+      model: wrapLanguageModel({ model: provider.model, middleware }),
+      instructions: "You read files.",
+      tools: { read: readTool },
+      messages: [{ role: "user", content: "Read every file." }],
+      stopWhen: stepCountIs(steps)
+    })
+    expect(result.text).toBe("finished")
+    expect(provider.calls).toHaveLength(steps)
+    expect(failedWrites()).toBe(5)
+    const failed = events.filter((event) => event.type === "store-failed")
+    expect(failed).toHaveLength(5)
+    expect(failed.map((event) => event.error.kind)).toEqual(Array(5).fill("store"))
+    // Each request carried the whole history in hand: the previous one's messages + the new ones.
+    provider.calls.forEach((call, step) => {
+      expect(call.params.prompt).toHaveLength(2 + 2 * step)
+    })
+    const session = await middleware.controller.session({ provider: "anthropic.messages", modelId: "claude-test" })
+    const stored = (await inner.load("s")).entries
+    // Nothing missing, nothing twice, in the order the session wrote it.
+    expect(stored.map((entry) => entry.id)).toEqual(session.transcript().map((entry) => entry.id))
+    const storedMessages = ActiveView.branch(stored).flatMap((entry) => (entry.kind === "message" ? [entry] : []))
+    expect(storedMessages.map((entry) => entry.message.role)).toEqual([
+      "system",
+      "user",
+      ...Array.from({ length: steps - 1 }, () => ["assistant", "tool"]).flat()
+    ])
+    expect(storedMessages.map((entry) => entry.message)).toEqual(session.messages())
+    expect(stored.filter((entry) => entry.kind === "edit")).toHaveLength(steps - 1)
   })
 })
