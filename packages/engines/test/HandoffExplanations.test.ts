@@ -82,6 +82,32 @@ describe("constraints are the user's rules, not reported errors or their own sit
   })
 })
 
+describe('a "don\'t" that names a thing is not a prohibition', () => {
+  const rules = (...texts: Array<string>) =>
+    Constraints.fromSpeech(texts.map((text, index) => ({ entryId: `u${index}`, text })))
+
+  it("inside a noun phrase (hyphenated, quoted, after a number) or a relative clause it makes no constraint", () => {
+    expect(rules("The don't-retry flag is set by the client.")).toEqual([])
+    expect(rules("I put a 'don't touch' list in the README.")).toEqual([])
+    expect(rules("Files that don't exist are skipped by the loader.")).toEqual([])
+    // A correction whose other words are the user's verdict: no rule is left, not even the bare "No!".
+    expect(rules("NO! and also that 2% don't care conclusion is bogus.")).toEqual([])
+    expect(Constraints.strength('"The don\'t-retry flag is set."')).toBe(0)
+  })
+
+  it("addressed to the agent it is still a rule, and binds strongly", () => {
+    const out = rules(
+      "Don't retry the upload.",
+      "Please don't touch the fixtures.",
+      "You don't need to rebuild.",
+      "ok, and don't push yet",
+      "Do not commit the lock file."
+    )
+    expect(out).toHaveLength(5)
+    for (const item of out) expect(Constraints.strength(item)).toBeGreaterThanOrEqual(2)
+  })
+})
+
 describe("a console's hard line wrap is not a sentence break", () => {
   it("a reason sentence wrapped at the terminal's width is read whole", () => {
     const wrapped =

@@ -20,17 +20,33 @@ import { clip, sentences } from "./Text.ts"
 /** Longest quoted constraint (the rule sentences of one user message), in characters. */
 const CONSTRAINT_CHARS = 240
 
+/**
+ * "don't" / "do not" said to someone: where a clause starts (the sentence's
+ * start, after punctuation, a conjunction or "please") or after its subject
+ * ("you don't need …", "we don't want …"; with `firstPerson`, also the
+ * user's own "I don't want …"). Elsewhere it sits inside a noun phrase —
+ * "the don't-retry flag", "a 'don't touch' list", "that 2% don't care
+ * conclusion" — or a relative clause ("files that don't exist") and names a
+ * thing, not a rule; so does a hyphenated or quoted "don't" ("don't-retry",
+ * "'don't'").
+ */
+const prohibition = (firstPerson: boolean): string =>
+  String.raw`(?<=(?:^|[\n.!?,;:(…—–*-]\s*|\b(?:and|but|so|or|then|please|pls|just|also|simply|really|still|ever|why|you|we|u${firstPerson ? "|i" : ""})\s+))(?:don'?t|do not)\b(?![-'’])`
 /** Words that make a sentence a rule or preference. */
-const CONSTRAINT_RE =
-  /\b(?:don'?t|do not|never|always|must|mustn'?t|should(?:n'?t)?|prefer|instead|make sure|avoid|only|no need|keep|want|use|in full)\b|^(?:why|no|not)\b/i
+const CONSTRAINT_RE = new RegExp(
+  String.raw`${prohibition(true)}|\b(?:never|always|must|mustn'?t|should(?:n'?t)?|prefer|instead|make sure|avoid|only|no need|keep|want|use|in full)\b|^(?:why|no|not)\b`,
+  "i"
+)
 /** A message that opens by correcting the agent. */
 const CORRECTION_RE = /^\s*(?:no\b|nope\b|actually\b|wait\b|instead\b|don'?t\b|stop\b|that'?s wrong|wrong\b|nah\b)/i
 /** Questions that are requests ("can we keep …?", "could you …?", "why do you …?"). */
 const REQUEST_QUESTION_RE =
   /\b(?:can|could|would|shall) (?:we|you)\b|\bplease\b|\bhow about\b|^why (?:do|does|did|would|are|is|not)\b|\b(?:shouldn'?t|isn'?t|can'?t|don'?t) (?:we|you|it|that|this)\b/i
 /** Markers of a binding rule (strength 2 each): absolutes, prohibitions, an order of operations. */
-const STRONG_RE =
-  /\b(?:never|always|must(?:n'?t)?|only|make sure|avoid|instead|prefer|no need|in full|do not|(?<!\bi )don'?t|first\b[^.?!]{0,80}\bbefore|before you)\b/gi
+const STRONG_RE = new RegExp(
+  String.raw`${prohibition(false)}|\b(?:never|always|must(?:n'?t)?|only|make sure|avoid|instead|prefer|no need|in full|first\b[^.?!]{0,80}\bbefore|before you)\b`,
+  "gi"
+)
 /** Markers of a weaker preference (strength 1 each). */
 const WEAK_RE = /\b(?:should(?:n'?t)?|want|keep|use|first)\b|^why\b/gi
 /**
@@ -59,6 +75,9 @@ const STANDS_RE = /\b(?:want|prefer|like|expect|never|always|must)\b/i
  */
 const VERDICT_RE =
   /^(?:(?:and|but|so|also)\s+)*(?:the|that|this|these|those|our|my|it|its|there|a|an|his|her|their|we'?ve|we were|we had|i'?ve|i was)\b/i
+
+/** A bare "No!" (a correction's opening whose reason was the user's verdict): alone it names no rule. */
+const BARE_NO_RE = /^\s*(?:no+|nope|nah)[\s.!,]*$/i
 
 /** Whether a sentence of the user's is error text or their own situation, not a rule for the agent. */
 const notARule = (sentence: string): boolean =>
@@ -125,7 +144,7 @@ export const fromSpeech = (
               (!sentence.endsWith("?") || REQUEST_QUESTION_RE.test(sentence)) &&
               (CONSTRAINT_RE.test(sentence) || (correction && !VERDICT_RE.test(sentence)))
           )
-    if (kept.length === 0) return
+    if (kept.length === 0 || kept.every((sentence) => BARE_NO_RE.test(sentence))) return
     const quote = `"${clip(kept.join(" … "), CONSTRAINT_CHARS)}"`
     // A repeat replaces the earlier item (same message or same rule words): one line, the newest entry id.
     for (const key of [keyOf(item.text), quote]) out.delete(key)
