@@ -79,6 +79,16 @@ const HAS_EXTENSION_RE = new RegExp(`\\.(?:${FILE_EXTENSIONS})$`)
  * @category guards
  */
 export const isFileName = (name: string): boolean => HAS_EXTENSION_RE.test(name)
+/**
+ * Whether `path` lies in macOS's per-user temporary and cache folders
+ * (`/var/folders/<xx>/<id>/T/…`, also as `/private/var/folders`): the
+ * `TMPDIR` that `mkdtemp` and apps write to — a screenshot's preview
+ * (`…/T/TemporaryItems/NSIRD_screencaptureui_…`), a test's scratch directory —
+ * and the system clears. A file in transit, not one the work keeps.
+ *
+ * @category guards
+ */
+export const isTransientPath = (path: string): boolean => /^(?:\/private)?\/var\/folders\//.test(path)
 const LOCAL_PORT_RE = /\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::\d{2,5})\b/g
 const PORT_WORD_RE = /\bports?\s*[:=]?\s*(\d{2,5})\b/gi
 const COMMAND_WORDS =
@@ -153,7 +163,7 @@ export const fromText = (text: string, options: { readonly maxErrors?: number } 
     ...collect(rest.replace(ABSOLUTE_PATH_RE, " ").replace(RELATIVE_PATH_RE, " "), BARE_FILE_RE)
   ]
     .map(trimTrailing)
-    .filter((path) => path.length > 2 && !/^\/+$/.test(path))
+    .filter((path) => path.length > 2 && !/^\/+$/.test(path) && !isTransientPath(path))
   const hashes = collect(rest.replace(ABSOLUTE_PATH_RE, " "), HASH_RE).filter(isHash)
   const ports = [...collect(rest, LOCAL_PORT_RE), ...collect(rest, PORT_WORD_RE, 1)]
   const commands = [...collect(text, INLINE_COMMAND_RE, 1), ...collect(text, PROMPT_COMMAND_RE, 1)].map((command) =>
@@ -209,8 +219,23 @@ export const fromToolInput = (input: unknown): Identifiers => {
 }
 
 /**
+ * Whether a line of command output is a runtime's notice, never the failure
+ * itself: Node's inspector notices ("Debugger attached.", "Debugger listening
+ * on …", "Waiting for the debugger to disconnect...", "For help, see: …
+ * inspector" — on stderr whenever a debugger auto-attaches, as in VS Code's
+ * terminal), VS Code's js-debug bootloader notice, npm's script banner
+ * (`> pkg@1.0.0 test`, `> vitest run`) and Node's process warnings.
+ *
+ * @category guards
+ */
+export const isRuntimeNotice = (line: string): boolean =>
+  /^\s*(?:Debugger attached\.|Debugger listening on \S+|Waiting for the debugger to disconnect\.\.\.|For help,? see: https:\/\/nodejs\.org\/\S*inspector\S*|Error in the js-debug bootloader\b.*|> \S.*|\(node:\d+\) (?:\[\w+\] )?\w*Warning: .*|\(Use `node --trace-[\w-]+ \.\.\.` to show where the warning was created\))\s*$/.test(
+    line
+  )
+
+/**
  * Error strings of a tool result: the first line of an `error-text` /
- * `error-json` output, plus up to {@link MAX_ERRORS_PER_MESSAGE} error lines
+ * `error-json` output that is not a runtime's notice ({@link isRuntimeNotice}), plus up to {@link MAX_ERRORS_PER_MESSAGE} error lines
  * of its body. The body of a successful file read (`read`, `view`, `cat`,
  * `grep`, …) is file content, not an outcome, and is not scanned.
  *
@@ -221,7 +246,11 @@ export const fromToolResult = (part: Extract<ContentPart, { type: "tool-result" 
   const isError = MessageParts.outputIsError(part.output)
   const errors = isError || !READ_TOOL_RE.test(part.toolName) ? errorLines(text, MAX_ERRORS_PER_MESSAGE) : []
   if (isError && errors.length === 0) {
-    const first = text.trim().split("\n")[0]?.trim()
+    const first = text
+      .trim()
+      .split("\n")
+      .find((line) => line.trim().length > 0 && !isRuntimeNotice(line))
+      ?.trim()
     if (first && first.length >= 6) errors.push(clip(first))
   }
   return { ...empty(), errors }

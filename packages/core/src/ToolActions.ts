@@ -179,11 +179,12 @@ const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
       if (!failed) map.set(part.toolCallId, { _tag: "ok", text })
       else {
         const errors = IdentifierExtraction.fromToolResult(part).errors
-        // No recognised error line: the first line that says error or failure, else the first line.
+        // No recognised error line: the first line that says error or failure, else the first line — not counting
+        // a runtime's notices ("Debugger attached.", npm's script banner).
         const lines = text
           .trim()
           .split("\n")
-          .filter((line) => line.trim().length > 0)
+          .filter((line) => line.trim().length > 0 && !IdentifierExtraction.isRuntimeNotice(line))
         const first = errors[0] ?? lines.find((line) => ERROR_WORD_RE.test(line)) ?? lines[0] ?? "error"
         map.set(part.toolCallId, { _tag: "failed", error: first.trim() })
       }

@@ -17,7 +17,7 @@ import * as Constraints from "./Constraints.ts"
 import * as Decisions from "./Decisions.ts"
 import * as KeyIdentifiers from "./KeyIdentifiers.ts"
 import * as Ledger from "./Ledger.ts"
-import { doneOf, failureStep, failuresOf, ordered, reportsOf, userCommandsOf } from "./Progress.ts"
+import { doneOf, expectedFailuresOf, failureStep, failuresOf, ordered, reportsOf, userCommandsOf } from "./Progress.ts"
 import { assistantText, clip, clipEnds, ITEM_CHARS, sentences } from "./Text.ts"
 
 /** Longest quoted user ask, in characters. */
@@ -171,7 +171,10 @@ export const extract = (
   const requests = speech.filter((said) => UserSpeech.isTaskSetting(said.text))
   const actions = ToolActions.actionsOf(all)
   const artifacts = Ledger.fromRange(all, actions)
-  const { failed, unknown, newest: newestFailure } = failuresOf(actions)
+  const positions = new Map(all.map((item, index) => [item.entryId, index]))
+  const position = (entryId: string) => positions.get(entryId) ?? all.length
+  const expectedFailures = expectedFailuresOf(all, actions, position)
+  const { failed, unknown, newest: newestFailure } = failuresOf(actions, expectedFailures.expected)
   const todos = latestTodos(actions) ?? []
   const latest = CheckpointValidation.latestUserAsk(all.map((item) => item.message))
   // The user's latest message kept verbatim after the checkpoint is not repeated in it (requirement 3).
@@ -188,8 +191,6 @@ export const extract = (
   const report = lastAssistant(all)
   const goal = requests[requests.length - 1]
   const latestId = latest ? all[latest.index]!.entryId : ""
-  const positions = new Map(all.map((item, index) => [item.entryId, index]))
-  const position = (entryId: string) => positions.get(entryId) ?? all.length
   const nextSteps = [
     ...open.map((todo) => `${todo.status === "in_progress" ? "[in progress] " : ""}${clip(todo.text, ITEM_CHARS)}`),
     ...(open.length === 0 ? plansOf(report, actions) : []),
@@ -203,6 +204,7 @@ export const extract = (
   const done = [
     ...ordered([
       ...doneOf(actions, artifacts, position),
+      ...expectedFailures.done,
       ...reportsOf(all, position),
       ...userCommandsOf(all, position)
     ]),

@@ -86,18 +86,45 @@ export const fromText = (text: string): Set<string> => {
   return found
 }
 
+/** A heredoc's delimiter (`<<EOF`, `<<'END_OF_FILE'`, `<<-MARK`): group 2. */
+const HEREDOC_RE = /<<-?\s*(['"]?)([A-Za-z_]\w*)\1/g
+/**
+ * The lone word on the last line of the fenced block that ends a message:
+ * the terminator of a text action's input (SWE-agent's `edit 12:15 … end_of_edit`,
+ * its interface's heredoc), group 1.
+ */
+const CLOSING_WORD_RE = /\n[ \t]*([A-Za-z_]\w*)[ \t]*\n```[ \t]*$/
+
+/**
+ * A text without its input delimiters — a heredoc's delimiter word and a text
+ * action's terminator line ({@link HEREDOC_RE}, {@link CLOSING_WORD_RE}): the
+ * syntax that ends a command's input, not a name the work uses.
+ */
+const withoutDelimiters = (text: string): string => {
+  const words = new Set([...text.matchAll(HEREDOC_RE)].map((match) => match[2]!))
+  const closing = CLOSING_WORD_RE.exec(text.trimEnd())?.[1]
+  if (closing !== undefined) words.add(closing)
+  if (words.size === 0) return text
+  return text.replace(new RegExp(`(?<![\\w$])(?:${[...words].join("|")})(?![\\w$])`, "g"), " ")
+}
+
 /**
  * What a message's author wrote: the agent's text and the string values of
  * its tool-call inputs (not the tool names: `read_file` is the harness's
- * word), the user's own words; "" otherwise.
+ * word) without input delimiters ({@link withoutDelimiters}), the user's own
+ * words; "" otherwise.
  */
 const authored = (message: Message.Message): string => {
   if (message.role === "user") return UserSpeech.spokenText(message)
   if (message.role !== "assistant") return ""
-  if (typeof message.content === "string") return message.content
+  if (typeof message.content === "string") return withoutDelimiters(message.content)
   return message.content
     .flatMap((part) =>
-      part.type === "text" ? [part.text] : part.type === "tool-call" ? JsonSafety.stringLeaves(part.input) : []
+      part.type === "text"
+        ? [withoutDelimiters(part.text)]
+        : part.type === "tool-call"
+          ? JsonSafety.stringLeaves(part.input).map(withoutDelimiters)
+          : []
     )
     .join("\n")
 }

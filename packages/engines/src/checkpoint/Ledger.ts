@@ -65,6 +65,8 @@ const fileArtifacts = (actions: ReadonlyArray<ToolActions.Action>): Array<Artifa
           : action.kind === "read"
             ? "read"
             : undefined
+    // A read of a file in the OS's temporary folders (a pasted screenshot's preview) names nothing the work keeps.
+    if (status === "read" && IdentifierExtraction.isTransientPath(action.path)) return []
     return status ? [{ kind: "file", value: action.path, status, entryIds: [action.entryId] }] : []
   })
 

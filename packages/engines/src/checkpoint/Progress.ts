@@ -182,14 +182,15 @@ const callText = (action: ToolActions.Action): string => {
  * message (parallel edits of a file the user interrupted) are one line with their count.
  */
 export const failuresOf = (
-  actions: ReadonlyArray<ToolActions.Action>
+  actions: ReadonlyArray<ToolActions.Action>,
+  expected: ReadonlySet<ToolActions.Action> = new Set()
 ): { failed: Array<string>; unknown: Array<string>; newest?: { entryId: string; text: string } } => {
   const failed: Array<string> = []
   let newest: { entryId: string; text: string } | undefined
   const unknownCalls = new Map<string, { readonly action: ToolActions.Action; count: number }>()
   actions.forEach((action, index) => {
     const target = action.command ?? action.path
-    if (action.outcome._tag === "failed") {
+    if (action.outcome._tag === "failed" && !expected.has(action)) {
       // The same rule as the validator's unresolved errors: a later run of the same target supersedes a failure.
       if (!CriticalIdentifiers.isSuperseded(actions, index) && action.kind !== "read" && action.kind !== "look") {
         // Earlier failed runs of the same target are attempts of this one (a retried edit that kept failing).
@@ -221,6 +222,59 @@ export const failuresOf = (
     return `${action.toolName}${target ? ` ${code(target)}` : ""} was issued${count > 1 ? ` ${count} times` : ""} but no result was recorded (${action.entryId}): outcome unknown — check its status before any retry`
   })
   return { failed: dedupe(failed), unknown, ...(newest ? { newest } : {}) }
+}
+
+/**
+ * The agent's words that a failure was the outcome it wanted: it reproduced
+ * the reported bug ("The script has successfully reproduced the bug", "This
+ * confirms the issue"), or failed as expected (a test written to fail first).
+ */
+const EXPECTED_RE =
+  /\b(?:reproduc(?:ed|es|ing)\b|confirm(?:s|ed|ing)? (?:the|this|that) (?:issue|bug|problem|error|failure|behaviou?r)|(?:fails?|failed|failing|errors?|raised?|raises|throws?|threw)\b[^.!?\n]{0,40}\bas expected)/i
+/** A negation just before the words ("could not reproduce", "did not fail as expected"). */
+const NEGATED_RE = /\b(?:not|n't|never|unable to|failed to|no longer)\s+(?:\w+\s+){0,3}$/i
+
+/** Whether the agent's text says a failure was the outcome it wanted ({@link EXPECTED_RE}, not negated). */
+const saysExpected = (text: string): boolean => {
+  const head = text.slice(0, 600)
+  const match = EXPECTED_RE.exec(head)
+  return match !== null && !NEGATED_RE.test(head.slice(Math.max(0, match.index - 40), match.index))
+}
+
+/**
+ * Failed calls whose failure was the point — a reproduction of the reported
+ * bug, a test run that fails as expected — told by the agent's next words
+ * (its first text after the call, before the user speaks again:
+ * {@link EXPECTED_RE}). They are findings, not failed approaches: listed as
+ * done with their error (`ran \`python repro.py\` → the expected failure: …`), so the
+ * next model neither retries them as broken nor loses what they showed.
+ */
+export const expectedFailuresOf = (
+  items: ReadonlyArray<CoveredItem>,
+  actions: ReadonlyArray<ToolActions.Action>,
+  position: (entryId: string) => number
+): { readonly expected: Set<ToolActions.Action>; readonly done: Array<DoneItem> } => {
+  const expected = new Set<ToolActions.Action>()
+  const done: Array<DoneItem> = []
+  for (const action of actions) {
+    if (action.outcome._tag !== "failed" || !ToolActions.isSideEffect(action)) continue
+    const from = position(action.entryId)
+    for (let at = from + 1; at < items.length; at++) {
+      const message = items[at]!.message
+      if (UserSpeech.isSpeech(message)) break
+      const text = message.role === "assistant" ? assistantText(message).trim() : ""
+      if (text.length === 0) continue
+      if (saysExpected(text)) {
+        expected.add(action)
+        done.push({
+          at: from,
+          text: `ran ${callText(action)} → the expected failure: ${clip(action.outcome.error, 160)}`
+        })
+      }
+      break
+    }
+  }
+  return { expected, done }
 }
 
 /** Completion reports of assistant answers (messages without tool calls): one per answer, its first report sentence. */
