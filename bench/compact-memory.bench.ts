@@ -5,9 +5,11 @@
  * (`../shared/transcripts/pi/before-compaction.jsonl` and
  * `large-session.jsonl`) alternately, tool-call ids renamed per copy so none
  * repeats. The CLI runs in a child process (`compact FILE --model gpt-4o
- * --out …`), twice: built (`packages/cli/dist/bin.js`, what `npx context-engine`
- * runs; needs `pnpm build`) and from the TypeScript sources (`node
- * packages/cli/src/bin.ts`, type stripping). Its peak RSS and CPU time are read
+ * --out …`; a file this size is compacted rolling, `RollingCompact.ts`), twice: built
+ * (`packages/cli/dist/bin.js`, what `npx context-engine` runs; needs `pnpm build`) and from the
+ * TypeScript sources (`node packages/cli/src/bin.ts`, type stripping); then the built CLI with the
+ * whole transcript in memory (`--window-mib 0`), for the peak and CPU time the rolling path is
+ * compared with. Its peak RSS and CPU time are read
  * from `/usr/bin/time -v` when present, else from the child's own
  * `process.resourceUsage()` at exit. Also printed: `--help`, which loads the
  * CLI's modules and does nothing else (the fixed cost), and the load average.
@@ -87,7 +89,11 @@ const peakOf = (args: ReadonlyArray<string>): Run => {
  * packages resolved to their `dist/` by `dist-hooks.mjs`, as `publishConfig.exports` does) — what a user
  * runs — and the TypeScript sources through Node's type stripping (`pnpm start`, the repo's own scripts).
  */
-const clis = (): ReadonlyArray<{ readonly name: string; readonly args: ReadonlyArray<string> }> => {
+const clis = (): ReadonlyArray<{
+  readonly name: string
+  readonly args: ReadonlyArray<string>
+  readonly extra?: ReadonlyArray<string>
+}> => {
   const built = join(root, "packages/cli/dist/bin.js")
   const sources = { name: "TS sources (packages/cli/src/bin.ts)", args: [bin] }
   if (!existsSync(built)) {
@@ -98,8 +104,8 @@ const clis = (): ReadonlyArray<{ readonly name: string; readonly args: ReadonlyA
   return [
     { name: "built (dist/bin.js, as published)", args: ["--import", hooks, built] },
     sources,
-    // not what a user runs: what V8's own size/CPU trade gives on top (it costs CPU; see the CPU column)
-    { name: "built, node --optimize-for-size", args: ["--optimize-for-size", "--import", hooks, built] }
+    // the whole transcript in memory (`--window-mib 0`): the peak and CPU the rolling default is compared with
+    { name: "built, in memory (--window-mib 0)", args: ["--import", hooks, built], extra: ["--window-mib", "0"] }
   ]
 }
 
@@ -112,9 +118,9 @@ export default async function (): Promise<void> {
       .join(" ")}`
   )
   const out = join(tmpdir(), "context-engine-compact-memory-out.json")
-  const rows = clis().flatMap(({ name, args }) => {
+  const rows = clis().flatMap(({ name, args, extra = [] }) => {
     const load = peakOf([...args, "--help"])
-    const compact = peakOf([...args, "compact", file, "--model", "gpt-4o", "--out", out])
+    const compact = peakOf([...args, "compact", file, "--model", "gpt-4o", "--out", out, ...extra])
     return [
       {
         cli: name,

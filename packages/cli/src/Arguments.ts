@@ -28,6 +28,19 @@ export const wholeNumber = (value: string): number => {
 }
 
 /**
+ * A size flag's value in MiB: a decimal number ≥ 0 (`0`, `8`, `0.25` for
+ * 256 KiB); `-1`, `1e3` and `abc` are rejected.
+ *
+ * @category parsers
+ */
+export const mebibytes = (value: string): number => {
+  const mib = /^\d+(?:\.\d+)?$/.test(value.trim()) ? Number(value.trim()) : Number.NaN
+  if (!Number.isFinite(mib))
+    throw new InvalidArgumentError(`expected a size in MiB ≥ 0 (e.g. 8 or 0.25), got ${JSON.stringify(value)}`)
+  return mib
+}
+
+/**
  * An output file's path, checked before the command does its work: it must
  * not be a directory, and its directory must exist (nothing is created).
  * The path is returned as given.

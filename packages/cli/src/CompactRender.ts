@@ -26,6 +26,10 @@ const header = (report: CompactReport): Array<string> => {
     `  ${report.format} transcript, ${n(report.entries)} entries · model ${PolicyOptions.modelLabel(report.model)} · window ${n(report.policy.contextWindowTokens)} · reserve ${n(report.policy.reserveTokens)} · keep-recent ${n(report.policy.keepRecentTokens)}`,
     `  engine ${report.engine} · summarizer ${report.summarizer}`
   ]
+  if (report.rolling !== null)
+    out.push(
+      `  rolling compaction: ${plural(report.rolling.rounds, "round")} over windows of ${(report.rolling.windowBytes / 2 ** 20).toLocaleString("en-US", { maximumFractionDigits: 2 })} MiB of transcript lines (the file is never held whole; tokens before are the whole transcript's; --window-mib 0 holds it whole)`
+    )
   for (const warning of report.warnings) out.push(`  warning: ${warning}`)
   const imported = report.import
   if (imported.issues.length > 0) {

@@ -10,7 +10,7 @@ import {
   type Checkpoint,
   type ContextEngine,
   type ContextView,
-  Entry,
+  type Entry,
   type Measurement,
   Measurer,
   MessageParts,
@@ -146,6 +146,14 @@ export interface CompactReport {
       readonly lastEntryId: string
     } | null
   }
+  /**
+   * Set when the file was compacted rolling (a line-format file over the
+   * `--window-mib` threshold, `RollingCompact.ts`): the window in bytes of
+   * transcript lines and how many compaction rounds ran (the last one
+   * included); `tokens.before` and `decision` still describe the whole
+   * transcript. Null for the in-memory path.
+   */
+  readonly rolling: { readonly windowBytes: number; readonly rounds: number } | null
   /** Lines the import skipped or kept in a degraded form (the first 50 issues listed). */
   readonly import: {
     readonly skipped: number
@@ -154,6 +162,43 @@ export interface CompactReport {
     readonly issues: ReadonlyArray<ImportResult.ImportIssue>
   }
 }
+
+/**
+ * What the report reads of each transcript entry (every branch, in file
+ * order): its id and kind, whether a message is a system message or one a
+ * provider would reject (empty or reasoning-only), and a checkpoint's
+ * content. A rolling compaction keeps these instead of the entries.
+ *
+ * @category models
+ */
+export interface EntryFacts {
+  readonly id: string
+  readonly kind: Entry.Entry["kind"]
+  readonly system: boolean
+  readonly unsendable: boolean
+  readonly checkpoint?: Checkpoint.Checkpoint | undefined
+}
+
+/**
+ * The facts of one entry.
+ *
+ * @category constructors
+ */
+export const factsOf = (entry: Entry.Entry): EntryFacts =>
+  entry.kind === "message"
+    ? {
+        id: entry.id,
+        kind: entry.kind,
+        system: entry.message.role === "system",
+        unsendable: MessageParts.isEmptyMessage(entry.message) || MessageParts.isReasoningOnly(entry.message)
+      }
+    : {
+        id: entry.id,
+        kind: entry.kind,
+        system: false,
+        unsendable: false,
+        ...(entry.kind === "checkpoint" ? { checkpoint: entry.checkpoint } : {})
+      }
 
 const withInput = (measurement: Measurement.Measurement) => ({
   ...measurement.byCategory,
@@ -168,7 +213,7 @@ const withInput = (measurement: Measurement.Measurement) => ({
  * with the policy's tokenizer, message framing included.
  */
 export const handoffOf = (
-  entries: ReadonlyArray<Entry.Entry>,
+  entries: ReadonlyArray<EntryFacts>,
   result: ContextEngine.CompactionResult,
   policy: ModelPolicy.ModelPolicy
 ): CompactReport["handoff"] => {
@@ -181,17 +226,15 @@ export const handoffOf = (
   const fromTranscript = kept.filter((item) => item.source === "transcript")
   const indexOf = new Map(entries.map((entry, index) => [entry.id, index]))
   const notSent = entries.flatMap((entry, index) =>
-    Entry.isMessageEntry(entry) && entry.message.role !== "system" && !keptIds.has(entry.id) ? [{ entry, index }] : []
+    entry.kind === "message" && !entry.system && !keptIds.has(entry.id) ? [{ entry, index }] : []
   )
   const systemSent = items.filter((item) => item.message.role === "system" && item.source === "transcript")
   const systemSentIds = new Set(systemSent.map((item) => item.entryId))
-  const systemEntries = entries.filter(
-    (entry): entry is Entry.MessageEntry => Entry.isMessageEntry(entry) && entry.message.role === "system"
-  )
+  const systemEntries = entries.filter((entry) => entry.kind === "message" && entry.system)
   const checkpointItem = items.find((item) => item.source === "checkpoint")
   const memory = items.filter((item) => item.source === "memory")
   const checkpoint = checkpointItem
-    ? (result.checkpoint ?? entries.filter(Entry.isCheckpointEntry).at(-1)?.checkpoint)
+    ? (result.checkpoint ?? entries.findLast((entry) => entry.checkpoint !== undefined)?.checkpoint)
     : undefined
   const firstKeptIndex = checkpoint?.firstKeptEntryId
     ? (indexOf.get(checkpoint.firstKeptEntryId) ?? entries.length)
@@ -214,8 +257,7 @@ export const handoffOf = (
       : measurer.measure({ items: messages, tools: [] }).inputTokens - MessageTokens.replyPrimingTokens
   // After the cut, a message is left out by normalization only when a provider would reject it (empty or
   // reasoning-only); any other one was dropped by the sliding window — also between a pinned first ask and the tail.
-  const unsendable = (item: { readonly entry: Entry.MessageEntry }) =>
-    MessageParts.isEmptyMessage(item.entry.message) || MessageParts.isReasoningOnly(item.entry.message)
+  const unsendable = (item: { readonly entry: EntryFacts }) => item.entry.unsendable
   const afterCut = notSent.filter((item) => item.index >= firstKeptIndex)
   const dropped = afterCut.filter((item) => !unsendable(item))
   return {
@@ -278,15 +320,18 @@ export const handoffOf = (
 export const build = (input: {
   readonly file: string
   readonly options: CompactOptions
-  readonly imported: ImportResult.ImportResult
+  readonly imported: Omit<ImportResult.ImportResult, "transcript">
+  /** Every entry of the transcript ({@link factsOf}). */
+  readonly entries: ReadonlyArray<EntryFacts>
+  /** Set when the compaction was rolling (`RollingCompact.ts`). */
+  readonly rolling?: CompactReport["rolling"] | undefined
   readonly resolved: PolicyOptions.ResolvedPolicy
   readonly engine: string
   readonly decision: ContextEngine.CompactionDecision
   readonly result: ContextEngine.CompactionResult
   readonly repairs: ReadonlyArray<RequestRepairs.Repair>
 }): CompactReport => {
-  const { file, options, imported, resolved, decision, result } = input
-  const entries = imported.transcript.entries
+  const { file, options, imported, resolved, decision, result, entries } = input
   const { policy } = resolved
   const checkpoint = result.checkpoint
   return {
@@ -337,6 +382,7 @@ export const build = (input: {
     fits: result.fits,
     messages: result.view.items.length,
     handoff: handoffOf(entries, result, policy),
+    rolling: input.rolling ?? null,
     import: {
       skipped: imported.issues.filter((issue) => issue.action === "skipped").length,
       keptAsEvent: imported.issues.filter((issue) => issue.action === "kept-as-event").length,

@@ -27,7 +27,12 @@ export interface Repair {
   readonly reason: string
 }
 
-const repairOf = (edit: ViewEdit.ViewEdit): Repair => ({
+/**
+ * A view edit as a repair.
+ *
+ * @category constructors
+ */
+export const repairOf = (edit: ViewEdit.ViewEdit): Repair => ({
   entryId: edit.op === "insert" ? edit.afterEntryId : edit.entryId,
   op: edit.op,
   stage: edit.strategy,
@@ -47,6 +52,20 @@ export const list = async (
 ): Promise<ReadonlyArray<Repair>> => {
   const view = ActiveView.reconstruct(input.entries, { tools: input.tools ?? [] }).view
   const normalized = Normalization.normalize(view).edits
+  return [...normalized.map(repairOf), ...(await after(engine, input, appended))]
+}
+
+/**
+ * The repairs of the request after the compaction alone (the engine's
+ * `assembleContext` `repairs` over the input and `appended`).
+ *
+ * @category constructors
+ */
+export const after = async (
+  engine: ContextEngine.AsyncContextEngine,
+  input: ContextEngine.EngineInput,
+  appended: ReadonlyArray<Entry.Entry>
+): Promise<ReadonlyArray<Repair>> => {
   const assembled = await engine.assembleContext({ ...input, entries: [...input.entries, ...appended] })
-  return [...normalized, ...(assembled.repairs ?? [])].map(repairOf)
+  return (assembled.repairs ?? []).map(repairOf)
 }

@@ -31,7 +31,7 @@
 import type { Checkpoint } from "./Checkpoint.ts"
 import * as CheckpointRenderer from "./CheckpointRenderer.ts"
 import * as ContextView from "./ContextView.ts"
-import type { CheckpointEntry, Entry, MemoryEntry, MessageEntry } from "./Entry.ts"
+import type { CheckpointEntry, Entry, EventEntry, MemoryEntry, MessageEntry } from "./Entry.ts"
 import * as Memory from "./Memory.ts"
 import type { Message } from "./Message.ts"
 import * as Turns from "./Turns.ts"
@@ -119,7 +119,29 @@ export const renderMemory: MemoryRenderer = (memory) => ({
 export const maxGeneration = (entries: ReadonlyArray<Entry>): number =>
   entries.reduce((max, entry) => (entry.kind === "checkpoint" ? Math.max(max, entry.checkpoint.generation) : max), 0)
 
-const rollbackTarget = (entry: Entry): string | undefined => {
+/**
+ * What {@link branch} reads of an entry.
+ *
+ * @category models
+ */
+export interface Linked {
+  readonly id: string
+  readonly parentId: string | null
+}
+
+/**
+ * What {@link selectCheckpoint} reads of an entry: its id and kind, a
+ * checkpoint's content and an event's name and data. Every `Entry` is one; a
+ * caller that streams a transcript keeps these instead of whole messages.
+ *
+ * @category models
+ */
+export type Skeleton =
+  | (Linked & { readonly kind: "checkpoint"; readonly checkpoint: Checkpoint })
+  | (Linked & { readonly kind: "event"; readonly event: EventEntry["event"] })
+  | (Linked & { readonly kind: Exclude<Entry["kind"], "checkpoint" | "event"> })
+
+const rollbackTarget = (entry: Skeleton): string | undefined => {
   if (entry.kind !== "event" || entry.event.name !== ROLLBACK_EVENT) return undefined
   const data = entry.event.data
   if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined
@@ -139,10 +161,10 @@ const rollbackTarget = (entry: Entry): string | undefined => {
  *
  * @category getters
  */
-export const selectCheckpoint = (
-  entries: ReadonlyArray<Entry>
+export const selectCheckpoint = <E extends Skeleton>(
+  entries: ReadonlyArray<E>
 ): {
-  readonly checkpoint: { readonly entry: CheckpointEntry; readonly index: number } | undefined
+  readonly checkpoint: { readonly entry: E & { readonly kind: "checkpoint" }; readonly index: number } | undefined
   readonly position: ReadonlyMap<string, number>
   readonly skippedCheckpoints: ReadonlyArray<{ readonly entryId: string; readonly reason: string }>
 } => {
@@ -166,9 +188,10 @@ export const selectCheckpoint = (
   })
 
   const skippedCheckpoints: Array<{ entryId: string; reason: string }> = []
-  let active: { entry: CheckpointEntry; index: number } | undefined
-  entries.forEach((entry, index) => {
-    if (entry.kind !== "checkpoint") return
+  let active: { entry: E & { readonly kind: "checkpoint" }; index: number } | undefined
+  entries.forEach((candidate, index) => {
+    if (candidate.kind !== "checkpoint") return
+    const entry = candidate as E & { readonly kind: "checkpoint"; readonly checkpoint: Checkpoint }
     const { coveredRange, firstKeptEntryId } = entry.checkpoint
     const before = (id: string) => (position.get(id) ?? Number.POSITIVE_INFINITY) < index
     let reason: string | undefined
@@ -190,11 +213,13 @@ export const selectCheckpoint = (
  * names no earlier entry continues the entry before it in transcript order
  * (imported multi-session files, hand-built logs), so a linear log is one
  * branch whatever its parent ids say; a branch forks only at an explicit
- * parent. Returns `entries` itself when every entry is on the branch.
+ * parent. Returns `entries` itself when every entry is on the branch. Reads
+ * only `id` and `parentId`, so a caller that streams a transcript can find
+ * the branch from those two fields alone.
  *
  * @category getters
  */
-export const branch = (entries: ReadonlyArray<Entry>, leafId?: string): ReadonlyArray<Entry> => {
+export const branch = <E extends Linked>(entries: ReadonlyArray<E>, leafId?: string): ReadonlyArray<E> => {
   const position = new Map<string, number>()
   entries.forEach((entry, index) => {
     if (!position.has(entry.id)) position.set(entry.id, index)

@@ -1,7 +1,7 @@
 /**
  * `context-engine compact <file> [--model ID] [--engine tiered|sliding-window]
  * [--summarizer extractive|MODEL] [--format F] [--strict] [--force]
- * [--instructions TEXT] [--out FILE] [--json]`: the main job. Imports a transcript (format detected by content
+ * [--instructions TEXT] [--window-mib MIB] [--out FILE] [--json]`: the main job. Imports a transcript (format detected by content
  * unless `--format`; lenient unless `--strict`, with skipped lines listed
  * like `inspect` does), runs one
  * compaction with the chosen engine when the engine's decision says one is
@@ -26,6 +26,17 @@
  * step (shared case C18). The offline summarizer has no use for them; a
  * model summarizer gets them in their own prompt block.
  *
+ * Large files: a line-format transcript (pi, Claude Code JSONL, console logs)
+ * over `RollingCompact.ROLLING_THRESHOLD_BYTES` (32 MiB) is compacted rolling
+ * (`RollingCompact.ts`): streamed twice, never held whole, compacted in rounds
+ * over windows of `--window-mib` MiB of transcript lines (default 8), each
+ * checkpoint updating the previous one; the report's `tokens.before` and
+ * decision describe the whole transcript, `rolling` says how many rounds ran.
+ * `--window-mib N` rolls a line-format file of any size, `--window-mib 0`
+ * never rolls. Whole-JSON documents (OpenAI, Anthropic, AI SDK JSON,
+ * SWE-agent) are always imported whole. `--force` / `--instructions` apply to
+ * every round.
+ *
  * Policy flags (`--model`, `--context-window`, `--reserve`, `--keep-recent`,
  * `--policy`, `--catalog`, `--allow-unknown-model`) as `PolicyOptions.ts`
  * describes; exit codes as `ExitCodes.ts` lists them (2: the summarizer
@@ -35,18 +46,20 @@
  * @since 0.1.0
  */
 import { writeFileSync } from "node:fs"
-import { Budget, type ContextEngine, PolicyRegistry } from "@context-engine/core"
-import { SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"
+import { PolicyRegistry } from "@context-engine/core"
+import type { Summarizer } from "@context-engine/engines"
 import { Import, ImportResult } from "@context-engine/transcripts"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
 import * as Arguments from "../Arguments.ts"
+import * as CompactFlow from "../CompactFlow.ts"
 import * as CompactRender from "../CompactRender.ts"
 import * as CompactReports from "../CompactReport.ts"
 import * as ExitCodes from "../ExitCodes.ts"
 import * as PolicyOptions from "../PolicyOptions.ts"
 import * as Progress from "../Progress.ts"
 import * as RequestRepairs from "../RequestRepairs.ts"
+import * as RollingCompact from "../RollingCompact.ts"
 
 /** The machine-readable report (`--json`, and `report` in `--out`). @category models */
 export type CompactReport = CompactReports.CompactReport
@@ -72,6 +85,11 @@ export interface CompactOptions extends PolicyOptions.PolicyOptions {
   readonly strict?: boolean | undefined
   /** Items per checkpoint list to print (default 5; 0 prints the whole checkpoint). */
   readonly checkpointLines?: number | undefined
+  /**
+   * Rolling compaction's window in MiB of transcript lines (`RollingCompact.ts`): 0 never rolls; N rolls a
+   * line-format file of any size with an N MiB window; unset rolls line-format files over 32 MiB with an 8 MiB one.
+   */
+  readonly windowMib?: number | undefined
 }
 
 const summarizerFor = (spec: string | Summarizer.Summarizer | undefined) =>
@@ -135,83 +153,101 @@ export const run = async (
     return fail(error, ExitCodes.SUMMARIZER_UNAVAILABLE)
   }
   try {
-    const imported = await Import.importFilePromise(file, {
-      format: options.format ?? "auto",
-      strict: options.strict ?? false,
-      // the engines read no entry meta; the report reads the recorded model (PolicyOptions.recordedModel)
-      metaKeys: ["model"],
-      onProgress: (done, total) => progress.update("importing", done, total)
-    })
-    const entries = imported.transcript.entries
-    const resolved = await PolicyOptions.resolve(options, PolicyOptions.recordedModel(entries))
-    const { policy } = resolved
-    const engine =
-      options.engine === "sliding-window"
-        ? SlidingWindowEngine.makeAsync()
-        : TieredSummaryEngine.makeAsync(summarizer ? { summarizer } : {})
-    const instructions = options.instructions?.trim() || undefined
-    const input: ContextEngine.EngineInput = {
-      entries,
-      policy,
-      ...(options.force || instructions ? { manual: true } : {}),
-      ...(instructions ? { compactInstructions: instructions } : {})
-    }
-    const decision = await engine.shouldCompact(input)
-    // The system messages and tool schemas alone exceed the input budget: no compaction helps, nothing "fits" (exit 3).
-    const overhead = Budget.fixedOverheadError(decision.budget, {
-      toolSchemaTokens: decision.measurement.byCategory.toolSchemas
-    })
-    if (overhead !== undefined) return fail(overhead)
-    // As the middleware does: compact only when the decision says so (or --force / --instructions). A request
-    // that fits goes out as it is; a threshold compaction would summarize it down to the low-water mark.
-    const result =
-      decision.compact || input.manual === true
-        ? await engine.compact(input, await engine.plan(input))
-        : await unchanged(engine, input)
-    const repairs = await RequestRepairs.list(engine, input, result.entriesToAppend)
+    const windowBytes = await RollingCompact.windowFor(file, options)
+    const compacted =
+      windowBytes === undefined
+        ? await inMemory(file, options, summarizer, progress)
+        : await RollingCompact.run(
+            file,
+            options,
+            windowBytes,
+            (measurer) => CompactFlow.engineFor(options, summarizer, measurer),
+            progress
+          )
+    if ("overhead" in compacted) return fail(compacted.overhead)
     progress.stop()
-    const checkpoint = result.checkpoint
-    const report = CompactReports.build({
-      file,
-      options,
-      imported,
-      resolved,
-      engine: engine.name,
-      decision,
-      result,
-      repairs
-    })
-    if (options.out) {
-      const messages = result.view.items.map((item) => item.message)
-      writeFileSync(
-        options.out,
-        `${JSON.stringify({ messages, checkpoint: checkpoint ?? null, entriesToAppend: result.entriesToAppend, report }, null, 2)}\n`
-      )
-    }
-    const written = CompactRender.outputLines(options.out, {
-      roles: result.view.items.map((item) => item.message.role),
-      checkpoint: checkpoint !== undefined,
-      entriesToAppend: result.entriesToAppend.length
-    })
-    return {
-      output: options.json
-        ? JSON.stringify(report, null, 2)
-        : [CompactRender.render(report, checkpoint, options.checkpointLines ?? 5), ...written].join("\n"),
-      exitCode: 0,
-      report
-    }
+    return finish(file, options, compacted)
   } catch (error) {
     return fail(error)
   }
 }
 
-/** The request as it goes out when no compaction is due: the engine's assembled view, no stage run, nothing to append. */
-const unchanged = async (
-  engine: ContextEngine.AsyncContextEngine,
-  input: ContextEngine.EngineInput
-): Promise<ContextEngine.CompactionResult> => {
-  const { view, measurement } = await engine.assembleContext(input)
-  return { view, edits: [], entriesToAppend: [], stages: [], before: measurement, after: measurement, fits: true }
+type Compacted = Omit<RollingCompact.Rolled, "imported" | "rolling"> & {
+  readonly imported: Omit<ImportResult.ImportResult, "transcript">
+  readonly rolling?: RollingCompact.Rolled["rolling"] | undefined
+}
+
+/** The whole transcript in memory: one import, one decision, one compaction (files up to the rolling threshold). */
+const inMemory = async (
+  file: string,
+  options: CompactOptions,
+  summarizer: Summarizer.Summarizer | undefined,
+  progress: Progress.Progress
+): Promise<Compacted | { readonly overhead: unknown }> => {
+  const imported = await Import.importFilePromise(file, {
+    format: options.format ?? "auto",
+    strict: options.strict ?? false,
+    // the engines read no entry meta; the report reads the recorded model (PolicyOptions.recordedModel)
+    metaKeys: ["model"],
+    onProgress: (done, total) => progress.update("importing", done, total)
+  })
+  const entries = imported.transcript.entries
+  const resolved = await PolicyOptions.resolve(options, PolicyOptions.recordedModel(entries))
+  const engine = CompactFlow.engineFor(options, summarizer)
+  const input = CompactFlow.inputOf(entries, resolved.policy, options)
+  const final = await CompactFlow.decideAndCompact(engine, input)
+  if ("overhead" in final) return final
+  const repairs = await RequestRepairs.list(engine, input, final.result.entriesToAppend)
+  return {
+    imported,
+    engine: engine.name,
+    entries: entries.map(CompactReports.factsOf),
+    resolved,
+    decision: final.decision,
+    result: final.result,
+    repairs,
+    entriesToAppend: final.result.entriesToAppend
+  }
+}
+
+const finish = (
+  file: string,
+  options: CompactOptions,
+  compacted: Compacted
+): { output: string; exitCode: number; report: CompactReport } => {
+  const { result } = compacted
+  const checkpoint = result.checkpoint
+  const report = CompactReports.build({
+    file,
+    options,
+    imported: compacted.imported,
+    entries: compacted.entries,
+    rolling: compacted.rolling,
+    resolved: compacted.resolved,
+    engine: compacted.engine,
+    decision: compacted.decision,
+    result,
+    repairs: compacted.repairs
+  })
+  if (options.out) {
+    const messages = result.view.items.map((item) => item.message)
+    writeFileSync(
+      options.out,
+      `${JSON.stringify({ messages, checkpoint: checkpoint ?? null, entriesToAppend: compacted.entriesToAppend, report }, null, 2)}\n`
+    )
+  }
+  const written = CompactRender.outputLines(options.out, {
+    roles: result.view.items.map((item) => item.message.role),
+    checkpoint: checkpoint !== undefined,
+    entriesToAppend: compacted.entriesToAppend.length
+  })
+  return {
+    output: options.json
+      ? JSON.stringify(report, null, 2)
+      : [CompactRender.render(report, checkpoint, options.checkpointLines ?? 5), ...written].join("\n"),
+    exitCode: 0,
+    report
+  }
 }
 
 /**
@@ -256,6 +292,11 @@ export const register = (program: Command): void => {
       Arguments.outputFile
     )
     .option("--json", "print the report as JSON")
+    .option(
+      "--window-mib <mib>",
+      "rolling compaction window in MiB of transcript lines for line-format files (0 = never roll; default: files over 32 MiB roll with 8 MiB)",
+      Arguments.mebibytes
+    )
     .option(
       "--checkpoint-lines <n>",
       "items per checkpoint list to print (0 = the whole checkpoint)",

@@ -20,11 +20,14 @@ export interface LineSink {
 }
 
 /**
- * Progress callback: bytes read so far and the total size in bytes.
+ * Progress callback: bytes read so far and the total size in bytes. Called
+ * after each chunk's lines went to the sink; a returned promise is awaited
+ * before the next chunk is read (a caller may do work between chunks, e.g.
+ * a rolling compaction's round).
  *
  * @category models
  */
-export type OnProgress = (bytesRead: number, totalBytes: number) => void
+export type OnProgress = (bytesRead: number, totalBytes: number) => unknown
 
 /**
  * Bytes per read: 64 KiB, Node's default `highWaterMark` for file streams.
@@ -118,7 +121,7 @@ export const fromFile = async (
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     bytes += chunk.length
     splitter.push(decoder.write(chunk))
-    options.onProgress?.(bytes, options.totalBytes)
+    await options.onProgress?.(bytes, options.totalBytes)
   }
   const tail = decoder.end()
   if (tail.length > 0) splitter.push(tail)

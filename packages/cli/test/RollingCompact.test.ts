@@ -1,0 +1,125 @@
+/**
+ * Issue #13 req 6: rolling (windowed) compaction of line-format files
+ * (`RollingCompact.ts`). (a) With a window larger than the file the rolling
+ * path writes the in-memory path's `--out` (minus timings and the `rolling`
+ * field) on every shared line-format transcript. (b) With small windows that
+ * force several rounds: appending `entriesToAppend` to the original
+ * transcript reconstructs `messages`; the request fits; tool calls and
+ * results stay paired; the checkpoint passes validation; `tokens.before`, the
+ * decision and the repairs are the in-memory path's; the file is unchanged.
+ */
+import { createHash } from "node:crypto"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { ActiveView, type Entry, type Message, ToolPairing } from "@context-engine/core"
+import { transcript } from "@context-engine/core/test-support"
+import { Import } from "@context-engine/transcripts"
+import { describe, expect, it } from "vitest"
+import * as Compact from "../src/commands/compact.ts"
+import * as Progress from "../src/Progress.ts"
+
+const quiet = Progress.make({ enabled: false })
+const dir = mkdtempSync(join(tmpdir(), "rolling-compact-"))
+
+interface Out {
+  readonly messages: Array<Message.Message>
+  readonly checkpoint: { readonly validation?: { readonly ok: boolean } } | null
+  readonly entriesToAppend: Array<Entry.Entry>
+  readonly report: Compact.CompactReport
+}
+
+/** `--out` without wall-clock timings (`*Ms` keys) and, when asked, without the report's `rolling` field. */
+const comparable = (value: unknown, dropRolling: boolean): unknown =>
+  Array.isArray(value)
+    ? value.map((item) => comparable(item, dropRolling))
+    : value !== null && typeof value === "object"
+      ? Object.fromEntries(
+          Object.entries(value)
+            .filter(([key]) => !key.endsWith("Ms") && !(dropRolling && key === "rolling"))
+            .map(([key, item]) => [key, comparable(item, dropRolling)])
+        )
+      : value
+
+const compact = async (
+  file: string,
+  name: string,
+  options: Compact.CompactOptions
+): Promise<Out & { readonly output: string }> => {
+  const out = join(dir, `${name}.json`)
+  const { exitCode, output } = await Compact.run(file, { ...options, out }, quiet)
+  expect(exitCode, output).toBe(0)
+  return { ...(JSON.parse(readFileSync(out, "utf8")) as Out), output }
+}
+
+const LINE_FORMATS = [
+  "pi/large-session.jsonl",
+  "pi/before-compaction.jsonl",
+  "claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+  "claude-code-console/bookminder-day-020.md",
+  "gemini-cli-console/bookminder-day-016.md",
+  "aider/aider-dev-chat-history.md"
+]
+
+describe("rolling compaction, window larger than the file", { timeout: 300_000 }, () => {
+  for (const name of LINE_FORMATS) {
+    it(`writes the in-memory path's --out: ${name}`, async () => {
+      const file = transcript(name)
+      const key = name.replace(/\W/g, "-")
+      const inMemory = await compact(file, `${key}-memory`, { windowMib: 0 })
+      const rolling = await compact(file, `${key}-rolling`, { windowMib: 1024 })
+      expect(inMemory.report.rolling).toBeNull()
+      expect(rolling.report.rolling).toEqual({ windowBytes: 1024 * 1024 * 1024, rounds: 1 })
+      const { output: _rollingText, ...rollingOut } = rolling
+      const { output: _memoryText, ...memoryOut } = inMemory
+      expect(comparable(rollingOut, true)).toEqual(comparable(memoryOut, true))
+    })
+  }
+})
+
+const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex")
+
+describe("rolling compaction, windows that force several rounds", { timeout: 300_000 }, () => {
+  const cases = [
+    { name: "pi/large-session.jsonl", windowMib: 0.0625, contextWindow: 32_000, rounds: 3 },
+    { name: "pi/large-session.jsonl", windowMib: 0.25, contextWindow: 32_000, rounds: 3 },
+    // its view after the file's own compaction is 5.9K tokens: a small window and budget make a round compact
+    {
+      name: "claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+      windowMib: 0.0625,
+      contextWindow: 8_000,
+      rounds: 2
+    }
+  ]
+  for (const { name, windowMib, contextWindow, rounds } of cases) {
+    it(`${name}, ${windowMib * 1024} KiB window: the appended entries reproduce the request, which fits and is paired`, async () => {
+      const file = transcript(name)
+      const hash = sha(file)
+      const key = `${name.replace(/\W/g, "-")}-${windowMib}`
+      const inMemory = await compact(file, `${key}-memory`, { windowMib: 0, contextWindow })
+      const rolling = await compact(file, `${key}-rolling`, { windowMib, contextWindow })
+      expect(sha(file)).toBe(hash)
+      expect(rolling.report.rolling?.rounds).toBeGreaterThanOrEqual(rounds)
+      expect(rolling.output).toContain(`rolling compaction: ${rolling.report.rolling?.rounds} rounds over windows of`)
+      expect(inMemory.output).not.toContain("rolling compaction")
+      // the whole transcript, as the in-memory path saw it
+      expect(rolling.report.tokens.before).toEqual(inMemory.report.tokens.before)
+      expect(rolling.report.decision).toEqual(inMemory.report.decision)
+      expect(rolling.report.repairs).toEqual(inMemory.report.repairs)
+      expect(rolling.report.entries).toBe(inMemory.report.entries)
+      expect(rolling.report.handoff.transcriptMessages).toBe(inMemory.report.handoff.transcriptMessages)
+      // what to append to the original file reproduces the request
+      const original = await Import.importFilePromise(file, { metaKeys: ["model"] })
+      const view = ActiveView.reconstruct([...original.transcript.entries, ...rolling.entriesToAppend]).view
+      expect(view.items.map((item) => item.message)).toEqual(rolling.messages)
+      expect(rolling.entriesToAppend.filter((entry) => entry.kind === "checkpoint")).toHaveLength(1)
+      // the request fits, is paired, and its checkpoint passed validation
+      expect(rolling.report.fits).toBe(true)
+      expect(rolling.report.tokens.after.input).toBeLessThanOrEqual(rolling.report.policy.inputBudgetTokens)
+      const items = rolling.messages.map((message, index) => ({ entryId: String(index), message }))
+      expect(ToolPairing.analyze(items).problems).toEqual([])
+      expect(rolling.checkpoint?.validation?.ok).toBe(true)
+      expect(rolling.report.checkpoint?.generation).toBeGreaterThan(1)
+    })
+  }
+})
