@@ -34,6 +34,7 @@ import {
   MessageParts,
   type ReasoningTokens,
   RequestBytes,
+  ToolPairing,
   Turns,
   type ViewEdit
 } from "@context-engine/core"
@@ -92,7 +93,7 @@ const inWholeOrder = (edits: ReadonlyArray<ViewEdit.ViewEdit>): Array<ViewEdit.V
       ? 0
       : edit.op === "insert"
         ? 3
-        : edit.op === "replace" && edit.reason === RENAMED
+        : edit.op === "replace" && edit.reason === ToolPairing.RENAMED_REASON
           ? 1
           : 2
   return edits
@@ -100,9 +101,6 @@ const inWholeOrder = (edits: ReadonlyArray<ViewEdit.ViewEdit>): Array<ViewEdit.V
     .sort((a, b) => rank(a.edit) - rank(b.edit) || a.index - b.index)
     .map(({ edit }) => edit)
 }
-
-/** `ToolPairing`'s reason for a renamed reused call id. */
-const RENAMED = "renamed a reused tool-call id"
 
 /**
  * Creates a meter counting with `measurer` (the engine's, `Measurer.forPolicy`).

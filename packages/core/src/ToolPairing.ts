@@ -187,6 +187,13 @@ export const INTERRUPTED_RESULT_TEXT =
 export const interruptedResultId = (toolCallId: string): string => `interrupted:${toolCallId}`
 
 /**
+ * The reason of the `replace` edit that renames a reused tool-call id ({@link repairEdits}).
+ *
+ * @category constants
+ */
+export const RENAMED_REASON = "renamed a reused tool-call id"
+
+/**
  * Gives every reused tool-call id a fresh one: the n-th call (n ≥ 2) of id
  * `X` becomes `X~n` (the next free suffix), and the first result of `X` that
  * follows it is renamed with it, so each call keeps exactly one result.
@@ -246,7 +253,7 @@ const renameReusedCallIds = <I extends Item>(
     const message = { ...item.message, content: parts } as Message
     out ??= items.slice()
     out[index] = { ...item, message }
-    edits.push({ op: "replace", entryId: item.entryId, strategy, reason: "renamed a reused tool-call id", message })
+    edits.push({ op: "replace", entryId: item.entryId, strategy, reason: RENAMED_REASON, message })
   })
   return { items: out ?? items, edits }
 }
