@@ -160,6 +160,22 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     expect(output).toContain(`Dropped: ${notSentMessages} messages`)
   })
 
+  it("a SWE-agent run in an 8K window gets a checkpoint beside its long task, not a sliding window with no summary", async () => {
+    // New-user trial s7: the pinned task (swe:2, ~1,100 tokens) and the turn in progress left the checkpoint no
+    // room; the summary failed next-request-fits twice and the reduction dropped 13 of 14 turns unsummarized.
+    const pydicom = transcript("swe-agent/pydicom__pydicom-1458.traj")
+    const { exitCode, output, report } = await Compact.run(pydicom, { contextWindow: 8_000 }, quiet)
+    expect(exitCode).toBe(0)
+    expect(report!.stages.some((stage) => stage.stage.startsWith("reduce:"))).toBe(false)
+    const { checkpoint, dropped, keptUsers } = report!.handoff
+    expect(checkpoint).not.toBeNull()
+    expect(dropped).toBeNull()
+    // the task is sent word for word between the checkpoint and the kept tail
+    expect(keptUsers).toMatchObject({ messages: 1, firstEntryId: "swe:2" })
+    expect(output).not.toContain("no summary stands in for them")
+    expect(output).toContain("Validation: passed")
+  })
+
   it("--out entriesToAppend commit to a transcript store as the output says; the store's view is the request written", async () => {
     // QA session 4: the output said "append them to the transcript"; appended to the pi file they were imported as
     // unknown events and the next compact failed with InvalidInput "Duplicate entry id memory:1:pi:967:0".

@@ -93,13 +93,16 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     }
   })
 
-  it("the SWE-agent trajectory through the middleware at 8k: every request fits, the newest observation clamped when nothing else is left", async () => {
+  it("the SWE-agent trajectory through the middleware at 8k: every request fits, every compaction writes a checkpoint", async () => {
     // steps 5 and 9 failed with BudgetExceeded (3,563 of 3,440): system, pinned task, checkpoint and the newest
-    // observation (protected by the trim stages) were all that was left; the reduction's clamp.fit cuts that one
+    // observation (protected by the trim stages) were all that was left. Later the reduction's clamp.fit cut that
+    // one, after no summary had fitted: the kept tail's room did not count the pinned task, so the reduction
+    // dropped the turns with no summary. With the task counted, a checkpoint fits beside it at every step.
     const { report } = await ReplayCommand.buildWithLargest(swe, { model: "gpt-4o", contextWindow: 8_000 }, quiet)
     expect(report.failures).toEqual([])
     expect(report.overBudgetSteps).toBe(0)
-    expect(report.compactions.some((compaction) => compaction.tier === "reduce:clamp.fit")).toBe(true)
+    expect(report.compactions.length).toBeGreaterThan(0)
+    for (const compaction of report.compactions) expect(compaction.tier).toBe("checkpoint")
   })
 
   it("the SWE-agent trajectory at 8k with the default model's estimate tokenizer: no compaction fails, none is skipped, every request sent is what its compaction measured and within budget", async () => {

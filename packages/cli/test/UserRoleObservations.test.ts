@@ -43,10 +43,12 @@ describe("user-role observations are reduced like tool output", { timeout: 180_0
       const texts = written.messages.map((message) => textOf(message.content))
       // the latest user message (the task; every later user message is an observation) is sent word for word
       expect(texts).toContain(task)
-      // old observations are cleared with a marker that says what was cut and where the full text is; at 8k no
-      // checkpoint validates and the reduction goes down to the low-water mark, dropping every cleared turn too
+      // old observations are cleared with a marker that says what was cut and where the full text is; the task
+      // kept verbatim leaves the tail little room under the low-water mark, so a checkpoint stands in for the
+      // cleared turns (no reduction drops them unsummarized) and a cleared one is sent only when the tail keeps it
+      expect(report!.checkpoint).not.toBeNull()
+      expect(report!.stages.some((stage) => stage.stage.startsWith("reduce:"))).toBe(false)
       const cleared = texts.filter((text) => text.startsWith("[Old observation cleared — user-role message of "))
-      if (window === 10_000) expect(cleared.length).toBeGreaterThan(0)
       for (const text of cleared) expect(text).toMatch(/ of \d+ characters; full text in transcript entry swe:\d+\]$/)
       expect(report!.stages.some((stage) => /user-role output/.test(stage.note ?? ""))).toBe(true)
       // the trajectory has no checkpoint: a compaction that writes none does not claim to keep one

@@ -247,7 +247,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         fallback,
         hookSummary,
         preparation,
-        maxTokens: Prepare.summaryMaxTokens(fixed),
+        maxTokens: Build.summaryMaxTokens(fixed),
         countTokens: measurer.tokenizer.count,
         instructions: input.compactInstructions,
         signal: input.signal,

@@ -2,7 +2,8 @@
  * Phase 3 of the checkpoint tier, "build + validate": a summary becomes a
  * checkpoint, the view it leaves (prefix → checkpoint → pinned ask → tail)
  * and that view's measurement, checked by `CheckpointValidation`. Pure: the
- * summary ladder ({@link SummaryLadder.run}) calls it once per attempt.
+ * summary ladder ({@link SummaryLadder.run}) calls it once per attempt. The
+ * summary's room in that view is {@link summaryMaxTokens}.
  *
  * @since 0.2.0
  */
@@ -10,6 +11,7 @@ import {
   ActiveView,
   type Budget,
   type Checkpoint,
+  CheckpointRenderer,
   CheckpointValidation,
   type ContextEngine,
   type ContextView,
@@ -17,7 +19,7 @@ import {
   type Measurer
 } from "@context-engine/core"
 import type { SummarizeResult } from "../Summarizer.ts"
-import type { Preparation } from "./Prepare.ts"
+import { MIN_SUMMARY_TOKENS, type Preparation } from "./Prepare.ts"
 import type * as SummaryLadder from "./Summarize.ts"
 
 /** Inputs of {@link build}, fixed for every attempt of one compaction. @category models */
@@ -134,4 +136,56 @@ export const revalidate = (
     budgetTokens: result.after.budgetTokens,
     minIdentifierRetention
   })
+}
+
+/** Inputs of {@link summaryMaxTokens}. @category models */
+export interface RoomInput {
+  readonly preparation: Preparation
+  /** The stable prefix the checkpoint follows (system, memory — with this cycle's flushed records). */
+  readonly prefix: ReadonlyArray<ContextView.ViewItem>
+  readonly tools: ContextView.ContextView["tools"]
+  readonly measurer: Measurer.Measurer
+  readonly budget: Budget.Budget
+  readonly targetTokens: number
+  readonly timestamp: string
+}
+
+/**
+ * The summary's `maxTokens`: the cap, lowered to the room the request has
+ * left beside the prefix, the pinned ask, the tail and the checkpoint's
+ * framing (so a summary that can shrink does not fail `next-request-fits`),
+ * at least 64.
+ *
+ * @category constructors
+ */
+export const summaryMaxTokens = (input: RoomInput): number => {
+  const { preparation, measurer } = input
+  const withoutCheckpoint = measurer.measure(
+    {
+      items: [...input.prefix, ...preparation.keptUsers, ...preparation.tail],
+      tools: input.tools
+    },
+    { budget: input.budget }
+  ).inputTokens
+  const framingTokens = measurer.messageTokens(
+    CheckpointRenderer.toMessage({
+      id: preparation.checkpointId,
+      generation: preparation.generation,
+      coveredRange: {
+        fromEntryId: preparation.coveredEntryIds[0] ?? null,
+        toEntryId: preparation.coveredEntryIds[0]!
+      },
+      firstKeptEntryId: preparation.firstKept?.entryId ?? null,
+      tokensBefore: 0,
+      tokensAfter: 0,
+      summarizer: { kind: "extractive", promptVersion: "" },
+      text: "",
+      createdAt: input.timestamp
+    }),
+    "checkpoint"
+  )
+  return Math.max(
+    MIN_SUMMARY_TOKENS,
+    Math.min(preparation.summaryCapTokens, input.targetTokens - withoutCheckpoint - framingTokens)
+  )
 }

@@ -12,7 +12,6 @@ import {
   ActiveView,
   type Budget,
   type Checkpoint,
-  CheckpointRenderer,
   type ContextEngine,
   type ContextView,
   Entry,
@@ -121,6 +120,28 @@ export const cutOf = (input: CutInput): { readonly cut: CutPoint.CutPoint; reado
     ...(input.minRecentTurns !== undefined ? { minRecentTurns: input.minRecentTurns } : {})
   })
   return { cut, tokens }
+}
+
+/**
+ * {@link cutOf}, with the latest user message counted in the kept tail's
+ * room when the cut keeps it verbatim before the tail (pinned: DESIGN.md
+ * "the latest user message survives verbatim"): the request then holds the
+ * pinned ask and the tail, so a threshold compaction's room
+ * (`landAtTokens`, what lands under the low-water mark beside the summary)
+ * must hold both. When the first cut pins the ask, the cut is taken again
+ * with the room less the ask's tokens (at least 1, which keeps the turn in
+ * progress or its last unit: `CutPoint.find`); the ask stays pinned, since a
+ * later cut only covers more. Without a room (a manual or overflow
+ * compaction) the tail is `keepRecentTokens` as before.
+ *
+ * @category constructors
+ */
+export const cutLeavingRoom = (input: CutInput): ReturnType<typeof cutOf> => {
+  const first = cutOf(input)
+  const pinned = first.cut.pinnedUserIndex
+  if (input.landAtTokens === undefined || pinned < 0) return first
+  const landAtTokens = Math.max(1, input.landAtTokens - (first.tokens[pinned] ?? 0))
+  return landAtTokens === input.landAtTokens ? first : cutOf({ ...input, landAtTokens })
 }
 
 /**
@@ -250,7 +271,8 @@ export interface NothingToSummarize {
  * The "prepare" phase. The kept tail is `keepRecentTokens` ({@link cutOf});
  * a threshold compaction (low-water mark under the target) lowers it so
  * that it lands at or under the low-water mark beside a summary of at most
- * the cap.
+ * the cap and the pinned latest ask ({@link cutLeavingRoom}); the covered
+ * user messages kept verbatim get what room is left.
  *
  * @category constructors
  */
@@ -267,7 +289,7 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
     input.lowWaterTokens < input.targetTokens
       ? Math.max(1, Math.floor((input.lowWaterTokens - budget.fixedOverheadTokens - cap) * estimateShare))
       : undefined
-  const { cut, tokens } = cutOf({
+  const { cut, tokens } = cutLeavingRoom({
     conversation,
     measurer,
     budget,
@@ -291,14 +313,15 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   const generation = Math.max(input.nextGeneration ?? 0, input.active.nextGeneration)
   let tailTokens = 0
   for (const count of tokens.slice(cut.firstKeptIndex)) tailTokens += count
+  const pinnedTokens = cut.pinnedUserIndex >= 0 ? (tokens[cut.pinnedUserIndex] ?? 0) : 0
   // Codex's 20,000 tokens of user messages, at most keepRecentTokens (the kept users are verbatim text like the
-  // tail) and, in a threshold compaction, the room the tail leaves under the low-water mark.
+  // tail) and, in a threshold compaction, the room the tail and the pinned ask leave under the low-water mark.
   const userBudgetTokens = Math.max(
     0,
     Math.min(
       COVERED_USER_MESSAGES_MAX_TOKENS,
       input.policy.keepRecentTokens,
-      (landAtTokens ?? Number.POSITIVE_INFINITY) - tailTokens
+      (landAtTokens ?? Number.POSITIVE_INFINITY) - tailTokens - pinnedTokens
     )
   )
   const keptUsers = keptUserIndices(conversation, tokens, cut, userBudgetTokens)
@@ -335,56 +358,4 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
       coveredTokens - keptUserTokens + (previousItem ? measurer.messageTokens(previousItem.message, "checkpoint") : 0),
     summaryCapTokens: cap
   }
-}
-
-/** Inputs of {@link summaryMaxTokens}. @category models */
-export interface RoomInput {
-  readonly preparation: Preparation
-  /** The stable prefix the checkpoint follows (system, memory — with this cycle's flushed records). */
-  readonly prefix: ReadonlyArray<ContextView.ViewItem>
-  readonly tools: ContextView.ContextView["tools"]
-  readonly measurer: Measurer.Measurer
-  readonly budget: Budget.Budget
-  readonly targetTokens: number
-  readonly timestamp: string
-}
-
-/**
- * The summary's `maxTokens`: the cap, lowered to the room the request has
- * left beside the prefix, the pinned ask, the tail and the checkpoint's
- * framing (so a summary that can shrink does not fail `next-request-fits`),
- * at least 64.
- *
- * @category constructors
- */
-export const summaryMaxTokens = (input: RoomInput): number => {
-  const { preparation, measurer } = input
-  const withoutCheckpoint = measurer.measure(
-    {
-      items: [...input.prefix, ...preparation.keptUsers, ...preparation.tail],
-      tools: input.tools
-    },
-    { budget: input.budget }
-  ).inputTokens
-  const framingTokens = measurer.messageTokens(
-    CheckpointRenderer.toMessage({
-      id: preparation.checkpointId,
-      generation: preparation.generation,
-      coveredRange: {
-        fromEntryId: preparation.coveredEntryIds[0] ?? null,
-        toEntryId: preparation.coveredEntryIds[0]!
-      },
-      firstKeptEntryId: preparation.firstKept?.entryId ?? null,
-      tokensBefore: 0,
-      tokensAfter: 0,
-      summarizer: { kind: "extractive", promptVersion: "" },
-      text: "",
-      createdAt: input.timestamp
-    }),
-    "checkpoint"
-  )
-  return Math.max(
-    MIN_SUMMARY_TOKENS,
-    Math.min(preparation.summaryCapTokens, input.targetTokens - withoutCheckpoint - framingTokens)
-  )
 }

@@ -324,7 +324,7 @@ export interface SummarizeInput {
   /** A beforeCompact hook's summary: tried first, in place of the summarizer. */
   readonly hookSummary: Checkpoint.CheckpointContent | undefined
   readonly preparation: Preparation
-  /** The summary's cap in tokens ({@link Prepare.summaryMaxTokens}). */
+  /** The summary's cap in tokens (`Build.summaryMaxTokens`). */
   readonly maxTokens: number
   readonly countTokens: (text: string) => number
   /** The caller's instructions for the summary (`/compact <instructions>`). */

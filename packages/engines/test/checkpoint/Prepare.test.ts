@@ -1,5 +1,6 @@
 import type { Budget, Checkpoint } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
+import * as Build from "../../src/checkpoint/Build.ts"
 import * as KeptUsers from "../../src/checkpoint/KeptUsers.ts"
 import * as Prepare from "../../src/checkpoint/Prepare.ts"
 import { user } from "../support.ts"
@@ -136,10 +137,10 @@ describe("Prepare.prepare", () => {
   })
 })
 
-describe("Prepare.summaryMaxTokens", () => {
+describe("Build.summaryMaxTokens", () => {
   const ready = () => {
     const { req, preparation } = prepared()
-    const room = (targetTokens: number) => Prepare.summaryMaxTokens(buildInput(req, preparation, targetTokens))
+    const room = (targetTokens: number) => Build.summaryMaxTokens(buildInput(req, preparation, targetTokens))
     return { preparation, room }
   }
 
