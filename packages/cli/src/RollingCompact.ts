@@ -18,7 +18,9 @@
  *    checkpoint's first kept entry on, and the edits on those; the rest is
  *    dropped. A round whose decision is "fits" keeps reading. Retained
  *    entries are copies re-linked into one chain (caller input never changes).
- * 3. At the end the last window goes through `compact`'s final flow.
+ * 3. At the end the last window goes through `compact`'s final flow; after
+ *    an earlier round compacted, it is compacted even when it fits, so its
+ *    repairs (pairing, empty messages) are appended entries too.
  *
  * The whole transcript's `tokens.before`, decision and pre-compaction
  * repairs come from `WholeView.ts`, which counts each message of the
@@ -255,8 +257,15 @@ export const run = async (
     onEntry
   )
   const input = CompactFlow.inputOf([...window], resolved.policy, options)
-  const final = await CompactFlow.decideAndCompact(engine, input)
-  if ("overhead" in final) return final
+  const decided = await CompactFlow.decideAndCompact(engine, input)
+  if ("overhead" in decided) return decided
+  // An earlier round compacted, so the run appends a checkpoint: the last window is compacted too even when it
+  // fits, as the in-memory path compacts the whole transcript — a request sent unchanged repairs its view
+  // (pairing, empty messages) without persisting the edits, and the appended entries would not reproduce it.
+  const final =
+    pruned && !decided.decision.compact && input.manual !== true
+      ? { ...decided, result: await engine.compact(input, await engine.plan(input)) }
+      : decided
   rounds++
   const totals = meter.finish()
   const earlier = window.filter((entry) => made.has(entry.id))

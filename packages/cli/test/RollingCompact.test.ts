@@ -83,6 +83,9 @@ describe("rolling compaction, windows that force several rounds", { timeout: 300
   const cases = [
     { name: "pi/large-session.jsonl", windowMib: 0.0625, contextWindow: 32_000, rounds: 3 },
     { name: "pi/large-session.jsonl", windowMib: 0.25, contextWindow: 32_000, rounds: 3 },
+    // the last window fits after earlier rounds compacted, and its view holds an empty assistant message and a
+    // duplicate tool result: the request's repairs must be among the appended entries
+    { name: "pi/large-session.jsonl", windowMib: 0.0625, contextWindow: 64_000, rounds: 3 },
     // its view after the file's own compaction is 5.9K tokens: a small window and budget make a round compact
     {
       name: "claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
@@ -92,10 +95,10 @@ describe("rolling compaction, windows that force several rounds", { timeout: 300
     }
   ]
   for (const { name, windowMib, contextWindow, rounds } of cases) {
-    it(`${name}, ${windowMib * 1024} KiB window: the appended entries reproduce the request, which fits and is paired`, async () => {
+    it(`${name}, ${windowMib * 1024} KiB window, ${contextWindow / 1000}K context: the appended entries reproduce the request, which fits and is paired`, async () => {
       const file = transcript(name)
       const hash = sha(file)
-      const key = `${name.replace(/\W/g, "-")}-${windowMib}`
+      const key = `${name.replace(/\W/g, "-")}-${windowMib}-${contextWindow}`
       const inMemory = await compact(file, `${key}-memory`, { windowMib: 0, contextWindow })
       const rolling = await compact(file, `${key}-rolling`, { windowMib, contextWindow })
       expect(sha(file)).toBe(hash)
