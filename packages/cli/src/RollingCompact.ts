@@ -287,11 +287,17 @@ export const run = async (
         ...(await RequestRepairs.after(engine, input, final.result.entriesToAppend))
       ]
     : await RequestRepairs.list(engine, input, final.result.entriesToAppend)
+  const split =
+    pruned && totals.splitPairs > 0
+      ? [
+          `rolling compaction: ${totals.splitPairs} tool call(s) had their pairing split between segments of the whole-transcript count; tokens before may differ from an in-memory count by their repairs (--window-mib 0 counts in memory)`
+        ]
+      : []
   return {
     imported: scan.imported,
     engine: engine.name,
     entries: scan.stubs.map(RollingScan.factsOfStub),
-    resolved,
+    resolved: { ...resolved, warnings: [...resolved.warnings, ...split] },
     decision,
     result,
     repairs,

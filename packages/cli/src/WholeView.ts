@@ -22,8 +22,10 @@
  * normalization protects) unless it is the whole view's. A result that
  * answers a call of an earlier segment beyond that context, or a tool-call id
  * reused across segments, is repaired per segment (an `interrupted` result,
- * an orphan dropped, no `~2` rename): not found in the shared transcripts;
- * `RollingCompact.test.ts` compares the sums with the in-memory path.
+ * an orphan dropped, no `~2` rename): such calls are counted (`splitPairs`)
+ * and the report warns that its count may differ by their repairs. None in
+ * the shared transcripts or the 101 MiB bench session; `RollingCompact.test.ts`
+ * compares the sums with the in-memory path.
  *
  * @since 0.4.0
  */
@@ -58,6 +60,13 @@ export interface Totals {
   readonly items: number
   readonly messageBytes: number
   readonly edits: ReadonlyArray<ViewEdit.ViewEdit>
+  /**
+   * Tool calls whose pairing a segment boundary split: a call id reused from
+   * an earlier segment, or a result in a segment for a call of an earlier one.
+   * 0 means the sums are the whole view's exactly; otherwise each may differ
+   * by that call's repair (see the module doc).
+   */
+  readonly splitPairs: number
 }
 
 /**
@@ -103,6 +112,26 @@ const inWholeOrder = (edits: ReadonlyArray<ViewEdit.ViewEdit>): Array<ViewEdit.V
 }
 
 /**
+ * Counts the tool calls of `segment` whose pairing crosses a segment
+ * boundary: a call id an earlier segment already used, or a result for a
+ * call of an earlier segment (`earlier`: their call ids, extended here with
+ * this segment's).
+ */
+const pairsAcross = (segment: ReadonlyArray<Item>, earlier: Set<string>): number => {
+  const own = new Set<string>()
+  let split = 0
+  for (const item of segment)
+    for (const part of MessageParts.contentParts(item.message)) {
+      if (part.type === "tool-call") {
+        if (earlier.has(part.toolCallId)) split++
+        own.add(part.toolCallId)
+      } else if (part.type === "tool-result" && !own.has(part.toolCallId) && earlier.has(part.toolCallId)) split++
+    }
+  for (const id of own) earlier.add(id)
+  return split
+}
+
+/**
  * Creates a meter counting with `measurer` (the engine's, `Measurer.forPolicy`).
  *
  * @category constructors
@@ -116,6 +145,9 @@ export const make = (measurer: Measurer.Measurer, lastUserId: string | undefined
   let segment: Array<Item> = []
   let context: Array<Item> | undefined
   let open = new Set<string>()
+  // call ids of the segments already counted, and how many pairs a segment boundary split
+  const earlierCalls = new Set<string>()
+  let splitPairs = 0
 
   const count = (item: Item, position: ReasoningTokens.Position): void => {
     const counts = measurer.countMessage(item.message, item.source, position)
@@ -141,6 +173,7 @@ export const make = (measurer: Measurer.Measurer, lastUserId: string | undefined
     }
     for (const edit of normalized.edits)
       if (ids.has(edit.op === "insert" ? edit.afterEntryId : edit.entryId)) edits.push(edit)
+    splitPairs += pairsAcross(segment, earlierCalls)
   }
   const startSegment = (from: Array<Item>): void => {
     segment = from
@@ -187,7 +220,7 @@ export const make = (measurer: Measurer.Measurer, lastUserId: string | undefined
       context = undefined
       flush([])
       segment = []
-      return { byCategory, items, messageBytes, edits: inWholeOrder(edits) }
+      return { byCategory, items, messageBytes, edits: inWholeOrder(edits), splitPairs }
     }
   }
 }

@@ -9,11 +9,12 @@
  * decision and the repairs are the in-memory path's; the file is unchanged.
  */
 import { createHash } from "node:crypto"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ActiveView, type Entry, type Message, ToolPairing } from "@context-engine/core"
-import { transcript } from "@context-engine/core/test-support"
+import { loadCase, transcript } from "@context-engine/core/test-support"
+import { Cases } from "@context-engine/core/testing"
 import { Import } from "@context-engine/transcripts"
 import { describe, expect, it } from "vitest"
 import * as Compact from "../src/commands/compact.ts"
@@ -61,10 +62,26 @@ const LINE_FORMATS = [
   "aider/aider-dev-chat-history.md"
 ]
 
+interface C21 {
+  readonly blobs: Record<string, Cases.Blob>
+  readonly sourceRecords: { readonly pi: ReadonlyArray<unknown>; readonly claudeCode: ReadonlyArray<unknown> }
+}
+
+/** The shared cases' line-format sessions (C21's pi and Claude Code source records, one JSONL line each, blobs expanded). */
+const caseSessions = (): Array<{ readonly name: string; readonly file: string }> => {
+  const c21 = loadCase<C21>("C21")
+  return (["pi", "claudeCode"] as const).map((format) => {
+    const file = join(dir, `C21-${format}.jsonl`)
+    const records = Cases.expandBlobs(c21.sourceRecords[format], c21.blobs) as ReadonlyArray<unknown>
+    writeFileSync(file, `${records.map((record) => JSON.stringify(record)).join("\n")}\n`)
+    return { name: `C21 ${format} session`, file }
+  })
+}
+
 describe("rolling compaction, window larger than the file", { timeout: 300_000 }, () => {
-  for (const name of LINE_FORMATS) {
+  const sessions = [...LINE_FORMATS.map((name) => ({ name, file: transcript(name) })), ...caseSessions()]
+  for (const { name, file } of sessions) {
     it(`writes the in-memory path's --out: ${name}`, async () => {
-      const file = transcript(name)
       const key = name.replace(/\W/g, "-")
       const inMemory = await compact(file, `${key}-memory`, { windowMib: 0 })
       const rolling = await compact(file, `${key}-rolling`, { windowMib: 1024 })
@@ -110,6 +127,8 @@ describe("rolling compaction, windows that force several rounds", { timeout: 300
       expect(rolling.report.decision).toEqual(inMemory.report.decision)
       expect(rolling.report.repairs).toEqual(inMemory.report.repairs)
       expect(rolling.report.entries).toBe(inMemory.report.entries)
+      // no tool call's pairing was split between the meter's segments: its sums are exact
+      expect(rolling.report.warnings).toEqual(inMemory.report.warnings)
       expect(rolling.report.handoff.transcriptMessages).toBe(inMemory.report.handoff.transcriptMessages)
       // what to append to the original file reproduces the request
       const original = await Import.importFilePromise(file, { metaKeys: ["model"] })
