@@ -198,11 +198,11 @@ export const run = async (
   const importOptions = { format: options.format ?? "auto", strict: options.strict ?? false, metaKeys: ["model"] }
   const scan = await RollingScan.scan(file, importOptions, (done, total) => progress.update("reading", done, total))
   const resolved = await PolicyOptions.resolve(options, scan.recordedModel)
-  // The engine's counts of a window's messages are needed only in that round: its content-hash cache (up to
-  // 100,000 counts) is emptied after each one. The meter counts each message once: no cache.
-  const engineMeasurer = Measurer.forPolicy(resolved.policy)
-  const engine = makeEngine(engineMeasurer)
-  const measurer = Measurer.forPolicy(resolved.policy, { cache: false })
+  // One measurer for the meter and the engine: a message the meter counted as it streamed past is not tokenized
+  // again by the round. Its counts are needed only until the next round: its content-hash cache (up to 100,000
+  // counts) is emptied after each one.
+  const measurer = Measurer.forPolicy(resolved.policy)
+  const engine = makeEngine(measurer)
   const meter = WholeView.make(measurer, scan.lastUserId)
   let window: Array<Entry.Entry> = []
   let made = new Set<string>()
@@ -228,11 +228,11 @@ export const run = async (
   const round = async () => {
     const input = CompactFlow.inputOf([...window], resolved.policy, options)
     const decision = await engine.shouldCompact(input)
-    if (!decision.compact && input.manual !== true) return engineMeasurer.clearCache()
+    if (!decision.compact && input.manual !== true) return measurer.clearCache()
     rounds++
     pruned = true
     const result = await engine.compact(input, await engine.plan(input))
-    engineMeasurer.clearCache()
+    measurer.clearCache()
     for (const entry of result.entriesToAppend) {
       made.add(entry.id)
       push(entry)
