@@ -145,3 +145,29 @@ describe("rolling compaction, windows that force several rounds", { timeout: 300
     })
   }
 })
+
+describe("rolling compaction, --force and --instructions", { timeout: 300_000 }, () => {
+  it("apply to every round: with a budget nothing exceeds, each window is still compacted", async () => {
+    const file = transcript("pi/large-session.jsonl")
+    const contextWindow = 400_000
+    const plain = await compact(file, "every-round-plain", { windowMib: 0.25, contextWindow })
+    const forced = await compact(file, "every-round-force", { windowMib: 0.25, contextWindow, force: true })
+    const instructed = await compact(file, "every-round-instructions", {
+      windowMib: 0.25,
+      contextWindow,
+      instructions: "keep the test names"
+    })
+    // 974 KB in 256 KiB windows: three rounds before the end, then the last window
+    expect(plain.report.rolling?.rounds).toBe(1)
+    expect(forced.report.rolling?.rounds).toBe(4)
+    expect(instructed.report.rolling?.rounds).toBe(4)
+    expect(instructed.report.instructions).toBe("keep the test names")
+    const original = await Import.importFilePromise(file, { metaKeys: ["model"] })
+    for (const out of [forced, instructed]) {
+      expect(out.report.decision.reasons).toEqual(["manual"])
+      expect(out.checkpoint).not.toBeNull()
+      const view = ActiveView.reconstruct([...original.transcript.entries, ...out.entriesToAppend]).view
+      expect(view.items.map((item) => item.message)).toEqual(out.messages)
+    }
+  })
+})
