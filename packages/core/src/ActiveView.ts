@@ -28,6 +28,8 @@
  *
  * @since 0.1.0
  */
+
+import * as BranchRoot from "./BranchRoot.ts"
 import type { Checkpoint } from "./Checkpoint.ts"
 import * as CheckpointRenderer from "./CheckpointRenderer.ts"
 import * as ContextView from "./ContextView.ts"
@@ -124,7 +126,7 @@ export const maxGeneration = (entries: ReadonlyArray<Entry>): number =>
  *
  * @category models
  */
-export interface Linked {
+export interface Linked extends BranchRoot.Marked {
   readonly id: string
   readonly parentId: string | null
 }
@@ -213,9 +215,11 @@ export const selectCheckpoint = <E extends Skeleton>(
  * names no earlier entry continues the entry before it in transcript order
  * (imported multi-session files, hand-built logs), so a linear log is one
  * branch whatever its parent ids say; a branch forks only at an explicit
- * parent. Returns `entries` itself when every entry is on the branch. Reads
- * only `id` and `parentId`, so a caller that streams a transcript can find
- * the branch from those two fields alone.
+ * parent, and starts over at an entry marked as a root
+ * (`BranchRoot.isRoot`: the walk stops there). Returns `entries` itself when
+ * every entry is on the branch. Reads only `id`, `parentId` and `meta`'s
+ * root mark, so a caller that streams a transcript can find the branch from
+ * those alone.
  *
  * @category getters
  */
@@ -228,6 +232,7 @@ export const branch = <E extends Linked>(entries: ReadonlyArray<E>, leafId?: str
   let index = leafId === undefined ? entries.length - 1 : (position.get(leafId) ?? entries.length - 1)
   while (index >= 0) {
     onBranch.push(index)
+    if (BranchRoot.isRoot(entries[index]!)) break
     const parentId = entries[index]!.parentId
     const parent = parentId === null ? undefined : position.get(parentId)
     index = parent !== undefined && parent < index ? parent : index - 1

@@ -24,7 +24,7 @@ const header = {
   /** ISO 8601. */
   timestamp: Schema.String,
   schemaVersion: Schema.Literal(CURRENT_SCHEMA_VERSION),
-  /** Importer or application metadata (source record type, model, usage …). */
+  /** Importer or application metadata (source record type, model, usage …; `branchRoot`: `BranchRoot`). */
   meta: Schema.optionalKey(JsonObject)
 }
 

@@ -8,7 +8,7 @@
  * The previous view is extended only when that is what `reconstruct` would
  * return: the new entries follow the previous entries (same objects), each is
  * a non-system message entry with a fresh id that continues the entry before
- * it (`parentId` null, that entry's id, or no earlier entry), no edit entry
+ * it (`parentId` null without a root mark, that entry's id, or no earlier entry), no edit entry
  * names it, the view is not navigated (`leafId` / `beforeCheckpointId`), and
  * no user message arrives while the view pins the latest user message ahead
  * of a checkpoint's kept tail (`ActiveView.pinsLatestUser`: the pin would
@@ -19,6 +19,7 @@
  */
 import * as ActiveView from "./ActiveView.ts"
 import * as ArrayLineage from "./ArrayLineage.ts"
+import * as BranchRoot from "./BranchRoot.ts"
 import type { ViewItem } from "./ContextView.ts"
 import * as ContextView from "./ContextView.ts"
 import type { Entry } from "./Entry.ts"
@@ -98,6 +99,8 @@ const appendedItems = (
     if (entry.kind !== "message" && entry.kind !== "edit") return undefined
     if (entry.kind === "message" && entry.message.role === "system") return undefined
     if (state.ids.has(entry.id) || fresh.has(entry.id) || state.edited.has(entry.id)) return undefined
+    // A new root (`BranchRoot`) starts a branch the previous view is no part of.
+    if (BranchRoot.isRoot(entry)) return undefined
     const parent = entry.parentId
     const previous = entries[index - 1]
     if (parent !== null && parent !== previous?.id && (state.ids.has(parent) || fresh.has(parent))) return undefined

@@ -14,6 +14,7 @@
 export * as ActiveView from "./ActiveView.ts"
 export * as ArrayLineage from "./ArrayLineage.ts"
 export * as BackendTranscriptStore from "./BackendTranscriptStore.ts"
+export * as BranchRoot from "./BranchRoot.ts"
 export * as Budget from "./Budget.ts"
 export * as Checkpoint from "./Checkpoint.ts"
 export * as CheckpointRenderer from "./CheckpointRenderer.ts"

@@ -15,7 +15,9 @@
  * frozen, so the measurer's caches need no in-place-edit check of the
  * session's messages; the caller's objects are never modified). When the application rewrote its history (the messages diverge), the
  * transcript keeps every old entry and the session continues on a new branch
- * whose `parentId` is the last matching message (Pi's session tree); edits
+ * whose `parentId` is the last matching message (Pi's session tree) — or,
+ * when even the first message differs, on a new root (`BranchRoot`: the
+ * entry is marked, so a reader of the store sees only the new history); edits
  * written later of the entries the branch keeps (e.g. an offloaded tool
  * result) are carried to it as new entries.
  *
@@ -29,7 +31,15 @@
  *
  * @since 0.1.0
  */
-import { ActiveView, Entry, type Message, MessageSeal, OverflowEvent, type ViewEdit } from "@context-engine/core"
+import {
+  ActiveView,
+  BranchRoot,
+  Entry,
+  type Message,
+  MessageSeal,
+  OverflowEvent,
+  type ViewEdit
+} from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 import * as MessageMatch from "./MessageMatch.ts"
 import * as SessionWrites from "./SessionWrites.ts"
@@ -233,6 +243,12 @@ export const make = async (
     return next
   }
 
+  // The first entry of a path that starts over at the root while the transcript holds entries (the application
+  // changed its first message): marked as a root, else readers of the store continue it from the transcript's last
+  // entry and show the old history before the new one (`BranchRoot`).
+  const rooted = <E extends Entry.Entry>(entry: E): E =>
+    entry.parentId === null && path.length === 0 && all.length > 0 ? BranchRoot.mark(entry) : entry
+
   const sync = async (incoming: ReadonlyArray<Message.Message>): Promise<ReadonlyArray<Entry.MessageEntry>> => {
     const matched = matcher.checkedPrefix(incoming, (index) => messages[index]!, check, watched)
     const carried: Array<Entry.Entry> = []
@@ -271,9 +287,11 @@ export const make = async (
     const appended: Array<Entry.MessageEntry> = []
     for (let position = matched; position < incoming.length; position++) {
       const message = incoming[position]!
-      const entry = Entry.make(
-        { id: idOf(position), parentId: path.at(-1)?.id ?? null, timestamp: new Date().toISOString() },
-        { kind: "message", message: MessageSeal.seal(message) }
+      const entry = rooted(
+        Entry.make(
+          { id: idOf(position), parentId: path.at(-1)?.id ?? null, timestamp: new Date().toISOString() },
+          { kind: "message", message: MessageSeal.seal(message) }
+        )
       )
       appendRaw([entry])
       appended.push(entry)
@@ -293,7 +311,11 @@ export const make = async (
     append: (entries) =>
       serial(async () => {
         const linked = entries.map((entry, index) =>
-          index === 0 && entry.parentId === null && path.length > 0 ? Entry.withParent(entry, path.at(-1)!.id) : entry
+          index > 0 || entry.parentId !== null
+            ? entry
+            : path.length > 0
+              ? Entry.withParent(entry, path.at(-1)!.id)
+              : rooted(entry)
         )
         if (linked.some((entry) => entry.kind === "checkpoint")) {
           // A compaction's commit is stored first: one the store refused never enters the session.
