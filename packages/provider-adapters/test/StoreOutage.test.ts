@@ -186,3 +186,48 @@ describe("a store outage while the app's messages are synced", () => {
     expect(stored.filter((entry) => entry.kind === "edit")).toHaveLength(steps - 1)
   })
 })
+
+describe("a store outage across syncs and compactions", () => {
+  it("messages the store refused are stored before the compaction that follows them; once it is back nothing is missing", async () => {
+    const inner = InMemoryTranscriptStore.open()
+    const { store, failedWrites } = recoveringStore(inner, 10)
+    const events: Array<ContextEvent> = []
+    const provider = windowedModel({ windowTokens: 1_000_000, replies: () => ({ text: "noted" }) })
+    const model = wrapLanguageModel({
+      model: provider.model,
+      middleware: contextEngineMiddleware({
+        engine: TieredSummaryEngine.make(),
+        store,
+        sessionId: "s",
+        policy: smallPolicy(POLICY_WINDOW_TOKENS),
+        offload: false,
+        onEvent: (event) => events.push(event)
+      })
+    })
+    const history: Array<ModelMessage> = []
+    for (let index = 0; index < 14; index++) {
+      history.push({
+        role: "user",
+        content: `Turn ${index}: review module m${index}. ${"The handler keeps its state in a map keyed by request id. ".repeat(30)}`
+      })
+      const result = await generateText({ model, instructions: "You review code.", messages: history })
+      expect(result.text).toBe("noted")
+      history.push(...result.responseMessages)
+    }
+    expect(provider.calls).toHaveLength(14)
+    expect(failedWrites()).toBe(10)
+    expect(events.some((event) => event.type === "store-failed")).toBe(true)
+    expect(events.some((event) => event.type === "compaction-failed")).toBe(true)
+    expect(events.some((event) => event.type === "compaction")).toBe(true)
+    const stored = (await inner.load("s")).entries
+    expect(stored.some((entry) => entry.kind === "checkpoint")).toBe(true)
+    // Every user message once, in order, on the stored branch (the last answer is not resent, so not synced).
+    const storedUsers = ActiveView.branch(stored).flatMap((entry) =>
+      entry.kind === "message" && entry.message.role === "user" ? [entry.message] : []
+    )
+    expect(
+      storedUsers.map((message) => JSON.stringify(message.content)).map((text) => /Turn (\d+)/.exec(text)![1])
+    ).toEqual(Array.from({ length: 14 }, (_, index) => String(index)))
+    expect(new Set(stored.map((entry) => entry.id)).size).toBe(stored.length)
+  })
+})
