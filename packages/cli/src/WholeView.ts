@@ -20,12 +20,14 @@
  * assistant message after it as context, so neither the segment's last user
  * message nor its last assistant message is the view's latest (which
  * normalization protects) unless it is the whole view's. A result that
- * answers a call of an earlier segment beyond that context, or a tool-call id
- * reused across segments, is repaired per segment (an `interrupted` result,
- * an orphan dropped, no `~2` rename): such calls are counted (`splitPairs`)
- * and the report warns that its count may differ by their repairs. None in
- * the shared transcripts or the 101 MiB bench session; `RollingCompact.test.ts`
- * compares the sums with the in-memory path.
+ * answers a call of an earlier segment beyond that context is repaired per
+ * segment (an `interrupted` result, an orphan dropped): such calls are
+ * counted (`splitPairs`) and the report warns that its count may differ by
+ * their repairs. None in the shared transcripts or the 101 MiB bench session;
+ * `RollingCompact.test.ts` compares the sums with the in-memory path. Reused
+ * tool-call ids are renamed as items arrive (`ToolPairing.reusedCallIdRenamer`),
+ * so a reuse across segments gets the whole view's `~2` (exact unless a later
+ * call's literal id is `X~2`) and splits no pair.
  *
  * @since 0.4.0
  */
@@ -148,6 +150,7 @@ export const make = (measurer: Measurer.Measurer, lastUserId: string | undefined
   // call ids of the segments already counted, and how many pairs a segment boundary split
   const earlierCalls = new Set<string>()
   let splitPairs = 0
+  const rename = ToolPairing.reusedCallIdRenamer<Item>(`${Normalization.NORMALIZE_STAGE}/toolPairing`)
 
   const count = (item: Item, position: ReasoningTokens.Position): void => {
     const counts = measurer.countMessage(item.message, item.source, position)
@@ -194,8 +197,11 @@ export const make = (measurer: Measurer.Measurer, lastUserId: string | undefined
       raw(item)
       count(item, "prior")
     },
-    add: (item) => {
-      raw(item)
+    add: (original) => {
+      raw(original)
+      // the whole view's renames of reused call ids, in view order: a reuse may span segments
+      const { item, edit } = rename(original)
+      if (edit !== undefined) edits.push(edit)
       if (context !== undefined) {
         context.push(item)
         if (item.message.role !== "assistant") return

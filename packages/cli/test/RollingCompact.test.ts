@@ -109,13 +109,24 @@ describe("rolling compaction, windows that force several rounds", { timeout: 300
       windowMib: 0.0625,
       contextWindow: 8_000,
       rounds: 2
-    }
+    },
+    // the session with 150 of its lines (from 30 % on) appended again: 110 tool-call ids reused 600 lines
+    // later, in another segment of the meter and another window — the whole view renames each (`~2`)
+    { name: "pi/large-session.jsonl", reused: true, windowMib: 0.0625, contextWindow: 32_000, rounds: 3 }
   ]
-  for (const { name, windowMib, contextWindow, rounds } of cases) {
-    it(`${name}, ${windowMib * 1024} KiB window, ${contextWindow / 1000}K context: the appended entries reproduce the request, which fits and is paired`, async () => {
-      const file = transcript(name)
+  const fileOf = (name: string, reused: boolean): string => {
+    if (!reused) return transcript(name)
+    const lines = readFileSync(transcript(name), "utf8").trimEnd().split("\n")
+    const from = Math.floor(lines.length * 0.3)
+    const file = join(dir, "reused-tool-call-ids.jsonl")
+    writeFileSync(file, `${[...lines, ...lines.slice(from, from + 150)].join("\n")}\n`)
+    return file
+  }
+  for (const { name, reused = false, windowMib, contextWindow, rounds } of cases) {
+    it(`${name}${reused ? " with reused tool-call ids" : ""}, ${windowMib * 1024} KiB window, ${contextWindow / 1000}K context: the appended entries reproduce the request, which fits and is paired`, async () => {
+      const file = fileOf(name, reused)
       const hash = sha(file)
-      const key = `${name.replace(/\W/g, "-")}-${windowMib}-${contextWindow}`
+      const key = `${name.replace(/\W/g, "-")}-${reused}-${windowMib}-${contextWindow}`
       const inMemory = await compact(file, `${key}-memory`, { windowMib: 0, contextWindow })
       const rolling = await compact(file, `${key}-rolling`, { windowMib, contextWindow })
       expect(sha(file)).toBe(hash)

@@ -194,35 +194,33 @@ export const interruptedResultId = (toolCallId: string): string => `interrupted:
 export const RENAMED_REASON = "renamed a reused tool-call id"
 
 /**
- * Gives every reused tool-call id a fresh one: the n-th call (n ≥ 2) of id
- * `X` becomes `X~n` (the next free suffix), and the first result of `X` that
- * follows it is renamed with it, so each call keeps exactly one result.
- * Providers reject a request with two calls of one id ("tool_use ids must be
- * unique", Anthropic Messages API), and a naive pairing silently drops one
- * of their results.
+ * Gives every reused tool-call id a fresh one, item by item in view order:
+ * the n-th call (n ≥ 2) of id `X` becomes `X~n` (the next free suffix), and
+ * the first result of `X` that follows it is renamed with it, so each call
+ * keeps exactly one result. Providers reject a request with two calls of one
+ * id ("tool_use ids must be unique", Anthropic Messages API), and a naive
+ * pairing silently drops one of their results. Returns the item unchanged
+ * (same object) or renamed, with the `replace` edit ({@link RENAMED_REASON}).
+ * `taken`: every call id of the view, asked for at the first reused id; a
+ * caller that streams the view (the rolling meter, `cli/WholeView.ts`) omits
+ * it, and the ids seen so far count as taken.
+ *
+ * @category repair
  */
-const renameReusedCallIds = <I extends Item>(
-  items: ReadonlyArray<I>,
-  strategy: string
-): { readonly items: ReadonlyArray<I>; readonly edits: Array<ViewEdit> } => {
-  // every call id of the view, built at the first reused id (most views have none)
-  let taken: Set<string> | undefined
-  const takenIds = (): Set<string> => {
-    if (taken === undefined) {
-      taken = new Set()
-      for (const item of items)
-        for (const part of contentParts(item.message)) if (part.type === "tool-call") taken.add(part.toolCallId)
-    }
-    return taken
-  }
+export const reusedCallIdRenamer = <I extends Item>(
+  strategy: string,
+  taken?: () => Set<string>
+): ((item: I) => { readonly item: I; readonly edit?: ViewEdit }) => {
+  let ids: Set<string> | undefined
+  const streamed = taken === undefined ? new Set<string>() : undefined
+  const takenIds = (): Set<string> => (ids ??= streamed ?? taken!())
   const seen = new Set<string>()
   const pending = new Map<string, string>()
-  const edits: Array<ViewEdit> = []
-  let out: Array<I> | undefined
   const renamed = (part: ContentPart): ContentPart => {
     if (part.type === "tool-call") {
       if (!seen.has(part.toolCallId)) {
         seen.add(part.toolCallId)
+        streamed?.add(part.toolCallId)
         pending.delete(part.toolCallId)
         return part
       }
@@ -239,7 +237,7 @@ const renameReusedCallIds = <I extends Item>(
     pending.delete(part.toolCallId)
     return { ...part, toolCallId: fresh }
   }
-  items.forEach((item, index) => {
+  return (item) => {
     const content = contentParts(item.message)
     // copied only when a part is renamed (a new array per message and scan was most of this pass's garbage)
     let parts: Array<ContentPart> | undefined
@@ -249,11 +247,34 @@ const renameReusedCallIds = <I extends Item>(
       parts ??= content.slice()
       parts[partIndex] = part
     }
-    if (parts === undefined) return
+    if (parts === undefined) return { item }
     const message = { ...item.message, content: parts } as Message
+    return {
+      item: { ...item, message },
+      edit: { op: "replace", entryId: item.entryId, strategy, reason: RENAMED_REASON, message }
+    }
+  }
+}
+
+/** {@link reusedCallIdRenamer} over a whole view: the renamed items (`items` itself when none) and the edits. */
+const renameReusedCallIds = <I extends Item>(
+  items: ReadonlyArray<I>,
+  strategy: string
+): { readonly items: ReadonlyArray<I>; readonly edits: Array<ViewEdit> } => {
+  const rename = reusedCallIdRenamer<I>(strategy, () => {
+    const taken = new Set<string>()
+    for (const item of items)
+      for (const part of contentParts(item.message)) if (part.type === "tool-call") taken.add(part.toolCallId)
+    return taken
+  })
+  const edits: Array<ViewEdit> = []
+  let out: Array<I> | undefined
+  items.forEach((item, index) => {
+    const result = rename(item)
+    if (result.edit === undefined) return
     out ??= items.slice()
-    out[index] = { ...item, message }
-    edits.push({ op: "replace", entryId: item.entryId, strategy, reason: RENAMED_REASON, message })
+    out[index] = result.item
+    edits.push(result.edit)
   })
   return { items: out ?? items, edits }
 }
