@@ -38,14 +38,7 @@
  * @since 0.4.0
  */
 import { stat } from "node:fs/promises"
-import {
-  ActiveView,
-  type ContextEngine,
-  type ContextView,
-  type Entry,
-  Measurer,
-  MessageTokens
-} from "@context-engine/core"
+import { ActiveView, type ContextEngine, type ContextView, Entry, Measurer, MessageTokens } from "@context-engine/core"
 import { ByteCap } from "@context-engine/engines"
 import { Import } from "@context-engine/transcripts"
 import * as CompactFlow from "./CompactFlow.ts"
@@ -125,7 +118,7 @@ const relinked = (entries: ReadonlyArray<Entry.Entry>, parentId: string | null):
   const out: Array<Entry.Entry> = []
   let parent = parentId
   for (const entry of entries) {
-    out.push(entry.parentId === parent ? entry : { ...entry, parentId: parent })
+    out.push(Entry.withParent(entry, parent))
     parent = entry.id
   }
   return out
@@ -212,8 +205,7 @@ export const run = async (
   let branchIndex = -1
   let roundAt = 0
   const push = (entry: Entry.Entry) => {
-    const parentId = window.at(-1)?.id ?? null
-    window.push(entry.parentId === parentId ? entry : { ...entry, parentId })
+    window.push(Entry.withParent(entry, window.at(-1)?.id ?? null))
   }
   const onEntry = (entry: Entry.Entry) => {
     if (scan.onBranch !== undefined && !scan.onBranch.has(entry.id)) return
