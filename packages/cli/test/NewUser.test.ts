@@ -176,6 +176,20 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     expect(output).toContain("Validation: passed")
   })
 
+  it("when even the smallest checkpoint does not fit beside the task, turns are dropped as the last resort, and the report says why in numbers", async () => {
+    // 6,500 tokens: system (1,229) + task (1,132) + the last message leave ~180 tokens, less than the smallest
+    // valid checkpoint of this run (goal, next step, the artifact ledger's paths and URLs)
+    const pydicom = transcript("swe-agent/pydicom__pydicom-1458.traj")
+    const { exitCode, output, report } = await Compact.run(pydicom, { contextWindow: 6_500 }, quiet)
+    expect(exitCode).toBe(0)
+    expect(report!.handoff.checkpoint).toBeNull()
+    const skipped = report!.stages.find((stage) => stage.stage === "checkpoint")!
+    expect(skipped.status).toBe("skipped")
+    expect(skipped.note).toMatch(/the last on next-request-fits: next request \d+ of 2600 tokens/)
+    expect(report!.stages.some((stage) => stage.stage === "reduce:slidingWindow")).toBe(true)
+    expect(output).toContain("no summary stands in for them")
+  })
+
   it("--out entriesToAppend commit to a transcript store as the output says; the store's view is the request written", async () => {
     // QA session 4: the output said "append them to the transcript"; appended to the pi file they were imported as
     // unknown events and the next compact failed with InvalidInput "Duplicate entry id memory:1:pi:967:0".

@@ -251,9 +251,11 @@ export const run = <A>(input: Input<A>): Effect.Effect<Outcome<A>> =>
         } as const
       last = built
     }
+    // The last attempt's failed checks with their numbers: why the caller reduces without a new checkpoint.
+    const failed = last?.report.checks.filter((check) => !check.ok).map((check) => `${check.name}: ${check.detail}`)
     return {
       _tag: "Failed",
-      reason: `every summary failed validation (${tried.join(", ")}); ${outcomeNote}`,
+      reason: `every summary failed validation (${tried.join(", ")})${failed?.length ? `, the last on ${failed.join("; ")}` : ""}; ${outcomeNote}`,
       failures
     } as const
   })
