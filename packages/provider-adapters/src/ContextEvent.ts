@@ -98,7 +98,7 @@ export type ContextEvent =
        */
       readonly type: "store-failed"
       readonly sessionId: string
-      /** `PluginFailed` of kind `"store"` (`Session.storeFailure`): the store's error in `detail`. */
+      /** `PluginFailed` of kind `"store"` (`Session.storeFailure`): the store's error in `detail`, or `timeout` (`Session.STORE_WRITE_TIMEOUT_MS`). */
       readonly error: PluginGuard.PluginFailed
       /** Entries the session holds that the store does not, after this failure. */
       readonly unstoredEntries: number

@@ -44,7 +44,13 @@ import { OverflowRecovery } from "@context-engine/engines"
 import * as MessageMatch from "./MessageMatch.ts"
 import * as SessionWrites from "./SessionWrites.ts"
 
-export { isStaleWrite, type OnStoreFailure, type SessionStore, storeFailure } from "./SessionWrites.ts"
+export {
+  isStaleWrite,
+  type OnStoreFailure,
+  type SessionStore,
+  STORE_WRITE_TIMEOUT_MS,
+  storeFailure
+} from "./SessionWrites.ts"
 
 /**
  * A session.

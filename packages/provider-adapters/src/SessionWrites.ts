@@ -8,11 +8,29 @@
  * for the store. A compaction's commit (a write with a checkpoint) is the
  * exception: it is stored before the session holds it
  * (`storeFirst`), so a refused compaction never takes
- * effect and counts as failed.
+ * effect and counts as failed. A write that has not settled within
+ * {@link STORE_WRITE_TIMEOUT_MS} is an outage too (`timeout`): a hung store
+ * holds no request.
  *
  * @since 0.3.0
  */
 import { type Entry, PluginGuard } from "@context-engine/core"
+import { Cause, Effect, Exit } from "effect"
+
+/**
+ * Deadline of one store write: 60,000 ms, the plug-in deadline
+ * (`PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`) — the store is a plug-in, and a
+ * write that has not settled by then (a hung connection) is met as an
+ * outage: the entries stay unstored and are written again first by the next
+ * write. A late write that did land is not stored twice by a store built on
+ * `TranscriptIndex.plan` (an entry already held with the same content is
+ * skipped).
+ *
+ * @category constants
+ */
+export const STORE_WRITE_TIMEOUT_MS = PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS
+
+const STORE_PLUGIN = "transcript store"
 
 /**
  * Where entries are persisted. Structurally a subset of core's
@@ -51,19 +69,21 @@ export const isStaleWrite = (error: unknown): boolean => {
  * outage: connection refused, disk full), as the plug-in failure the
  * controller reports (`PluginGuard.PluginFailed`, kind `"store"`): the one
  * constructor for the sync path (`store-failed` event) and the compaction
- * path (`compaction-failed`). No deadline applies to store writes, so
- * `timeoutMs` is `Infinity`.
+ * path (`compaction-failed`): a write's own failure (`threw`, or `timeout`
+ * after {@link STORE_WRITE_TIMEOUT_MS}) as it is, any other error as `threw`.
  *
  * @category constructors
  */
 export const storeFailure = (error: unknown): PluginGuard.PluginFailed =>
-  new PluginGuard.PluginFailed({
-    plugin: "transcript store",
-    kind: "store",
-    failure: "threw",
-    timeoutMs: Number.POSITIVE_INFINITY,
-    detail: error instanceof Error ? error.message : String(error)
-  })
+  error instanceof PluginGuard.PluginFailed && error.kind === "store"
+    ? error
+    : new PluginGuard.PluginFailed({
+        plugin: STORE_PLUGIN,
+        kind: "store",
+        failure: "threw",
+        timeoutMs: STORE_WRITE_TIMEOUT_MS,
+        detail: error instanceof Error ? error.message : String(error)
+      })
 
 /**
  * Called when the store refused a write the session holds anyway (an
@@ -121,11 +141,30 @@ export const make = (
     if (batch.length > 0) await store.append(sessionId, batch)
   }
 
+  /** `persist` within {@link STORE_WRITE_TIMEOUT_MS} (`PluginGuard.guardPromise`); a stale write rejects as the store's error. */
+  const persistGuarded = async (entries: ReadonlyArray<Entry.Entry>): Promise<void> => {
+    let stale: { readonly error: unknown } | undefined
+    const exit = await Effect.runPromiseExit(
+      PluginGuard.guardPromise({
+        plugin: STORE_PLUGIN,
+        kind: "store",
+        timeoutMs: STORE_WRITE_TIMEOUT_MS,
+        run: () =>
+          persist(entries).catch((error: unknown) => {
+            if (!isStaleWrite(error)) throw error
+            stale = { error }
+          })
+      })
+    )
+    if (stale !== undefined) throw stale.error
+    if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+  }
+
   // Entries the session holds that the store refused (an outage), oldest first: every later write stores them first.
   let unstored: Array<Entry.Entry> = []
   const storeUnstored = async (): Promise<void> => {
     if (unstored.length === 0) return
-    await persist(unstored)
+    await persistGuarded(unstored)
     unstored = []
   }
   /**
@@ -135,7 +174,7 @@ export const make = (
   const storeHeld = async (held: ReadonlyArray<Entry.Entry>): Promise<void> => {
     try {
       await storeUnstored()
-      await persist(held)
+      await persistGuarded(held)
     } catch (error) {
       if (isStaleWrite(error)) throw error
       unstored = [...unstored, ...held]
@@ -144,7 +183,7 @@ export const make = (
   }
   const storeFirst = async (entries: ReadonlyArray<Entry.Entry>): Promise<void> => {
     await storeUnstored()
-    await persist(entries)
+    await persistGuarded(entries)
   }
   return { storeHeld, storeFirst }
 }
