@@ -221,10 +221,16 @@ export const run = async (
     const input = CompactFlow.inputOf([...window], resolved.policy, options)
     const decision = await engine.shouldCompact(input)
     if (!decision.compact && input.manual !== true) return measurer.clearCache()
+    const result = await engine.compact(input, await engine.plan(input)).catch((error: unknown) => {
+      // The turn in progress at the window's end does not fit alone (a sliding window keeps it verbatim): the
+      // round keeps reading — the turn ends in a later window, or the final flow fails as the in-memory path does.
+      if ((error as { readonly _tag?: unknown } | null)?._tag === "BudgetExceeded") return undefined
+      throw error
+    })
+    measurer.clearCache()
+    if (result === undefined) return
     rounds++
     pruned = true
-    const result = await engine.compact(input, await engine.plan(input))
-    measurer.clearCache()
     for (const entry of result.entriesToAppend) {
       made.add(entry.id)
       push(entry)

@@ -182,3 +182,24 @@ describe("rolling compaction, --force and --instructions", { timeout: 300_000 },
     }
   })
 })
+
+describe("rolling compaction with the sliding-window engine", { timeout: 300_000 }, () => {
+  it("a window that ends inside a turn too large to keep verbatim keeps reading instead of failing the run", async () => {
+    // pi/large-session at 32K: a round whose window ends inside a long tool loop cannot fit the turn in progress,
+    // which the sliding window keeps verbatim (BudgetExceeded); the in-memory path never sees that turn cut
+    const file = transcript("pi/large-session.jsonl")
+    const options = { contextWindow: 32_000, engine: "sliding-window" } as const
+    const inMemory = await compact(file, "sliding-memory", { ...options, windowMib: 0 })
+    const rolling = await compact(file, "sliding-rolling", { ...options, windowMib: 0.0625 })
+    expect(rolling.report.rolling?.windowBytes).toBe(64 * 1024)
+    expect(rolling.report.tokens.before).toEqual(inMemory.report.tokens.before)
+    expect(rolling.report.decision).toEqual(inMemory.report.decision)
+    expect(rolling.report.repairs).toEqual(inMemory.report.repairs)
+    const original = await Import.importFilePromise(file, { metaKeys: ["model"] })
+    const view = ActiveView.reconstruct([...original.transcript.entries, ...rolling.entriesToAppend]).view
+    expect(view.items.map((item) => item.message)).toEqual(rolling.messages)
+    expect(rolling.report.fits).toBe(true)
+    const items = rolling.messages.map((message, index) => ({ entryId: String(index), message }))
+    expect(ToolPairing.analyze(items).problems).toEqual([])
+  })
+})
