@@ -10,6 +10,9 @@
  *    import's facts and the recorded model.
  * 2. Pass 2 streams it again and feeds the branch's entries, as one chain,
  *    into a window. After every `windowBytes` of file read, a round runs
+ *    (on the window up to its last entry where no tool call awaited its
+ *    result, so a window never ends between a call and its recorded result;
+ *    the entries after it are carried over to the next window)
  *    the engine as `compact` does (`shouldCompact` → `compact(input, plan)`);
  *    a round that wrote a checkpoint appends its entries to the window and
  *    keeps only what the engine's next view needs: the prefix (system
@@ -38,7 +41,15 @@
  * @since 0.4.0
  */
 import { stat } from "node:fs/promises"
-import { ActiveView, type ContextEngine, type ContextView, Entry, Measurer, MessageTokens } from "@context-engine/core"
+import {
+  ActiveView,
+  type ContextEngine,
+  type ContextView,
+  Entry,
+  Measurer,
+  MessageTokens,
+  Turns
+} from "@context-engine/core"
 import { ByteCap } from "@context-engine/engines"
 import { Import } from "@context-engine/transcripts"
 import * as CompactFlow from "./CompactFlow.ts"
@@ -204,6 +215,11 @@ export const run = async (
   let rounds = 0
   let branchIndex = -1
   let roundAt = 0
+  // Calls of the latest assistant message awaiting their result; the window's length when none was. A round stops
+  // there (a call cut from its result would be sent as interrupted) and carries the rest over. Calls still open at
+  // the next assistant message or user's words are unanswered in the whole view too (normalization's repair).
+  let open = new Set<string>()
+  let settled = 0
   const push = (entry: Entry.Entry) => {
     window.push(Entry.withParent(entry, window.at(-1)?.id ?? null))
   }
@@ -211,13 +227,22 @@ export const run = async (
     if (scan.onBranch !== undefined && !scan.onBranch.has(entry.id)) return
     branchIndex++
     if (entry.kind === "message") {
+      if (entry.message.role === "assistant" || Turns.isUserWordsItem(transcriptItem(entry))) open = new Set()
+      WholeView.callIdsOf(entry, open)
       if (entry.message.role === "system") meter.prefix(transcriptItem(entry))
       else if (branchIndex >= scan.tailFrom || scan.pinned.has(entry.id)) meter.add(transcriptItem(entry))
     } else if (entry.kind === "checkpoint" && entry.id === scan.checkpointId)
       meter.checkpoint(ActiveView.checkpointItem(entry.id, entry.checkpoint))
     push(entry)
+    if (open.size === 0) settled = window.length
   }
   const round = async () => {
+    const pending = window.splice(settled)
+    await compactWindow()
+    settled = window.length
+    for (const entry of pending) push(entry)
+  }
+  const compactWindow = async () => {
     const input = CompactFlow.inputOf([...window], resolved.policy, options)
     const decision = await engine.shouldCompact(input)
     if (!decision.compact && input.manual !== true) return measurer.clearCache()

@@ -85,7 +85,13 @@ export interface WholeView {
   readonly finish: () => Totals
 }
 
-const callIdsOf = (item: Item, open: Set<string>): void => {
+/**
+ * Tracks the tool calls awaiting their result: adds the call ids of `item`'s
+ * tool calls to `open` and removes those its tool results answer.
+ *
+ * @category utils
+ */
+export const callIdsOf = (item: Pick<Item, "message">, open: Set<string>): void => {
   for (const part of MessageParts.contentParts(item.message)) {
     if (part.type === "tool-call") open.add(part.toolCallId)
     else if (part.type === "tool-result") open.delete(part.toolCallId)

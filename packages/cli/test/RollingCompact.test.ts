@@ -103,11 +103,13 @@ describe("rolling compaction, windows that force several rounds", { timeout: 300
     // the last window fits after earlier rounds compacted, and its view holds an empty assistant message and a
     // duplicate tool result: the request's repairs must be among the appended entries
     { name: "pi/large-session.jsonl", windowMib: 0.0625, contextWindow: 64_000, rounds: 3 },
-    // its view after the file's own compaction is 5.9K tokens: a small window and budget make a round compact
+    // its view after the file's own compaction is 5.9K tokens: a small window and budget make a round compact. Its
+    // main branch holds 11 messages (the Task sub-agents' records are off it) and a round never ends between a Task
+    // call and its result, so before the end only one window (at 6K, not 8K) is over the budget
     {
       name: "claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
       windowMib: 0.0625,
-      contextWindow: 8_000,
+      contextWindow: 6_000,
       rounds: 2
     },
     // the session with 150 of its lines (from 30 % on) appended again: 110 tool-call ids reused 600 lines
@@ -201,5 +203,34 @@ describe("rolling compaction with the sliding-window engine", { timeout: 300_000
     expect(rolling.report.fits).toBe(true)
     const items = rolling.messages.map((message, index) => ({ entryId: String(index), message }))
     expect(ToolPairing.analyze(items).problems).toEqual([])
+  })
+})
+
+/** Call ids whose result in `messages` is the synthesized `interrupted` one (no result recorded). */
+const interruptedCalls = (messages: ReadonlyArray<Message.Message>): Array<string> =>
+  messages.flatMap((message) =>
+    message.role === "tool" && Array.isArray(message.content)
+      ? message.content.flatMap((part) =>
+          part.type === "tool-result" && JSON.stringify(part.output).includes(ToolPairing.INTERRUPTED_RESULT_TEXT)
+            ? [part.toolCallId]
+            : []
+        )
+      : []
+  )
+
+describe("rolling compaction, a window that ends between a tool call and its result", { timeout: 300_000 }, () => {
+  // pi/large-session.jsonl's first 300,000 bytes: at a 0.1 MiB window the first round's window ends after the call
+  // of pi:127 and before its result (pi:128), which the file records
+  it("sends the recorded result, not an interrupted one, and reports no message dropped", async () => {
+    const file = join(dir, "large-session-300k.jsonl")
+    writeFileSync(file, readFileSync(transcript("pi/large-session.jsonl")).subarray(0, 300_000))
+    const inMemory = await compact(file, "split-pair-memory", { windowMib: 0, contextWindow: 32_000 })
+    const rolling = await compact(file, "split-pair-rolling", { windowMib: 0.1, contextWindow: 32_000 })
+    expect(rolling.report.rolling?.rounds).toBeGreaterThan(1)
+    expect(interruptedCalls(rolling.messages)).toEqual(interruptedCalls(inMemory.messages))
+    expect(rolling.report.handoff.dropped).toBeNull()
+    expect(rolling.report.handoff.keptTail.synthesizedMessages).toBe(
+      inMemory.report.handoff.keptTail.synthesizedMessages
+    )
   })
 })
