@@ -45,19 +45,21 @@ const header = (report: CompactReport): Array<string> => {
 
 const tokenTable = (report: CompactReport): Array<string> => {
   const { before, after } = report.tokens
+  const rows: Array<[string, number, number]> = Measurement.categories
+    .filter((category) => before[category] !== 0 || after[category] !== 0)
+    .map((category) => [categoryLabels[category], before[category], after[category]])
+  rows.push(["total input", before.input, after.input])
+  // a column is 10 wide, wider when a count needs it (a rolling compaction's transcript runs to millions)
+  const width = Math.max(10, ...rows.flatMap(([, b, a]) => [n(b), n(a), n(a - b)].map((cell) => cell.length + 2)))
   const out = [
     `Decision: ${report.decision.compact ? "compact" : "no compaction needed"}${report.decision.reasons.length > 0 ? ` (${report.decision.reasons.join(", ")})` : ""} — ${n(report.decision.inputTokens)} input tokens, budget ${n(report.policy.inputBudgetTokens)}`,
     "",
-    `Tokens per category${" ".repeat(11)}${lpad("before", 10)}${lpad("after", 10)}${lpad("change", 10)}`
-  ]
-  for (const category of Measurement.categories) {
-    if (before[category] === 0 && after[category] === 0) continue
-    out.push(
-      `  ${pad(categoryLabels[category], 28)}${lpad(n(before[category]), 10)}${lpad(n(after[category]), 10)}${lpad(n(after[category] - before[category]), 10)}`
+    `Tokens per category${" ".repeat(11)}${lpad("before", width)}${lpad("after", width)}${lpad("change", width)}`,
+    ...rows.map(
+      ([label, b, a]) => `  ${pad(label, 28)}${lpad(n(b), width)}${lpad(n(a), width)}${lpad(n(a - b), width)}`
     )
-  }
+  ]
   out.push(
-    `  ${pad("total input", 28)}${lpad(n(before.input), 10)}${lpad(n(after.input), 10)}${lpad(n(after.input - before.input), 10)}`,
     `  ${report.fits ? "fits" : "DOES NOT FIT"}: ${n(after.input)} of ${n(report.policy.inputBudgetTokens)} input tokens (${((after.input / Math.max(1, before.input)) * 100).toFixed(1)}% of before)`,
     "",
     "Stages (least destructive first; re-measured after each)"

@@ -58,6 +58,20 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
       expect(output).toMatch(new RegExp(`[✓✗] ${check.name} {2,}\\S`))
   })
 
+  it("keeps the token table's columns apart when a transcript's counts run to millions", async () => {
+    const { report } = await first
+    // a rolling compaction of a 40 MiB pi session: 3,721,359 tool-result tokens before, 0 after
+    const scale = (counts: Record<string, number>) =>
+      Object.fromEntries(Object.entries(counts).map(([key, tokens]) => [key, tokens * 53]))
+    const big = { ...report!, tokens: { ...report!.tokens, before: scale(report!.tokens.before) } }
+    const table = CompactRender.render(big as typeof report & {}, undefined)
+      .split("\n")
+      .filter((line) => /^ {2}(tool results|total input) /.test(line))
+    expect(table).toHaveLength(2)
+    // label, then before, after and change, each separated by at least two spaces
+    for (const line of table) expect(line).toMatch(/^ {2}\S.*\S {2,}[\d,]+ {2,}[\d,]+ {2,}-[\d,]+$/)
+  })
+
   it("explains in words what the next request holds: the kept tail, the user messages kept verbatim, what the checkpoint stands in for, the output file", async () => {
     const { output, report } = await first
     const { keptTail, keptUsers, checkpoint, transcriptMessages, notSentMessages, dropped } = report!.handoff
