@@ -191,14 +191,27 @@ export const render = (report: CompactReport, checkpoint: Checkpoint.Checkpoint 
   return out.join("\n")
 }
 
-/** The request's repairs (listed even when no compaction was needed), one line each. */
-const repairLines = (report: CompactReport): Array<string> =>
-  report.repairs.length === 0
-    ? ["Repairs: none (the request was valid for the provider as recorded)"]
-    : [
-        `Repairs: ${report.repairs.length} (the request is valid for the provider; the transcript keeps the originals)`,
-        ...report.repairs.map((repair) => `  ${repair.op} ${repair.entryId} (${repair.stage}): ${repair.reason}`)
-      ]
+/** Repairs listed one per line; the rest are counted by kind (a rolled session can have hundreds). */
+const REPAIRS_LISTED = 10
+
+/** The request's repairs (listed even when no compaction was needed): the first {@link REPAIRS_LISTED}, then counts by kind. */
+const repairLines = (report: CompactReport): Array<string> => {
+  if (report.repairs.length === 0) return ["Repairs: none (the request was valid for the provider as recorded)"]
+  const kind = (repair: CompactReport["repairs"][number]) => `${repair.op} (${repair.stage}): ${repair.reason}`
+  const rest = new Map<string, number>()
+  for (const repair of report.repairs.slice(REPAIRS_LISTED)) rest.set(kind(repair), (rest.get(kind(repair)) ?? 0) + 1)
+  return [
+    `Repairs: ${report.repairs.length} (the request is valid for the provider; the transcript keeps the originals)`,
+    ...report.repairs
+      .slice(0, REPAIRS_LISTED)
+      .map((repair) => `  ${repair.op} ${repair.entryId} (${repair.stage}): ${repair.reason}`),
+    ...(rest.size > 0
+      ? [
+          `  … ${report.repairs.length - REPAIRS_LISTED} more (--json lists them): ${[...rest].map(([text, count]) => `${count} ${text}`).join("; ")}`
+        ]
+      : [])
+  ]
+}
 
 /**
  * What `--out` wrote, and what to do with each part; without `--out`, how

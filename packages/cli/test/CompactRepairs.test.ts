@@ -115,4 +115,27 @@ describe("context-engine compact lists its repairs", { timeout: 120_000 }, () =>
     expect(normalize!.tokensBefore).toBeLessThan(measured)
     expect(normalize!.tokensAfter).toBe(measured)
   })
+
+  it("many repairs: the first 10 are listed and the rest counted by kind, so they do not bury the checkpoint", async () => {
+    // a rolled 40 MiB pi session has 439 repairs; here 12 empty assistant messages and 3 calls without a result
+    const file = join(dir, "many-repairs.json")
+    const messages: Array<unknown> = [{ role: "user", content: "Read the files." }]
+    for (let i = 0; i < 12; i++)
+      messages.push(
+        { role: "assistant", content: [{ type: "text", text: "" }] },
+        call(`call_${i}`, `f${i}.ts`),
+        result(`call_${i}`, "x")
+      )
+    for (let i = 12; i < 15; i++) messages.push(call(`call_${i}`, `f${i}.ts`), { role: "user", content: `Go on ${i}.` })
+    writeFileSync(file, JSON.stringify(messages))
+    const { report, output } = await Compact.run(file, { format: "model-messages", model: "gpt-4o" }, quiet)
+    expect(report!.repairs).toHaveLength(15)
+    const lines = output.split("\n")
+    const at = lines.findIndex((line) => line.startsWith("Repairs: 15 "))
+    const listed = lines.slice(at + 1).filter((line) => /^ {2}(drop|insert|replace) /.test(line))
+    expect(listed).toHaveLength(10)
+    expect(lines[at + 11]).toBe(
+      "  … 5 more (--json lists them): 2 drop (normalize): empty message; 3 insert (normalize/toolPairing): synthesized interrupted result for 1 unanswered tool call(s)"
+    )
+  })
 })
