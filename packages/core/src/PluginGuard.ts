@@ -84,7 +84,9 @@ export class PluginFailed extends Schema.TaggedError<PluginFailed>()("PluginFail
           : this.failure === "malformed"
             ? "returned a malformed result"
             : "threw"
-    return `The ${this.kind} ${this.plugin} ${how}${this.detail ? `: ${this.detail}` : ""}`
+    // "The summarizer anthropic:claude-haiku-4-5 threw", but "The transcript store threw", not "The store transcript store"
+    const name = this.plugin.split(" ").includes(this.kind) ? this.plugin : `${this.kind} ${this.plugin}`
+    return `The ${name} ${how}${this.detail ? `: ${this.detail}` : ""}`
   }
 }
 

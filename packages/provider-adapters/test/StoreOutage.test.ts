@@ -128,8 +128,8 @@ describe("a store outage while the app's messages are synced", () => {
     }
     expect(failedWrites()).toBe(2)
     expect(failures).toEqual([
-      ["The store transcript store threw: connection refused (outage, write 1 of 2)", 1],
-      ["The store transcript store threw: connection refused (outage, write 2 of 2)", 2]
+      ["The transcript store threw: connection refused (outage, write 1 of 2)", 1],
+      ["The transcript store threw: connection refused (outage, write 2 of 2)", 2]
     ])
     const stored = (await inner.load("s")).entries
     expect(stored.map((entry) => entry.id)).toEqual(session.transcript().map((entry) => entry.id))
