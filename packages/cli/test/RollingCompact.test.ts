@@ -234,3 +234,14 @@ describe("rolling compaction, a window that ends between a tool call and its res
     )
   })
 })
+
+describe("rolling compaction, --window-mib on a JSON document", { timeout: 300_000 }, () => {
+  it("is read whole and the report says the window did not apply", async () => {
+    const out = await compact(transcript("swe-agent/pydicom__pydicom-1458.traj"), "window-on-json", { windowMib: 1 })
+    expect(out.report.rolling).toBeNull()
+    expect(out.report.warnings).toContainEqual(
+      "--window-mib 1 does not apply: a swe-agent transcript is one JSON document, read whole (rolling compaction reads line-format files: pi and Claude Code JSONL, console logs, Aider history)"
+    )
+    expect(out.output).toContain("warning: --window-mib 1 does not apply")
+  })
+})

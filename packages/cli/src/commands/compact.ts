@@ -198,11 +198,18 @@ const inMemory = async (
   const final = await CompactFlow.decideAndCompact(engine, input)
   if ("overhead" in final) return final
   const repairs = await RequestRepairs.list(engine, input, final.result.entriesToAppend)
+  // a window given for a file read whole (RollingCompact.windowFor rolls line-format files only)
+  const unrolled =
+    (options.windowMib ?? 0) > 0
+      ? [
+          `--window-mib ${options.windowMib} does not apply: a ${imported.format} transcript is one JSON document, read whole (rolling compaction reads line-format files: pi and Claude Code JSONL, console logs, Aider history)`
+        ]
+      : []
   return {
     imported,
     engine: engine.name,
     entries: entries.map(CompactReports.factsOf),
-    resolved,
+    resolved: { ...resolved, warnings: [...resolved.warnings, ...unrolled] },
     decision: final.decision,
     result: final.result,
     repairs,
