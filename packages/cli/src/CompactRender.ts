@@ -62,7 +62,9 @@ const tokenTable = (report: CompactReport): Array<string> => {
   out.push(
     `  ${report.fits ? "fits" : "DOES NOT FIT"}: ${n(after.input)} of ${n(report.policy.inputBudgetTokens)} input tokens (${((after.input / Math.max(1, before.input)) * 100).toFixed(1)}% of before)`,
     "",
-    "Stages (least destructive first; re-measured after each)"
+    report.rolling !== null && report.rolling.rounds > 1
+      ? `Stages of the last of ${report.rolling.rounds} rounds (its window's request; least destructive first; re-measured after each)`
+      : "Stages (least destructive first; re-measured after each)"
   )
   if (report.stages.length === 0) out.push("  none run: the request fits its budget (--force compacts it anyway)")
   for (const stage of report.stages) {

@@ -135,6 +135,11 @@ describe("rolling compaction, windows that force several rounds", { timeout: 300
       expect(rolling.report.rolling?.rounds).toBeGreaterThanOrEqual(rounds)
       expect(rolling.output).toContain(`rolling compaction: ${rolling.report.rolling?.rounds} rounds over windows of`)
       expect(inMemory.output).not.toContain("rolling compaction")
+      // the stages' figures are the last round's, not the whole transcript's tokens before
+      expect(rolling.output).toContain(
+        `Stages of the last of ${rolling.report.rolling?.rounds} rounds (its window's request; least destructive first; re-measured after each)`
+      )
+      expect(inMemory.output).toContain("Stages (least destructive first; re-measured after each)")
       // the whole transcript, as the in-memory path saw it
       expect(rolling.report.tokens.before).toEqual(inMemory.report.tokens.before)
       expect(rolling.report.decision).toEqual(inMemory.report.decision)
