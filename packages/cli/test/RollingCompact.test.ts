@@ -250,3 +250,14 @@ describe("rolling compaction, --window-mib on a JSON document", { timeout: 300_0
     expect(out.output).toContain("warning: --window-mib 1 does not apply")
   })
 })
+
+describe("rolling compaction's window, given programmatically", () => {
+  it("a window that is not a size ≥ 0 is a usage error naming the value, before any work", async () => {
+    const file = transcript("pi/before-compaction.jsonl")
+    for (const windowMib of [Number.NaN, -1, Number.POSITIVE_INFINITY]) {
+      const { exitCode, output } = await Compact.run(file, { windowMib }, quiet)
+      expect({ windowMib, exitCode }).toEqual({ windowMib, exitCode: 3 })
+      expect(output).toContain(`option '--window-mib': expected a size in MiB ≥ 0 (e.g. 8 or 0.25), got ${windowMib}`)
+    }
+  })
+})

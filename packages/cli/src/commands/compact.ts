@@ -113,8 +113,14 @@ const summarizerFor = (spec: string | Summarizer.Summarizer | undefined) =>
             )
         )
 
-/** A usage problem found before any work (exit 3): a `--summarizer` in none of its forms, an `--out` that is the transcript. */
+/**
+ * A usage problem found before any work (exit 3): a `--summarizer` in none of its forms, an `--out` that is the
+ * transcript, a `windowMib` that is not a size ≥ 0 (programmatic use; the command line parses `Arguments.mebibytes`).
+ */
 const usageProblem = (file: string, options: CompactOptions): unknown => {
+  const mib = options.windowMib
+  if (mib !== undefined && !(Number.isFinite(mib) && mib >= 0))
+    return new Error(`option '--window-mib': expected a size in MiB ≥ 0 (e.g. 8 or 0.25), got ${String(mib)}`)
   try {
     if (typeof options.summarizer === "string") Arguments.summarizerSpec(options.summarizer)
   } catch (error) {
