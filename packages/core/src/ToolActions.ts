@@ -14,9 +14,12 @@
  * Text-action agents (SWE-agent 0.x) write the command at the end of their
  * response and get its output back as a user-role message; those commands
  * are actions too (`textAction`), classified by the command's first word.
+ * Edits a harness applied from the model's text (aider) are actions too,
+ * read off the harness's output (`HarnessOutput`).
  *
  * @since 0.2.0
  */
+import * as HarnessOutput from "./HarnessOutput.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
@@ -31,6 +34,8 @@ import * as UserSpeech from "./UserSpeech.ts"
 export interface Item {
   readonly entryId: string
   readonly message: Message
+  /** What the agent's harness printed after the message, unsent to the model (`HarnessOutput.byMessage`). */
+  readonly harnessOutput?: string | undefined
 }
 
 /**
@@ -65,6 +70,8 @@ export interface Action {
    * of the task", its `Bash` description).
    */
   readonly description?: string | undefined
+  /** `"harness-output"` for an edit read off the harness's report (`HarnessOutput.editActions`), not a tool result. */
+  readonly source?: "harness-output" | undefined
 }
 
 /**
@@ -335,7 +342,9 @@ const textAction = (item: Item, next: Item | undefined): Action | undefined => {
 /**
  * Every tool call of the items, classified, with its outcome, oldest first
  * — and every text action ({@link textAction}: a command written at the end
- * of a response whose output came back as the next user-role message).
+ * of a response whose output came back as the next user-role message) and
+ * every edit the harness's output reports for a message
+ * (`HarnessOutput.editActions`: aider's applied and failed edit blocks).
  *
  * @category constructors
  */
@@ -350,6 +359,7 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
     if (message.role !== "assistant") continue
     const action = textAction(item, items[index + 1])
     if (action !== undefined) actions.push(action)
+    if (item.harnessOutput !== undefined) actions.push(...HarnessOutput.editActions(item.entryId, item.harnessOutput))
     if (typeof message.content === "string") continue
     for (const part of message.content) {
       if (part.type !== "tool-call") continue

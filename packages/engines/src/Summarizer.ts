@@ -24,6 +24,13 @@ import { Context, type Effect } from "effect"
 export interface CoveredItem {
   readonly entryId: string
   readonly message: Message.Message
+  /**
+   * What the agent's harness printed after the message and never sent to the
+   * model (aider's `> ` lines: applied and failed edits), when the transcript
+   * recorded it (`HarnessOutput.byMessage`): the only record of what became
+   * of edits written as text.
+   */
+  readonly harnessOutput?: string | undefined
 }
 
 /**

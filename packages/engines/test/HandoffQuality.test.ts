@@ -72,6 +72,34 @@ describe("done", () => {
     expect(CheckpointRenderer.renderContent(fitted)).not.toMatch(/### Done\n- \(none\)/)
   })
 
+  it("a short budget keeps the newest run beside the newest change when it fits, and not beyond the budget", () => {
+    const content: Checkpoint.CheckpointContent = {
+      ...Checkpoint.emptyContent(),
+      goal: "Port the theme to the selectors (e0)",
+      constraints: Array.from({ length: 14 }, (_, index) => `"never touch the legacy renderer ${index}" (u${index})`),
+      progress: {
+        done: [
+          "edited `src/old.ts`",
+          "the user ran `pnpm test -- theme-selectors` (e40)",
+          ...Array.from({ length: 20 }, (_, index) => `edited \`src/theme${index}.ts\` (2 edits)`)
+        ],
+        inProgress: [],
+        blocked: []
+      },
+      nextSteps: ["continue"],
+      keyIdentifiers: Array.from({ length: 30 }, (_, index) => `\`themeColor${index}\``)
+    }
+    // The constraints and identifiers, ahead of Done in priority, take the whole budget: the newest change and
+    // the newest run are what is left of Done.
+    const fitted = ExtractiveSummarizer.fitToBudget(content, 300, count)
+    expect(fitted.progress.done).toEqual([
+      "the user ran `pnpm test -- theme-selectors` (e40)",
+      "edited `src/theme19.ts` (2 edits)"
+    ])
+    const tiny = ExtractiveSummarizer.fitToBudget(content, 60, count)
+    expect(tiny.progress.done.join("\n")).not.toContain("the user ran")
+  })
+
   const session = withIds([
     user("Add the export command and commit it."),
     calls({ id: "c1", name: "write", input: { path: "src/export.ts", content: "x" } }),

@@ -72,6 +72,44 @@ describe("aider history", () => {
   })
 })
 
+describe("aider history: a multi-line output message", () => {
+  it("is prefixed on its first line only: the unprefixed lines right after it are output, not the model's reply", () => {
+    const history = [
+      "# aider chat started at 2024-08-05 19:29:01",
+      "",
+      "#### fix the bug  ",
+      "",
+      "Here is the fix:",
+      "",
+      "foo.py",
+      "<<<<<<< SEARCH",
+      "x = 1",
+      "=======",
+      "x = 2",
+      ">>>>>>> REPLACE",
+      "",
+      "> Tokens: 2k sent, 90 received.",
+      "Cost: $0.01 message, $0.02 session.  ",
+      "> Applied edit to foo.py  ",
+      "",
+      "Done; the next run prints 2.",
+      ""
+    ].join("\n")
+    const entries = Import.importTextSync(history).transcript.entries
+    expect(messages(entries).map(text)).toEqual([
+      "fix the bug",
+      "Here is the fix:\n\nfoo.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE",
+      "Done; the next run prints 2."
+    ])
+    const outputs = entries.flatMap((entry) =>
+      entry.kind === "event" && entry.event.name === "aider.output" ? [entry.event.data] : []
+    )
+    expect(outputs).toEqual([
+      { text: "Tokens: 2k sent, 90 received.\nCost: $0.01 message, $0.02 session.\nApplied edit to foo.py" }
+    ])
+  })
+})
+
 describe("Claude Code console", () => {
   const log = [
     "claude",

@@ -11,7 +11,8 @@
  * - an agent sentence that states its reason ("… because …", "… instead of …"),
  *   unless it explains rather than decides (to the user, a pointer, a failure's cause);
  * - a fix and the failure that prompted it: a side-effect call failed (a
- *   check, a build, a test run), and the agent's first message after it that
+ *   check, a build, a test run — not an edit that did not apply, which is
+ *   retried), and the agent's first message after it that
  *   comes with a change, before the same call ran again, is the decision, with
  *   the failure's first error line as its reason — the finding that rules out
  *   undoing the fix (a later run of the same call passed or replaced it:
@@ -100,13 +101,29 @@ export const plainStatement = (text: string): string =>
     .join(" ")
     .replace(/:$/, ".")
 
+/** Where code starts: a fence (aider also fences with `<source>`) or an edit block's `<<<<<<< SEARCH`. */
+const CODE_START_RE = /^[ \t]*(?:```|<source>|<<<<<<< SEARCH)/m
+/** A line that only names a file (an edit block's header: aider's `path/to/file.py` above its fence). */
+const FILE_LINE_RE = /\n[ \t]*[\w@+-]*[./][\w./@+-]*[ \t]*$/
+
+/**
+ * The agent's words before the first fenced block, without the file line
+ * that heads it: a message that writes its change as text (aider's
+ * SEARCH/REPLACE blocks) states the choice before the code; the code is the
+ * change, not the decision.
+ */
+const wordsBeforeCode = (text: string): string => {
+  const fence = text.search(CODE_START_RE)
+  return fence < 0 ? text : text.slice(0, fence).trimEnd().replace(FILE_LINE_RE, "")
+}
+
 /**
  * A decision in the agent's words, or — when its words are only narration —
  * the change its message made ("edited `src/a.ts`", "ran `npm test`"), so a
  * steering answer still says what was done about it.
  */
 const decisionText = (item: CoveredItem, text: string): string => {
-  const statement = plainStatement(text)
+  const statement = plainStatement(wordsBeforeCode(text))
   if (statement.length > 0) return statement
   const changed = ToolActions.actionsOf([item])
     .filter(ToolActions.isSideEffect)
@@ -203,7 +220,8 @@ const fixesOfFailures = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
   const positions = new Map(items.map((item, index) => [item.entryId, index]))
   const out: Array<Found> = []
   actions.forEach((action, index) => {
-    if (action.outcome._tag !== "failed" || !ToolActions.isSideEffect(action)) return
+    // An edit that did not apply (its old text matched nothing) is retried, not fixed: no finding about the code.
+    if (action.outcome._tag !== "failed" || !ToolActions.isSideEffect(action) || action.kind === "edit") return
     if (!CriticalIdentifiers.isSuperseded(actions, index)) return
     const target = action.command ?? action.path ?? action.toolName
     const from = positions.get(action.entryId)

@@ -179,6 +179,9 @@ export const fitToBudget = (content: Content, maxTokens: number, countTokens: (t
   return short.progress.done.length + listedInLedger > fitted.progress.done.length ? short : fitted
 }
 
+/** A Done item for a command run (`ran \`…\` → …`, `the user ran \`…\``: `Progress.doneOf`, `userCommandsOf`). */
+const RUN_RE = /^(?:ran|the user ran) `/
+
 /** A Done item for a file edit (`created \`path\``, `edited \`path\` (3 edits)`), its path captured. */
 const FILE_EDIT_RE = /^(?:created|edited) `([^`]+)`/
 
@@ -195,11 +198,15 @@ const fitOnce = (content: Content, maxTokens: number, countTokens: (text: string
     slots.find((slot) => slot.section === "done"),
     slots.find((slot) => slot.section === "nextSteps")
   ]
+  // Then, when it fits, the newest run among the Done items: the newest item says what changed last, the run
+  // the check that last showed the state — without it the next model cannot tell whether that change was run.
+  const run = slots.find((slot) => slot.section === "done" && RUN_RE.test(slot.text))
+  const order = run === undefined ? slots : [run, ...slots.filter((slot) => slot !== run)]
   for (const slot of required) if (slot) kept.add(`${slot.section}:${slot.index}`)
   const requiredKeys = new Set(kept)
   const render = (dropped: ReadonlyArray<string>) => build(content, kept, dropped)
   let tokens = countTokens(CheckpointRenderer.renderContent(render([])))
-  for (const slot of slots) {
+  for (const slot of order) {
     if (kept.has(`${slot.section}:${slot.index}`)) continue
     const cost = countTokens(slot.text) + (slot.section === "keyIdentifiers" ? 3 : 6)
     if (tokens + cost > maxTokens && kept.size > 0) continue

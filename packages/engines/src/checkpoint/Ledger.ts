@@ -56,7 +56,9 @@ export const merge = (earlier: ReadonlyArray<Artifact>, later: ReadonlyArray<Art
 
 const fileArtifacts = (actions: ReadonlyArray<ToolActions.Action>): Array<Artifact> =>
   actions.flatMap((action): Array<Artifact> => {
-    if (action.path === undefined || action.outcome._tag === "failed") return []
+    // An edit a harness reported (aider) is Done work, fitted newest first; the ledger's file lines are the files the
+    // agent's tool calls touched — the critical identifiers the validator reads off the messages (`CriticalIdentifiers`).
+    if (action.path === undefined || action.outcome._tag === "failed" || action.source === "harness-output") return []
     const status =
       action.kind === "create"
         ? "created"

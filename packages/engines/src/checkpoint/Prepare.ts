@@ -15,6 +15,7 @@ import {
   type ContextEngine,
   type ContextView,
   Entry,
+  HarnessOutput,
   type Measurer,
   type ModelPolicy
 } from "@context-engine/core"
@@ -301,10 +302,14 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
     return { _tag: "NothingToSummarize", note: "nothing older than the kept recent window to summarize" }
   const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex
   const originals = ActiveView.originalMessages(input.active.branch)
-  const original = (item: ContextView.ViewItem): CoveredItem => ({
-    entryId: item.entryId,
-    message: originals.get(item.entryId) ?? item.message
-  })
+  const outputs = HarnessOutput.byMessage(input.active.branch)
+  const original = (item: ContextView.ViewItem): CoveredItem => {
+    const harnessOutput = outputs.get(item.entryId)
+    const message = originals.get(item.entryId) ?? item.message
+    return harnessOutput === undefined
+      ? { entryId: item.entryId, message }
+      : { entryId: item.entryId, message, harnessOutput }
+  }
   const coveredItems = conversation.slice(0, cut.firstKeptIndex)
   const previousItem = input.view.items.find((item) => item.source === "checkpoint")
   let coveredTokens = 0

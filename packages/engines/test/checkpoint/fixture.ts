@@ -4,7 +4,7 @@
  * assistant reply), measured by the fake measurer (1 token per 4 characters
  * + 3 per message) so sizes are easy to reason about.
  */
-import { ActiveView, Budget, type ContextView, type Measurer, type Message } from "@context-engine/core"
+import { ActiveView, Budget, type ContextView, type Entry, type Measurer, type Message } from "@context-engine/core"
 import { FakeMeasurer, StrategyInput } from "@context-engine/core/testing"
 import { Pipeline } from "@context-engine/strategies"
 import { Effect } from "effect"
@@ -25,10 +25,16 @@ export const sessionMessages = (turns: number, resultChars = 2_000): Array<Messa
   return messages
 }
 
-/** Everything a phase needs about one request: its entries, view, measurer, budget and the strategies' result. */
-export const request = (messages: ReadonlyArray<Message.Message>, contextWindow = 8_000) => {
+/**
+ * Everything a phase needs about one request: its entries (default: the messages as a chain of message entries),
+ * view, measurer, budget and the strategies' result.
+ */
+export const request = (
+  messages: ReadonlyArray<Message.Message>,
+  contextWindow = 8_000,
+  entries: ReadonlyArray<Entry.Entry> = entriesOf(messages)
+) => {
   const measurer: Measurer.Measurer = FakeMeasurer.make()
-  const entries = entriesOf(messages)
   const active = ActiveView.reconstruct(entries)
   const policy = StrategyInput.policy(contextWindow, 500)
   const budget = Budget.make(policy, {

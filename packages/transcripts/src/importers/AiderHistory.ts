@@ -6,9 +6,12 @@
  * - a run of `#### ` lines is one user message (prefix and the markdown
  *   line-break `  ` removed);
  * - a run of `> ` lines is aider's own output (command echo, lint and test
- *   output, token reports): an `aider.output` event, since aider shows it to
- *   the user, not the model (output the user adds to the chat reappears in
- *   the next `#### ` message);
+ *   output, token reports, applied and failed edits): an `aider.output` event
+ *   (`HarnessOutput`), since aider shows it to the user, not the model
+ *   (output the user adds to the chat reappears in the next `#### `
+ *   message). aider's `append_chat_history` prefixes only the first line of
+ *   a multi-line output message, so unprefixed lines that follow output
+ *   with no blank line between are output too ("Cost: …" after "Tokens: …");
  * - other lines are assistant markdown (SEARCH/REPLACE edit blocks stay
  *   text: aider has no structured tool calls); the model named in the
  *   session's banner (`Main model: …` / `Model: …`) goes in `meta.model`.
@@ -17,6 +20,7 @@
  *
  * @since 0.1.0
  */
+import { HarnessOutput } from "@context-engine/core"
 import type { EntryBuilder } from "./EntryBuilder.ts"
 import type { LineFormat } from "./Format.ts"
 
@@ -44,7 +48,7 @@ const emit = (
     .replace(/^\s*\n/u, "")
     .replace(/\s+$/u, "")
   if (kind === "output") {
-    if (text.length > 0) builder.event(line, "aider.output", { text })
+    if (text.length > 0) builder.event(line, HarnessOutput.AIDER_OUTPUT, { text })
     return
   }
   if (kind === "assistant" && text.length === 0) return
@@ -118,6 +122,9 @@ export const format: LineFormat = {
           else if (kind !== undefined) flush()
           return
         }
+        // aider prefixes only the first line of a multi-line output message ("Tokens: …" then "Cost: …", a test
+        // run's output): an unprefixed line right after output, with no blank line between, continues it.
+        if (kind === "output") return add("output", line, clean(raw, 0))
         add("assistant", line, raw)
       },
       end: flush
