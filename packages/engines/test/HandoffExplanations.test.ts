@@ -34,6 +34,16 @@ describe("decisions are choices, not explanations", () => {
     expect(decisionsOf("This is the crucial step, to avoid staging the generated fixture.")).toEqual([])
   })
 
+  it("a finding — what a thing is doing, set against what was expected — is an observation, not a decision", () => {
+    expect(decisionsOf("The config path is resolving to /home/app instead of /home/app/project.")).toEqual([])
+    expect(decisionsOf("The tests are hitting the fallback branch rather than the cached one.")).toEqual([])
+    expect(decisionsOf("The test failures are occurring because the option is None when no file is given.")).toEqual([])
+    // A change the agent describes with "now" is what it made: still a decision.
+    expect(decisionsOf("The test is now checking only the titles rather than their display order.")).toEqual([
+      "The test is now checking only the titles"
+    ])
+  })
+
   it("a choice with its reason is still a decision — also one that works around an error", () => {
     expect(decisionsOf("We keep the retries in the client because the server drops idle connections.")).toEqual([
       "We keep the retries in the client"

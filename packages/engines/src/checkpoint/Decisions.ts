@@ -178,15 +178,28 @@ const FAILURE_RE =
   /\b(?:fail(?:s|ed|ing)?|errors?|exceptions?|crash(?:es|ed)?|broke|broken|wrong|missing|incorrect|(?:does|did|is)(?:n'?t| not) work(?:ing)?)\b/i
 
 /**
+ * A clause that reports what a thing is doing ("The config path is resolving
+ * to /app instead of /app/project", "The function is returning None rather
+ * than the list"): its subject is a thing, not whoever chooses, and its verb
+ * a progressive state — an observation, not a choice. A change described
+ * with "now" ("The test is now checking only the titles rather than their
+ * order") is what the agent made, and stays.
+ */
+const FINDING_RE =
+  /^(?:the|its|their|this|that|these|those)\s+[^,;:]{1,80}?\s+(?:is|are|was|were)\s+(?:still\s+|actually\s+|currently\s+)?(?!being\b|going\b)\w+ing\b/i
+
+/**
  * Whether a reason sentence explains instead of deciding (Claude Code's
  * compact prompt asks for "key technical decisions"): its clause before the
- * reason word is addressed to the user, only points, or — with a cause word
+ * reason word is addressed to the user, only points, reports a finding
+ * ({@link FINDING_RE}), or — with a cause word
  * (because, since) — states a failure; the failure itself is kept under
  * Failed Approaches, and the fix it prompted by {@link fixesOfFailures}.
  */
 const explains = (clause: string, word: string): boolean =>
   TO_THE_USER_RE.test(clause) ||
   POINTER_RE.test(clause) ||
+  FINDING_RE.test(clause) ||
   (/^(?:because|since)$/i.test(word) && FAILURE_RE.test(clause))
 
 /** Agent sentences that state their reason. */
