@@ -3,7 +3,7 @@
  * path (`RollingCompact.ts`) share: the engine the options choose, the input
  * of one run, and the final decision → compaction or unchanged request.
  *
- * @since 0.4.0
+ * @since 0.6.0
  */
 import { Budget, type ContextEngine, type Entry, type Measurer, type ModelPolicy } from "@context-engine/core"
 import { SlidingWindowEngine, type Summarizer, TieredSummaryEngine } from "@context-engine/engines"

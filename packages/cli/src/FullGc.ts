@@ -7,11 +7,12 @@
  * `bench/compact-memory.bench.ts`: ≈ 80 MB live, 356 MB heap before the next
  * mark-compact, 510 MiB peak RSS), so without it the peak is set by garbage,
  * not by the window. Node exposes `gc` only behind `--expose-gc`; the flag is
- * set at run time (`v8.setFlagsFromString`, the Node-documented way) and the
+ * set at run time (`v8.setFlagsFromString`, which Node documents with a
+ * warning that flags set after start-up may not take effect) and the
  * function read from a fresh context. Where that is refused, collecting is
  * skipped (results never depend on it).
  *
- * @since 0.4.0
+ * @since 0.6.0
  */
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"

@@ -38,7 +38,7 @@
  * the final checkpoint (which merges the earlier ones) follows them
  * throughout.
  *
- * @since 0.4.0
+ * @since 0.6.0
  */
 import { stat } from "node:fs/promises"
 import {
@@ -66,11 +66,16 @@ const MIB = 1024 * 1024
 
 /**
  * Line-format files larger than this (32 MiB) are compacted rolling unless
- * `--window-mib 0`. Holding a transcript costs ≈ 1.5× its size in heap (its
- * entries are its text: 140–156 MiB for the 101 MiB pi session, s6/s7
- * measurements) on top of ≈ 177 MiB RSS of node, modules and the o200k
- * encoder; at 32 MiB the in-memory path stays near 3× the file, above it
- * it does not.
+ * `--window-mib 0`. The in-memory path's peak grows with the file: ≈ 177 MiB
+ * RSS of node, modules and the o200k encoder plus ≈ 4.8 MiB per MiB of
+ * transcript (658–666 MiB for the 101 MiB pi session of
+ * `bench/compact-memory.bench.ts`; by that slope ≈ 330 MiB at 32 MiB); the rolling
+ * path's peak is set by its window, not the file (240–280 MiB from 41 to
+ * 101 MiB, same bench and the new-user trial's 41 MB file). Around 32 MiB
+ * the two peaks meet; below it the in-memory path costs no more memory and
+ * runs one compaction instead of several (rolling costs 15–50 % more CPU).
+ * Neither path is within 3× of a file much smaller than ≈ 90 MiB: the
+ * 177 MiB floor alone is more.
  *
  * @category constants
  */

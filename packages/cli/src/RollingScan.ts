@@ -11,7 +11,7 @@
  * only (no edit or memory entries), so the view of a file is its system
  * messages, the active checkpoint, the pinned user messages and the tail.
  *
- * @since 0.4.0
+ * @since 0.6.0
  */
 import { ActiveView, type Entry, Turns } from "@context-engine/core"
 import { Import } from "@context-engine/transcripts"

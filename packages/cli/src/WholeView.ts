@@ -29,7 +29,7 @@
  * so a reuse across segments gets the whole view's `~2` (exact unless a later
  * call's literal id is `X~2`) and splits no pair.
  *
- * @since 0.4.0
+ * @since 0.6.0
  */
 import {
   type ContextView,

@@ -21,7 +21,7 @@
  * entry written first (an existing transcript cannot gain an entry before its
  * first one: append-only).
  *
- * @since 0.3.0
+ * @since 0.6.0
  */
 
 /**

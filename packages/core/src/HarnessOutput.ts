@@ -11,7 +11,7 @@
  * never holds events); {@link editActions} reads the edits and their outcomes
  * off it, so `ToolActions` lists them like any tool call's.
  *
- * @since 0.4.0
+ * @since 0.6.0
  */
 import type { Entry } from "./Entry.ts"
 import type * as ToolActions from "./ToolActions.ts"

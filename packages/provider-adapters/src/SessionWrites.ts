@@ -12,7 +12,7 @@
  * {@link STORE_WRITE_TIMEOUT_MS} is an outage too (`timeout`): a hung store
  * holds no request.
  *
- * @since 0.3.0
+ * @since 0.6.0
  */
 import { type Entry, PluginGuard } from "@context-engine/core"
 import { Cause, Effect, Exit } from "effect"

@@ -22,19 +22,10 @@ import type { SummarizeResult } from "../Summarizer.ts"
 import { MIN_SUMMARY_TOKENS, type Preparation } from "./Prepare.ts"
 import type * as SummaryLadder from "./Summarize.ts"
 
-/** Inputs of {@link build}, fixed for every attempt of one compaction. @category models */
-export interface BuildInput {
-  readonly preparation: Preparation
-  /** The stable prefix the checkpoint follows (with this cycle's flushed memory records). */
-  readonly prefix: ReadonlyArray<ContextView.ViewItem>
-  readonly tools: ContextView.ContextView["tools"]
-  readonly measurer: Measurer.Measurer
-  readonly budget: Budget.Budget
-  /** The request must fit this many input tokens (`next-request-fits`). */
-  readonly targetTokens: number
+/** Inputs of {@link build}, fixed for every attempt of one compaction: those of {@link summaryMaxTokens} and more. @category models */
+export interface BuildInput extends RoomInput {
   /** The request's input tokens before the compaction (`tokensBefore`). */
   readonly tokensBefore: number
-  readonly timestamp: string
   readonly minIdentifierRetention?: number | undefined
 }
 
@@ -146,6 +137,7 @@ export interface RoomInput {
   readonly tools: ContextView.ContextView["tools"]
   readonly measurer: Measurer.Measurer
   readonly budget: Budget.Budget
+  /** The request must fit this many input tokens (`next-request-fits`). */
   readonly targetTokens: number
   readonly timestamp: string
 }

@@ -3,7 +3,7 @@
  * opening and checking a file, choosing its format, turning failures into
  * the typed import errors, and the checks on what was imported.
  *
- * @since 0.4.0
+ * @since 0.6.0
  */
 import { readFileSync } from "node:fs"
 import { stat } from "node:fs/promises"
