@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ActiveView, type Entry, type Message, ToolPairing } from "@context-engine/core"
-import { loadCase, transcript } from "@context-engine/core/test-support"
+import { LINE_FORMAT_TRANSCRIPTS, loadCase, transcript } from "@context-engine/core/test-support"
 import { Cases } from "@context-engine/core/testing"
 import { Import } from "@context-engine/transcripts"
 import { describe, expect, it } from "vitest"
@@ -53,15 +53,6 @@ const compact = async (
   return { ...(JSON.parse(readFileSync(out, "utf8")) as Out), output }
 }
 
-const LINE_FORMATS = [
-  "pi/large-session.jsonl",
-  "pi/before-compaction.jsonl",
-  "claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
-  "claude-code-console/bookminder-day-020.md",
-  "gemini-cli-console/bookminder-day-016.md",
-  "aider/aider-dev-chat-history.md"
-]
-
 interface C21 {
   readonly blobs: Record<string, Cases.Blob>
   readonly sourceRecords: { readonly pi: ReadonlyArray<unknown>; readonly claudeCode: ReadonlyArray<unknown> }
@@ -79,7 +70,7 @@ const caseSessions = (): Array<{ readonly name: string; readonly file: string }>
 }
 
 describe("rolling compaction, window larger than the file", { timeout: 300_000 }, () => {
-  const sessions = [...LINE_FORMATS.map((name) => ({ name, file: transcript(name) })), ...caseSessions()]
+  const sessions = [...LINE_FORMAT_TRANSCRIPTS.map((name) => ({ name, file: transcript(name) })), ...caseSessions()]
   for (const { name, file } of sessions) {
     it(`writes the in-memory path's --out: ${name}`, async () => {
       const key = name.replace(/\W/g, "-")

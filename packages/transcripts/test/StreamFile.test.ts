@@ -9,22 +9,12 @@ import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Entry } from "@context-engine/core"
-import { transcript } from "@context-engine/core/test-support"
+import { LINE_FORMAT_TRANSCRIPTS, transcript } from "@context-engine/core/test-support"
 import { Import } from "@context-engine/transcripts"
 import { describe, expect, it } from "vitest"
 
-const LINE_FORMATS = [
-  "pi/large-session.jsonl",
-  // two pi compactions: their coveredRange.toEntryId is the entry before the first kept one (EntryBuilder.idBefore)
-  "pi/before-compaction.jsonl",
-  "claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
-  "claude-code-console/bookminder-day-020.md",
-  "gemini-cli-console/bookminder-day-016.md",
-  "aider/aider-dev-chat-history.md"
-]
-
 describe("Import.streamFile", () => {
-  for (const name of LINE_FORMATS) {
+  for (const name of LINE_FORMAT_TRANSCRIPTS) {
     it(`streams the entries importFile returns, with the same facts: ${name}`, async () => {
       const path = transcript(name)
       const whole = await Import.importFilePromise(path, { metaKeys: ["model"] })
@@ -57,7 +47,7 @@ describe("Import.streamFile", () => {
   it("whole-JSON documents do not stream: detectFile says so and streamFile fails naming importFile", async () => {
     const path = transcript("swe-agent/pydicom__pydicom-1458.traj")
     expect(await Import.detectFile(path)).toMatchObject({ kind: "document" })
-    expect((await Import.detectFile(transcript(LINE_FORMATS[0]!))).kind).toBe("lines")
+    expect((await Import.detectFile(transcript(LINE_FORMAT_TRANSCRIPTS[0]!))).kind).toBe("lines")
     const seen: Array<Entry.Entry> = []
     await expect(Import.streamFile(path, {}, (entry) => seen.push(entry))).rejects.toMatchObject({
       _tag: "TranscriptCorrupt",

@@ -21,5 +21,19 @@ if (!existsSync(join(sharedDir, "cases"))) {
 /** Path of a transcript, e.g. `transcript("pi/before-compaction.jsonl")`. */
 export const transcript = (name: string): string => join(sharedDir, "transcripts", name)
 
+/**
+ * The shared transcripts in line formats (one record per line: JSONL and the console / chat-history logs), which
+ * `Import.streamFile` streams and `compact` can roll; the SWE-agent `.traj` files are JSON documents, read whole.
+ */
+export const LINE_FORMAT_TRANSCRIPTS: ReadonlyArray<string> = [
+  "pi/large-session.jsonl",
+  // two pi compactions: their coveredRange.toEntryId is the entry before the first kept one (EntryBuilder.idBefore)
+  "pi/before-compaction.jsonl",
+  "claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+  "claude-code-console/bookminder-day-020.md",
+  "gemini-cli-console/bookminder-day-016.md",
+  "aider/aider-dev-chat-history.md"
+]
+
 /** Loads a regression case by id prefix, e.g. `loadCase("C07")`. */
 export const loadCase = Cases.loader(join(sharedDir, "cases"))
