@@ -7,11 +7,9 @@
  * or the store refuses it (`CheckpointConflict`) and the agent's request fails.
  */
 import { type Entry, InMemoryTranscriptStore } from "@context-engine/core"
-import { TieredSummaryEngine } from "@context-engine/engines"
-import { generateText, type ModelMessage, wrapLanguageModel } from "ai"
+import { generateText, type ModelMessage } from "ai"
 import { describe, expect, it } from "vitest"
-import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
-import { smallPolicy, windowedModel } from "./support/MockProvider.ts"
+import { smallPolicy, tieredModel, windowedModel } from "./support/MockProvider.ts"
 
 const WINDOW_TOKENS = 4_000
 
@@ -31,14 +29,9 @@ const setup = (store = InMemoryTranscriptStore.open()) => {
     maxOutputTokens: 1_000,
     replies: () => ({ text: "noted" })
   })
-  const model = wrapLanguageModel({
-    model: provider.model,
-    middleware: contextEngineMiddleware({
-      engine: TieredSummaryEngine.make(),
-      store,
-      sessionId: "s",
-      policy: smallPolicy(WINDOW_TOKENS)
-    })
+  const model = tieredModel(provider, {
+    store,
+    policy: smallPolicy(WINDOW_TOKENS)
   })
   /** Sends `history` plus one new turn per step until the store holds `count` checkpoints. */
   const untilCheckpoints = async (history: Array<ModelMessage>, count: number, first: number) => {

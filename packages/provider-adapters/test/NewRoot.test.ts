@@ -13,12 +13,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ActiveView, BranchRoot, InMemoryTranscriptStore, type Message } from "@context-engine/core"
 import { JsonlTranscriptStore } from "@context-engine/core/node"
-import { TieredSummaryEngine } from "@context-engine/engines"
-import { generateText, type ModelMessage, wrapLanguageModel } from "ai"
+import { generateText, type ModelMessage } from "ai"
 import { describe, expect, it } from "vitest"
-import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import * as Session from "../src/Session.ts"
-import { smallPolicy, windowedModel } from "./support/MockProvider.ts"
+import { smallPolicy, tieredModel, windowedModel } from "./support/MockProvider.ts"
 
 const text = (role: "system" | "user" | "assistant", value: string): Message.Message =>
   role === "system" ? { role, content: value } : { role, content: [{ type: "text", text: value }] }
@@ -56,14 +54,9 @@ describe("a history whose first message changed", () => {
     const directory = mkdtempSync(join(tmpdir(), "new-root-"))
     const store = JsonlTranscriptStore.open({ directory })
     const provider = windowedModel({ windowTokens: 1_000_000, replies: (step) => ({ text: `answer ${step}` }) })
-    const model = wrapLanguageModel({
-      model: provider.model,
-      middleware: contextEngineMiddleware({
-        engine: TieredSummaryEngine.make(),
-        store,
-        sessionId: "s",
-        policy: smallPolicy(100_000)
-      })
+    const model = tieredModel(provider, {
+      store,
+      policy: smallPolicy(100_000)
     })
     const history: Array<ModelMessage> = []
     for (let step = 1; step <= 3; step++) {

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import * as Session from "../src/Session.ts"
-import { smallPolicy, windowedModel } from "./support/MockProvider.ts"
+import { smallPolicy, tieredModel, windowedModel } from "./support/MockProvider.ts"
 
 const POLICY_WINDOW_TOKENS = 4_000
 
@@ -41,16 +41,11 @@ describe("a store outage while a compaction is saved", () => {
     const events: Array<ContextEvent> = []
     // The provider's window is larger than the policy's: the uncompacted request is accepted.
     const provider = windowedModel({ windowTokens: 1_000_000, replies: () => ({ text: "noted" }) })
-    const model = wrapLanguageModel({
-      model: provider.model,
-      middleware: contextEngineMiddleware({
-        engine: TieredSummaryEngine.make(),
-        store,
-        sessionId: "s",
-        policy: smallPolicy(POLICY_WINDOW_TOKENS),
-        offload: false,
-        onEvent: (event) => events.push(event)
-      })
+    const model = tieredModel(provider, {
+      store,
+      policy: smallPolicy(POLICY_WINDOW_TOKENS),
+      offload: false,
+      onEvent: (event) => events.push(event)
     })
     const history: Array<ModelMessage> = []
     const turn = async (index: number) => {
@@ -193,16 +188,11 @@ describe("a store outage across syncs and compactions", () => {
     const { store, failedWrites } = recoveringStore(inner, 10)
     const events: Array<ContextEvent> = []
     const provider = windowedModel({ windowTokens: 1_000_000, replies: () => ({ text: "noted" }) })
-    const model = wrapLanguageModel({
-      model: provider.model,
-      middleware: contextEngineMiddleware({
-        engine: TieredSummaryEngine.make(),
-        store,
-        sessionId: "s",
-        policy: smallPolicy(POLICY_WINDOW_TOKENS),
-        offload: false,
-        onEvent: (event) => events.push(event)
-      })
+    const model = tieredModel(provider, {
+      store,
+      policy: smallPolicy(POLICY_WINDOW_TOKENS),
+      offload: false,
+      onEvent: (event) => events.push(event)
     })
     const history: Array<ModelMessage> = []
     for (let index = 0; index < 14; index++) {

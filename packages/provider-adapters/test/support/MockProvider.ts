@@ -10,8 +10,10 @@ import {
   type LanguageModelV4StreamPart
 } from "@ai-sdk/provider"
 import { ContextView, Measurer, type Message, type ModelPolicy, Tokenizers, ToolPairing } from "@context-engine/core"
+import { TieredSummaryEngine } from "@context-engine/engines"
+import { wrapLanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
-import { toolDefinitions } from "../../src/ContextEngineMiddleware.ts"
+import { contextEngineMiddleware, type MiddlewareOptions, toolDefinitions } from "../../src/ContextEngineMiddleware.ts"
 import { fromPrompt } from "../../src/PromptConversion.ts"
 
 export const measurer = Measurer.make(Tokenizers.get("o200k_base"))
@@ -218,3 +220,16 @@ export const rewrapped = (messages: ReadonlyArray<Message.Message>): Array<Messa
       ? ({ ...message } as Message.Message)
       : ({ ...message, content: message.content.map((part) => ({ ...part })) } as Message.Message)
   )
+
+/**
+ * `provider`'s model wrapped in the context-engine middleware with the tiered engine on session "s" — the setup the
+ * store tests share (the store, policy and the rest of the options are the test's).
+ */
+export const tieredModel = (
+  provider: { readonly model: MockLanguageModelV4 },
+  options: Omit<MiddlewareOptions, "engine" | "sessionId">
+) =>
+  wrapLanguageModel({
+    model: provider.model,
+    middleware: contextEngineMiddleware({ engine: TieredSummaryEngine.make(), sessionId: "s", ...options })
+  })
