@@ -4,8 +4,9 @@
  * behind APIs).
  *
  * How it works: text is split with the `o200k_base` pre-tokenizer pattern
- * (the regex of OpenAI's tiktoken, `tiktoken/core/src/openai_public.py`,
- * re-stated below) into pieces — words with their leading space or
+ * (the regex of OpenAI's tiktoken, `tiktoken/core/src/openai_public.py`;
+ * `O200kPieces.ts` re-states it and scans ASCII text by char codes into the
+ * same pieces) into pieces — words with their leading space or
  * punctuation, runs of up to three digits, punctuation runs, whitespace.
  * A BPE tokenizer never merges across pieces, so the count is a sum over
  * pieces, and the cost of a piece depends mostly on its class and length.
@@ -30,6 +31,7 @@
  *
  * @since 0.1.0
  */
+import * as O200kPieces from "./O200kPieces.ts"
 import * as TextChunks from "./TextChunks.ts"
 import type { Tokenizer } from "./Tokenizer.ts"
 
@@ -98,22 +100,6 @@ export const familyFactors: Record<Family, number> = {
   gemini: 1,
   generic: 1
 }
-
-// The o200k_base pre-tokenizer pattern (tiktoken openai_public.py), with the
-// case-insensitive contraction group spelled out (JS has no inline flags).
-const contraction = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?"
-const piecePattern = new RegExp(
-  [
-    `[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+${contraction}`,
-    `[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*${contraction}`,
-    "\\p{N}{1,3}",
-    " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
-    "\\s*[\\r\\n]+",
-    "\\s+(?!\\S)",
-    "\\s+"
-  ].join("|"),
-  "gu"
-)
 
 // Runs of encoded data: ≥ 16 characters of the base64/hex alphabets
 // (`[A-Za-z0-9+/=_-]`), found by a linear scan (a `{16,}` regex overflows
@@ -207,22 +193,19 @@ export const classify = (piece: string): SegmentKind => {
 
 const cjkTest = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 
-/**
- * Calls `visit` for every segment of `text`: encoded runs (hex / base64)
- * whole, everything else as o200k pre-tokenizer pieces.
- *
- * @category estimation
- */
-export const forEachSegment = (text: string, visit: (kind: SegmentKind, segment: string) => void): void => {
+/** Receives a segment as its class and its span `text[start, end)`. */
+type SpanVisit = (kind: SegmentKind, text: string, start: number, end: number) => void
+
+/** {@link forEachSegment} by spans, so the estimate makes no substrings. */
+const forEachSpan = (text: string, visit: SpanVisit): void => {
   // Pre-tokenizer pieces within bounded chunks: the pattern backtracks over
   // one piece, so an unbounded run would overflow the stack (TextChunks.ts).
+  // ASCII stretches are scanned by char codes, the rest by the regex
+  // (O200kPieces.ts: the same pieces, faster).
+  const regexPieces = (stretch: string): void =>
+    O200kPieces.forEachRegexPiece(stretch, (piece) => visit(classify(piece), piece, 0, piece.length))
   const pieces = (slice: string): void =>
-    void TextChunks.forEachChunk(slice, (chunk) => {
-      piecePattern.lastIndex = 0
-      for (let match = piecePattern.exec(chunk); match !== null; match = piecePattern.exec(chunk)) {
-        visit(classify(match[0]), match[0])
-      }
-    })
+    void TextChunks.forEachChunk(slice, (chunk) => O200kPieces.forEachPiece(chunk, visit, regexPieces))
   let cursor = 0
   let index = 0
   while (index < text.length) {
@@ -237,10 +220,31 @@ export const forEachSegment = (text: string, visit: (kind: SegmentKind, segment:
     const kind = encodedKind(run)
     if (kind === undefined) continue
     if (runStart > cursor) pieces(text.slice(cursor, runStart))
-    visit(kind, run)
+    visit(kind, run, 0, run.length)
     cursor = index
   }
   if (cursor < text.length) pieces(cursor === 0 ? text : text.slice(cursor))
+}
+
+/**
+ * Calls `visit` for every segment of `text`: encoded runs (hex / base64)
+ * whole, everything else as o200k pre-tokenizer pieces.
+ *
+ * @category estimation
+ */
+export const forEachSegment = (text: string, visit: (kind: SegmentKind, segment: string) => void): void =>
+  forEachSpan(text, (kind, source, start, end) =>
+    visit(kind, start === 0 && end === source.length ? source : source.slice(start, end))
+  )
+
+/** Estimated o200k tokens of a segment of `kind` and `length` UTF-16 code units. */
+const tokensOfLength = (kind: SegmentKind, length: number): number => {
+  const table = calibration.tables[kind]
+  if (table === undefined) {
+    const perChar = calibration.perChar[kind as keyof typeof calibration.perChar]
+    return Math.max(1, length * perChar)
+  }
+  return fromTable(table.byLength, table.tailPerChar, length)
 }
 
 /**
@@ -248,14 +252,7 @@ export const forEachSegment = (text: string, visit: (kind: SegmentKind, segment:
  *
  * @category estimation
  */
-export const segmentTokens = (kind: SegmentKind, segment: string): number => {
-  const table = calibration.tables[kind]
-  if (table === undefined) {
-    const perChar = calibration.perChar[kind as keyof typeof calibration.perChar]
-    return Math.max(1, segment.length * perChar)
-  }
-  return fromTable(table.byLength, table.tailPerChar, segment.length)
-}
+export const segmentTokens = (kind: SegmentKind, segment: string): number => tokensOfLength(kind, segment.length)
 
 /**
  * Estimated o200k-equivalent tokens of `text` (before the family factor).
@@ -265,8 +262,8 @@ export const segmentTokens = (kind: SegmentKind, segment: string): number => {
 export const estimateO200k = (text: string): number => {
   if (text.length === 0) return 0
   let tokens = 0
-  forEachSegment(text, (kind, segment) => {
-    tokens += segmentTokens(kind, segment)
+  forEachSpan(text, (kind, _text, start, end) => {
+    tokens += tokensOfLength(kind, end - start)
   })
   return tokens
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Estimator from "../src/Estimator.ts"
@@ -5,6 +6,7 @@ import * as Measurer from "../src/Measurer.ts"
 import * as Tokenizers from "../src/Tokenizers.ts"
 import { corpus } from "./support/corpus.ts"
 import { piMessages } from "./support/piTranscript.ts"
+import { transcript } from "./support/shared.ts"
 
 const o200k = Tokenizers.get("o200k_base")
 const generic = Estimator.make("generic")
@@ -103,4 +105,40 @@ describe("Estimator on content chars/4 gets wrong", () => {
     expect(Estimator.familyFactors.anthropic).toBeGreaterThan(1)
     expect(Estimator.estimate("", "anthropic")).toBe(0)
   })
+})
+
+describe("Estimator results do not change with the piece scanner (O200kPieces.forEachPiece)", () => {
+  // Totals of estimateO200k computed by the regex-only estimator before the
+  // scanner replaced it (commit 09f1902), written down literally: equal sums
+  // of floats mean the same segments, lengths and classes, text by text.
+  it("every shared transcript, whole file as one text", () => {
+    const expected: Record<string, number> = {
+      "pi/before-compaction.jsonl": 733146.4570009798,
+      "pi/large-session.jsonl": 311255.2600000157,
+      "claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl": 246878.5489999172,
+      "claude-code-console/bookminder-day-020.md": 609150.3010015984,
+      "gemini-cli-console/bookminder-day-016.md": 124941.10200001538,
+      "aider/aider-dev-chat-history.md": 1167171.5870038446,
+      "swe-agent/marshmallow-1867__function_calling_replace_from_source.traj": 104690.81800000207,
+      "swe-agent/pydicom__pydicom-1458.traj": 26596.040000001904
+    }
+    for (const [name, total] of Object.entries(expected)) {
+      expect(Estimator.estimateO200k(readFileSync(transcript(name), "utf8")), name).toBe(total)
+    }
+  }, 60_000)
+
+  it("every text the measurer tokenizes in the structured transcripts, summed text by text", () => {
+    const expected: Record<string, number> = {
+      "pi/before-compaction.jsonl": 422562.6680000031,
+      "pi/large-session.jsonl": 153502.00999999838,
+      "claude-code/fe5e1c67….jsonl": 75480.85900000003,
+      "swe-agent/marshmallow-1867.traj": 7786.551999999983,
+      "swe-agent/pydicom-1458.traj": 13737.660000000029
+    }
+    for (const entry of corpus()) {
+      let total = 0
+      for (const texts of entry.messages) for (const text of texts) total += Estimator.estimateO200k(text)
+      expect(total, entry.name).toBe(expected[entry.name])
+    }
+  }, 60_000)
 })
