@@ -10,9 +10,10 @@
  * punctuation, runs of up to three digits, punctuation runs, whitespace.
  * A BPE tokenizer never merges across pieces, so the count is a sum over
  * pieces, and the cost of a piece depends mostly on its class and length.
- * Runs that look like hashes or encoded data (hex, base64, signatures) are
- * costed separately by length because BPE vocabularies hold almost none of
- * their fragments, and CJK ideographs / kana / hangul per character.
+ * Runs that look like hashes or encoded data (hex, base64, signatures;
+ * `EncodedRuns.ts`) are costed separately by length because BPE
+ * vocabularies hold almost none of their fragments, and CJK ideographs /
+ * kana / hangul per character.
  *
  * Calibration: the per-class, per-length costs in {@link calibration} are the
  * mean exact `o200k_base` token counts of pieces of that class and length in
@@ -31,6 +32,7 @@
  *
  * @since 0.1.0
  */
+import * as EncodedRuns from "./EncodedRuns.ts"
 import * as O200kPieces from "./O200kPieces.ts"
 import * as TextChunks from "./TextChunks.ts"
 import type { Tokenizer } from "./Tokenizer.ts"
@@ -101,48 +103,8 @@ export const familyFactors: Record<Family, number> = {
   generic: 1
 }
 
-// Runs of encoded data: ≥ 16 characters of the base64/hex alphabets
-// (`[A-Za-z0-9+/=_-]`), found by a linear scan (a `{16,}` regex overflows
-// V8's stack on a multi-MiB run).
-const minEncodedRunChars = 16
-const isEncodedChar = (code: number): boolean =>
-  (code >= 48 && code <= 57) ||
-  (code >= 65 && code <= 90) ||
-  (code >= 97 && code <= 122) ||
-  code === 43 ||
-  code === 47 ||
-  code === 61 ||
-  code === 95 ||
-  code === 45
-const hexRun = /^[0-9a-fA-F]+$/
-
 const fromTable = (table: ReadonlyArray<number>, tailPerChar: number, length: number): number =>
   length < table.length ? table[length]! : Math.max(table[table.length - 1]!, length * tailPerChar)
-
-const charClass = (code: number): number =>
-  code >= 48 && code <= 57 ? 0 : code >= 65 && code <= 90 ? 1 : code >= 97 && code <= 122 ? 2 : 3
-
-/**
- * Whether a run of the base64/hex alphabet looks like encoded data rather
- * than a word, identifier or path: hex of ≥ 16 chars with a digit and a
- * letter, or ≥ 24 chars mixing digits, upper and lower case that switch
- * character class at least every third character (random text switches
- * about every other character; `camelCase` words and paths rarely do).
- */
-const encodedKind = (run: string): "hex" | "base64" | undefined => {
-  if (hexRun.test(run)) return /[0-9]/.test(run) && /[a-fA-F]/.test(run) ? "hex" : undefined
-  if (run.length < 24) return undefined
-  let switches = 0
-  let seen = 0
-  let previous = charClass(run.charCodeAt(0))
-  for (let index = 1; index < run.length; index++) {
-    const current = charClass(run.charCodeAt(index))
-    seen |= 1 << current
-    if (current !== previous) switches++
-    previous = current
-  }
-  return (seen & 7) === 7 && switches * 3 >= run.length ? "base64" : undefined
-}
 
 /**
  * Segment classes the estimator costs separately.
@@ -207,22 +169,14 @@ const forEachSpan = (text: string, visit: SpanVisit): void => {
   const pieces = (slice: string): void =>
     void TextChunks.forEachChunk(slice, (chunk) => O200kPieces.forEachPiece(chunk, visit, regexPieces))
   let cursor = 0
-  let index = 0
-  while (index < text.length) {
-    if (!isEncodedChar(text.charCodeAt(index))) {
-      index++
-      continue
-    }
-    const runStart = index
-    while (index < text.length && isEncodedChar(text.charCodeAt(index))) index++
-    if (index - runStart < minEncodedRunChars) continue
-    const run = text.slice(runStart, index)
-    const kind = encodedKind(run)
-    if (kind === undefined) continue
+  EncodedRuns.forEachLongRun(text, (runStart, runEnd) => {
+    const run = text.slice(runStart, runEnd)
+    const kind = EncodedRuns.kindOf(run)
+    if (kind === undefined) return
     if (runStart > cursor) pieces(text.slice(cursor, runStart))
     visit(kind, run, 0, run.length)
-    cursor = index
-  }
+    cursor = runEnd
+  })
   if (cursor < text.length) pieces(cursor === 0 ? text : text.slice(cursor))
 }
 
