@@ -34,7 +34,10 @@ const hashBytes = (bytes: Uint8Array): string => {
   return `${bytes.length}:${(h1 >>> 0).toString(36)}.${(h2 >>> 0).toString(36)}`
 }
 
-// JSON.stringify replacer: binary data and URLs as short, content-derived strings.
+// JSON.stringify replacer: binary data and URLs as short, content-derived
+// strings. (A URL reaches it as its href already: JSON.stringify calls an
+// object's toJSON before the replacer, so the URL branch keeps only values
+// whose toJSON was removed.)
 const replacer = (_key: string, value: unknown): unknown => {
   if (value instanceof Uint8Array) return `\u0000bytes:${hashBytes(value)}`
   if (value instanceof ArrayBuffer) return `\u0000bytes:${hashBytes(new Uint8Array(value))}`
@@ -50,13 +53,39 @@ const replacer = (_key: string, value: unknown): unknown => {
  */
 export const text = (value: string): string => `${value.length}:${hashString(value, 0)}`
 
+// Values deeper than this go the replacer's way (a cycle then throws as JSON.stringify does).
+const maxWalkDepth = 64
+
+/**
+ * Whether `value` may hold something the replacer rewrites: a Uint8Array or
+ * ArrayBuffer, or an object with its own `toJSON` (whose result is what the
+ * replacer would see), except URL's and Date's, which return strings.
+ * Visits what JSON.stringify visits (array items, own enumerable string
+ * keys); answering true when unsure only costs the slower path.
+ */
+const mayHoldBinary = (value: unknown, depth: number): boolean => {
+  if (typeof value !== "object" || value === null) return false
+  if (depth > maxWalkDepth || value instanceof Uint8Array || value instanceof ArrayBuffer) return true
+  const toJSON = (value as { readonly toJSON?: unknown }).toJSON
+  if (toJSON !== undefined) return toJSON !== URL.prototype.toJSON && toJSON !== Date.prototype.toJSON
+  if (Array.isArray(value)) {
+    for (const item of value) if (mayHoldBinary(item, depth + 1)) return true
+    return false
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && mayHoldBinary((value as Record<string, unknown>)[key], depth + 1)) return true
+  }
+  return false
+}
+
 /**
  * The content hash of a JSON-like value (messages, tool definitions), as
- * `<length>:<lane1>.<lane2>`.
+ * `<length>:<lane1>.<lane2>`. Values with no binary data skip the replacer:
+ * `JSON.stringify` without one gives the same text, faster.
  *
  * @category hashing
  */
 export const hash = (value: unknown): string => {
-  const json = JSON.stringify(value, replacer) ?? "undefined"
+  const json = (mayHoldBinary(value, 0) ? JSON.stringify(value, replacer) : JSON.stringify(value)) ?? "undefined"
   return `${json.length}:${hashString(json, 0)}`
 }
