@@ -25,6 +25,7 @@ import {
   toolFramingTokens
 } from "./MeasurerOptions.ts"
 import type { Message } from "./Message.ts"
+import * as MessageSeal from "./MessageSeal.ts"
 import * as MessageTokens from "./MessageTokens.ts"
 import type { ModelPolicy } from "./ModelPolicy.ts"
 import * as ReasoningTokens from "./ReasoningTokens.ts"
@@ -188,7 +189,9 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
     if (!useCache) return MessageTokens.count(message, source, counting)
     const hit = IdentitySlots.reuse(byIdentity.get(message, slot), message)
     if (hit !== undefined) return hit
-    const key = `${slot}|${ContentHash.hash(message)}`
+    // A sealed message cannot change: its hash is the one the view's prefix fingerprint takes too (memoised by
+    // identity, `ViewPrefix.messageHash`), so a new message is serialized and hashed once per step, not twice.
+    const key = `${slot}|${MessageSeal.isSealed(message) ? ViewPrefix.messageHash(message) : ContentHash.hash(message)}`
     let result = byContent.get(key)
     if (result === undefined) {
       result = MessageTokens.count(message, source, counting)
