@@ -8,7 +8,8 @@
  *
  * Plain async throughout; the engine's Effects are run with `toAsync`.
  * The parts live beside it: options (`ControllerOptions`), events
- * (`ContextEvent`), policy resolution (`ControllerPolicies`), the shared
+ * (`ContextEvent`), the sessions and a failing store's load
+ * (`ControllerSessions`), policy resolution (`ControllerPolicies`), the shared
  * runtime and assembly (`ControllerRuntime`), one request
  * (`PrepareRequest`) and the overflow retry (`OverflowRetry`).
  *
@@ -21,6 +22,7 @@ import { type ControllerOptions, type ModelRef, routeOf } from "./ControllerOpti
 import * as ControllerPolicies from "./ControllerPolicies.ts"
 import type { Prepared } from "./ControllerRuntime.ts"
 import * as ControllerRuntime from "./ControllerRuntime.ts"
+import * as ControllerSessions from "./ControllerSessions.ts"
 import * as MessageMatch from "./MessageMatch.ts"
 import * as NativeFallback from "./NativeFallback.ts"
 import * as OverflowRetry from "./OverflowRetry.ts"
@@ -49,7 +51,10 @@ export interface Usage {
  */
 export interface ContextController {
   readonly engine: ContextEngine.ContextEngine
-  /** The session for a model (opened on first use). */
+  /**
+   * The session for a model (opened on first use). Resolves even when the store fails: while its load fails, a
+   * session held in memory (see {@link ControllerOptions.store}).
+   */
   readonly session: (model: ModelRef) => Promise<Session.Session>
   /** The policy used for a model, learned window applied. */
   readonly policyFor: (model: ModelRef, session?: Session.Session) => Promise<ModelPolicy.ModelPolicy>
@@ -103,7 +108,6 @@ export interface ContextController {
 export const make = (options: ControllerOptions): ContextController => {
   // A bad value fails here, not at the first request.
   MessageMatch.historyCheckOf(options.historyCheck, "options.historyCheck")
-  const sessions = new Map<string, Promise<Session.Session>>()
   // Requests of one session are prepared one at a time, so concurrent calls never interleave their transcript syncs.
   const locks = new Map<string, Promise<unknown>>()
   const exclusive = <A>(sessionId: string, task: () => Promise<A>): Promise<A> => {
@@ -116,17 +120,10 @@ export const make = (options: ControllerOptions): ContextController => {
     return next
   }
 
-  const session = (model: ModelRef): Promise<Session.Session> => {
-    const id = typeof options.sessionId === "function" ? options.sessionId(model) : (options.sessionId ?? "default")
-    let opened = sessions.get(id)
-    if (opened === undefined) {
-      opened = Session.make(id, options.store, options.messageId, options.historyCheck, (error, unstoredEntries) =>
-        runtime.emit({ type: "store-failed", sessionId: id, error, unstoredEntries })
-      )
-      sessions.set(id, opened)
-    }
-    return opened
-  }
+  // Opened on first use; a failed load opens the session in memory and is tried again later (ControllerSessions).
+  const sessions = ControllerSessions.make(options, (event) => runtime.emit(event))
+  const session = (model: ModelRef): Promise<Session.Session> =>
+    sessions.get(typeof options.sessionId === "function" ? options.sessionId(model) : (options.sessionId ?? "default"))
 
   const nativeRoutes = NativeFallback.makeRoutes()
   const learnedBodyBytes = new Map<string, number>()
@@ -141,7 +138,7 @@ export const make = (options: ControllerOptions): ContextController => {
       } catch (error) {
         // The store holds writes this controller has not read (another worker on the session): read it again, once.
         if (options.store === undefined || !Session.isStaleWrite(error)) throw error
-        sessions.delete(current.sessionId)
+        sessions.reload(current.sessionId)
         const fresh = await session(model)
         return PrepareRequest.prepare(runtime, fresh, model, messages, tools, ephemeralSystem, signal)
       }

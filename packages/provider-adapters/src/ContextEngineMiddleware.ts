@@ -45,8 +45,8 @@ import * as NativeRequests from "./NativeRequests.ts"
 import * as PromptConversion from "./PromptConversion.ts"
 
 /**
- * Options: the engine (any `ContextEngine`), an optional policy (partial
- * policy or resolver), an optional transcript store, a session id and an
+ * Options: the engine (any `ContextEngine`), an optional policy (partial policy or resolver), an optional
+ * transcript store (a failing one never stops a request: `ControllerOptions.store`), a session id and an
  * event callback. See {@link ContextController.ControllerOptions}.
  *
  * @category models

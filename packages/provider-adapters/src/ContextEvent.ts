@@ -1,7 +1,7 @@
 /**
  * The events a context controller reports (`ControllerOptions.onEvent`):
- * requests, compactions and their failures, overflows, usage and
- * provider-native items.
+ * requests, compactions and their failures, overflows, usage,
+ * provider-native items and store failures.
  *
  * @since 0.3.0
  */
@@ -102,6 +102,24 @@ export type ContextEvent =
       readonly error: PluginGuard.PluginFailed
       /** Entries the session holds that the store does not, after this failure. */
       readonly unstoredEntries: number
+    }
+  | {
+      /**
+       * The store's load of the session failed (it threw, did not settle within `Session.STORE_LOAD_TIMEOUT_MS`,
+       * or answered with no transcript): the request still goes out, prepared from a session held in memory (the
+       * AI SDK sends the whole history each step), and nothing is written to the store until a load works. The
+       * load is tried again in the background, `retryAfterMs` after this failure at the earliest; the first
+       * request after a load that worked uses the stored session and appends the prompt's messages to it
+       * (`ControllerSessions`). Once per failed load.
+       */
+      readonly type: "store-load-failed"
+      readonly sessionId: string
+      /** `PluginFailed` of kind `"store"` (`Session.storeFailure`): `threw` (the store's error in `detail`), `timeout` or `malformed`. */
+      readonly error: PluginGuard.PluginFailed
+      /** Failed loads of this session in a row, this one included. */
+      readonly consecutiveFailures: number
+      /** Ms from this failure until a request may start the next load (`ControllerSessions.loadRetryDelayMs`; 0: started at once). */
+      readonly retryAfterMs: number
     }
   | {
       /** The request body was refused as too large (HTTP 413, C20): the route's byte cap is learned. */

@@ -72,7 +72,15 @@ export interface ControllerOptions {
   /** Any engine implementing the `ContextEngine` interface (Effect or Promise face). */
   readonly engine: ContextEngine.ContextEngine | ContextEngine.AsyncContextEngine
   readonly policy?: PolicyOption
-  /** Persists the transcript; in memory when absent. */
+  /**
+   * Persists the transcript; in memory when absent. A failing store never
+   * stops a request: a write it refuses is held and stored later
+   * (`store-failed`); a load that fails or has not settled within
+   * `Session.STORE_LOAD_TIMEOUT_MS` (60 s; the first request of a session
+   * waits for it) opens the session in memory (`store-load-failed`) and is
+   * tried again in the background with backoff until it works
+   * (`ControllerSessions`).
+   */
   readonly store?: Session.SessionStore
   /** Session id, or a function of the model. Default `"default"`. */
   readonly sessionId?: string | ((model: ModelRef) => string)

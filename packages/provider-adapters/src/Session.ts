@@ -48,6 +48,7 @@ export {
   isStaleWrite,
   type OnStoreFailure,
   type SessionStore,
+  STORE_LOAD_TIMEOUT_MS,
   STORE_WRITE_TIMEOUT_MS,
   storeFailure
 } from "./SessionWrites.ts"
@@ -162,7 +163,11 @@ export type MessageId = (position: number) => string | undefined
  * (`MessageMatch.HistoryCheck`; default `"sampled"`; anything else throws
  * `Errors.InvalidInput`). `onStoreFailure` hears of each write the store
  * refused while the session kept its entries ({@link OnStoreFailure}; see the
- * module notes).
+ * module notes). A load that fails — throws, has not settled within
+ * `STORE_LOAD_TIMEOUT_MS` (60 s), or answers with no `entries` array —
+ * rejects with `PluginFailed` of kind `"store"` (`threw`, `timeout`,
+ * `malformed`; `SessionWrites.load`): the controller then opens the session
+ * in memory and tries the load again later (`ControllerSessions`).
  *
  * @category constructors
  */
@@ -174,7 +179,7 @@ export const make = async (
   onStoreFailure?: SessionWrites.OnStoreFailure
 ): Promise<Session> => {
   const check = MessageMatch.historyCheckOf(historyCheck, "historyCheck")
-  const all: Array<Entry.Entry> = store ? (await store.load(sessionId)).entries.map(sealed) : []
+  const all: Array<Entry.Entry> = store ? (await SessionWrites.load(store, sessionId)).map(sealed) : []
   let path = [...ActiveView.branch(all)]
   let maxGeneration = ActiveView.maxGeneration(all)
   // The message entries of the active path, kept in step with `path`, and their leaves for matching.

@@ -10,7 +10,9 @@
  * (`storeFirst`), so a refused compaction never takes
  * effect and counts as failed. A write that has not settled within
  * {@link STORE_WRITE_TIMEOUT_MS} is an outage too (`timeout`): a hung store
- * holds no request.
+ * holds no request. The load that opens a session goes through the same
+ * guard ({@link load}); the controller meets its failure
+ * (`ControllerSessions`).
  *
  * @since 0.6.0
  */
@@ -29,6 +31,19 @@ import { Cause, Effect, Exit } from "effect"
  * @category constants
  */
 export const STORE_WRITE_TIMEOUT_MS = PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS
+
+/**
+ * Deadline of the load that opens a session: 60,000 ms, the plug-in
+ * deadline (`PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`), as for a write. A load
+ * reads the whole session, more than a write does, so it gets no shorter
+ * deadline (a slow but healthy store's load of a long session is not cut
+ * off); and no longer one, since the first request of a session waits for
+ * it against a hung store. Later loads run in the background and hold no
+ * request (`ControllerSessions`).
+ *
+ * @category constants
+ */
+export const STORE_LOAD_TIMEOUT_MS = PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS
 
 const STORE_PLUGIN = "transcript store"
 
@@ -66,11 +81,13 @@ export const isStaleWrite = (error: unknown): boolean => {
 
 /**
  * A store write that failed for another reason than a stale write (an
- * outage: connection refused, disk full), as the plug-in failure the
- * controller reports (`PluginGuard.PluginFailed`, kind `"store"`): the one
- * constructor for the sync path (`store-failed` event) and the compaction
- * path (`compaction-failed`): a write's own failure (`threw`, or `timeout`
- * after {@link STORE_WRITE_TIMEOUT_MS}) as it is, any other error as `threw`.
+ * outage: connection refused, disk full), or a failed load, as the plug-in
+ * failure the controller reports (`PluginGuard.PluginFailed`, kind
+ * `"store"`): the one constructor for the sync path (`store-failed` event),
+ * the load ({@link load}, `store-load-failed`) and the compaction path
+ * (`compaction-failed`): a guarded call's own failure (`threw`, `malformed`,
+ * or `timeout` after {@link STORE_WRITE_TIMEOUT_MS} /
+ * {@link STORE_LOAD_TIMEOUT_MS}) as it is, any other error as `threw`.
  *
  * @category constructors
  */
@@ -84,6 +101,35 @@ export const storeFailure = (error: unknown): PluginGuard.PluginFailed =>
         timeoutMs: STORE_WRITE_TIMEOUT_MS,
         detail: error instanceof Error ? error.message : String(error)
       })
+
+/** Why a load's answer is not a transcript (`{ entries: Array }`), or undefined when it is one. */
+const loadProblem = (loaded: { readonly entries: ReadonlyArray<Entry.Entry> }): string | undefined =>
+  typeof loaded === "object" && loaded !== null && Array.isArray(loaded.entries)
+    ? undefined
+    : "load did not return { entries: Array }"
+
+/**
+ * The entries of session `sessionId` in `store`, read within
+ * {@link STORE_LOAD_TIMEOUT_MS} (`PluginGuard.guardPromise`). Rejects with
+ * `PluginFailed` of kind `"store"` ({@link storeFailure}): `threw` (the
+ * store's error in `detail`), `timeout`, or `malformed` (the answer is not
+ * `{ entries: Array }`).
+ *
+ * @category constructors
+ */
+export const load = async (store: SessionStore, sessionId: string): Promise<ReadonlyArray<Entry.Entry>> => {
+  const exit = await Effect.runPromiseExit(
+    PluginGuard.guardPromise({
+      plugin: STORE_PLUGIN,
+      kind: "store",
+      timeoutMs: STORE_LOAD_TIMEOUT_MS,
+      run: () => store.load(sessionId),
+      validate: loadProblem
+    })
+  )
+  if (Exit.isFailure(exit)) throw storeFailure(Cause.squash(exit.cause))
+  return exit.value.entries
+}
 
 /**
  * Called when the store refused a write the session holds anyway (an
