@@ -207,6 +207,37 @@ describe("a store whose load rejects", () => {
   })
 })
 
+describe("a store whose load fails when the controller reads a session again", () => {
+  it("after another worker wrote to the session: the request goes out from memory, and the next one uses the store", async () => {
+    const inner = InMemoryTranscriptStore.open()
+    // This worker's second load (the read after its write was refused as stale) fails.
+    const { store, loadTimes } = loadFaultyStore(inner, (load) => (load === 1 ? "throw" : "ok"))
+    const here = setup(store)
+    const history: Array<ModelMessage> = []
+    await conversation(here.model, history).turn(0)
+    // Another worker on the same store answers the next turn: this worker's session is now behind the store.
+    await conversation(setup(inner).model, history).turn(1)
+    const { turn } = conversation(here.model, history)
+    await turn(2)
+    // The first load, the failed read again, and its retry at once.
+    expect(loadTimes).toHaveLength(3)
+    expect(here.provider.calls).toHaveLength(2)
+    expect(promptTexts(here.provider.calls[1]!.params)).toEqual([
+      "You review code.",
+      "Turn 0",
+      "noted",
+      "Turn 1",
+      "noted",
+      "Turn 2"
+    ])
+    expect(loadFailures(here.events).map((event) => event.error.detail)).toEqual(["connection refused (load 2)"])
+    await turn(3)
+    expect(await storedTexts(inner)).toEqual(promptTexts(here.provider.calls[2]!.params))
+    const stored = (await inner.load("s")).entries.map((entry) => entry.id)
+    expect(new Set(stored).size).toBe(stored.length)
+  })
+})
+
 describe("a store whose load answers with something that is not a transcript", () => {
   it("is met as a failed load: the session opens in memory and the request goes out", async () => {
     const inner = InMemoryTranscriptStore.open()
