@@ -6,10 +6,12 @@ import * as ContextView from "../src/ContextView.ts"
 import { categories } from "../src/Measurement.ts"
 import * as Measurer from "../src/Measurer.ts"
 import type { Message } from "../src/Message.ts"
+import * as MessageSeal from "../src/MessageSeal.ts"
 import * as MessageTokens from "../src/MessageTokens.ts"
 import * as ReasoningTokens from "../src/ReasoningTokens.ts"
 import type { Tokenizer } from "../src/Tokenizer.ts"
 import * as Tokenizers from "../src/Tokenizers.ts"
+import * as ViewPrefix from "../src/ViewPrefix.ts"
 import { piMessages } from "./support/piTranscript.ts"
 import { loadCase } from "./support/shared.ts"
 
@@ -257,6 +259,27 @@ describe("Measurer", () => {
     expect(measurer.measure(view).inputTokens).toBeGreaterThan(before)
     ;(message.content as Array<{ type: "text"; text: string }>).push({ type: "text", text: "and one more part" })
     expect(measurer.measure(view)).toEqual(fresh())
+  })
+
+  it("a sealed message is hashed once: the view prefix reuses the hash the measurer made (an unsealed one is not)", () => {
+    let reads = 0
+    const input = {
+      get command() {
+        reads++
+        return "ls -la"
+      }
+    }
+    const call = { type: "tool-call" as const, toolCallId: "c1", toolName: "bash", input }
+    const sealed = MessageSeal.seal({ role: "assistant", content: [call] })
+    Measurer.make(o200k).messageTokens(sealed)
+    const afterCount = reads
+    ViewPrefix.messageHash(sealed)
+    expect(reads).toBe(afterCount)
+    const unsealed: Message = { role: "assistant", content: [{ ...call }] }
+    Measurer.make(o200k).messageTokens(unsealed)
+    const afterUnsealed = reads
+    ViewPrefix.messageHash(unsealed)
+    expect(reads).toBeGreaterThan(afterUnsealed)
   })
 
   it("re-measuring after appending one message tokenizes only that message (pi transcript)", () => {
