@@ -2,7 +2,8 @@
  * Token measurement on the real pi transcript
  * (`../shared/transcripts/pi/before-compaction.jsonl`): exact backends
  * (tiktoken WASM vs gpt-tokenizer), cold vs incremental measure, and the
- * calibrated estimator's error next to `chars / 4`.
+ * calibrated estimator's error next to `chars / 4`, and the speed of its
+ * pre-tokenizer scanner next to the regex it emulates.
  * `node bench/run.ts measure`.
  */
 import * as ContextView from "../packages/core/src/ContextView.ts"
@@ -10,6 +11,8 @@ import * as Estimator from "../packages/core/src/Estimator.ts"
 import * as Measurer from "../packages/core/src/Measurer.ts"
 import type { Message } from "../packages/core/src/Message.ts"
 import * as MessageTokens from "../packages/core/src/MessageTokens.ts"
+import * as O200kPieces from "../packages/core/src/O200kPieces.ts"
+import * as TextChunks from "../packages/core/src/TextChunks.ts"
 import * as Tiktoken from "../packages/core/src/Tiktoken.ts"
 import type { Tokenizer } from "../packages/core/src/Tokenizer.ts"
 import * as Tokenizers from "../packages/core/src/Tokenizers.ts"
@@ -192,5 +195,47 @@ export default async function (): Promise<void> {
   const [, estimateMs] = time(() => texts.reduce((sum, text) => sum + Estimator.estimate(text), 0))
   console.log(
     `estimator speed on the same texts: ${fmt(estimateMs)} (gpt-tokenizer best content pass: ${fmt(js.ms)}); targets: aggregate within ±5%, p90 ≤ 15%`
+  )
+  piecesSpeed(texts)
+}
+
+/**
+ * The estimator's pre-tokenizer pieces of `texts` (in `TextChunks` chunks, as
+ * the estimator cuts them): the char-code scanner (`O200kPieces.forEachPiece`,
+ * regex for stretches with other scripts' letters) vs the o200k regex alone,
+ * both classifying every piece (`Estimator.classify` for the regex's).
+ * Interleaved passes, best of 5; prints the ratio.
+ */
+const piecesSpeed = (texts: ReadonlyArray<string>): void => {
+  const chunks: Array<string> = []
+  for (const text of texts) TextChunks.forEachChunk(text, (chunk) => chunks.push(chunk))
+  let sink = 0
+  const regex = (chunk: string) =>
+    O200kPieces.forEachRegexPiece(chunk, (piece) => {
+      sink += Estimator.classify(piece).length
+    })
+  const passes = {
+    scanner: () => {
+      for (const chunk of chunks)
+        O200kPieces.forEachPiece(
+          chunk,
+          (kind, _text, start, end) => {
+            sink += kind.length + end - start
+          },
+          regex
+        )
+    },
+    regex: () => {
+      for (const chunk of chunks) regex(chunk)
+    }
+  }
+  const best = { scanner: Number.POSITIVE_INFINITY, regex: Number.POSITIVE_INFINITY }
+  for (let round = 0; round < 5; round++) {
+    for (const name of ["scanner", "regex"] as const) best[name] = Math.min(best[name], time(passes[name])[1])
+  }
+  // The sink keeps the visitors' work observable, so neither pass can be optimized away.
+  if (sink === 0) throw new Error("no pieces visited")
+  console.log(
+    `pre-tokenizer pieces of the same texts (${chunks.length} chunks): char-code scanner ${fmt(best.scanner)}, regex + classify ${fmt(best.regex)}: regex / scanner = ${(best.regex / best.scanner).toFixed(2)}× (same pieces: test/O200kPieces.test.ts)`
   )
 }
