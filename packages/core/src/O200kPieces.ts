@@ -8,18 +8,22 @@
  *
  * Why a scanner beside the regex: the estimator runs on every new message of
  * every step, and the regex loop (`exec` per piece, then a few unicode-property
- * tests per piece to classify it) was about half of a 1K-message step
- * (issue #13). {@link forEachPiece} emulates the pattern by char codes on
- * ASCII text — the bulk of agent transcripts: code, JSON, shell output,
- * English — and classifies the pieces as it goes; stretches holding any
- * non-ASCII character go to the regex. It yields exactly the regex's pieces
- * (property-tested against {@link forEachRegexPiece} in
+ * tests per piece to classify it) was most of its time (issue #13: a CPU
+ * profile of the step bench, weighted by the steps that append large tool
+ * outputs, put the estimator at about half of a 1K-message step).
+ * {@link forEachPiece} emulates the pattern by char codes — on ASCII (the
+ * bulk of agent transcripts: code, JSON, shell output, English) and on
+ * non-ASCII whitespace, punctuation and symbols (box drawing, arrows, dashes,
+ * quotes), which the pattern treats like ASCII ones — and classifies the
+ * pieces as it goes; stretches holding letters, digits or marks of other
+ * scripts, or surrogates, go to the regex. It yields exactly the regex's
+ * pieces (property-tested against {@link forEachRegexPiece} in
  * `test/O200kPieces.test.ts`), so estimates do not change.
  *
- * How the pattern reads on ASCII (alternatives in order, first match wins):
- * `P? [A-Z]* [a-z]* contraction?` with at least one letter, where `P` is one
- * character that is not a letter, digit, CR or LF (so a space, tab, or
- * punctuation prefixes a word); `[0-9]{1,3}`; `' '? punct+ [\r\n/]*`;
+ * How the pattern reads on such text (alternatives in order, first match
+ * wins): `P? [A-Z]* [a-z]* contraction?` with at least one letter, where `P`
+ * is one character that is not a letter, digit, CR or LF (so a space, tab,
+ * or punctuation prefixes a word); `[0-9]{1,3}`; `' '? punct+ [\r\n/]*`;
  * a whitespace run up to and including its last CR/LF; else a whitespace run
  * less its last character when a non-space follows (that character prefixes
  * the next piece), or the whole run at the end or when it is one character.
@@ -28,12 +32,13 @@
  */
 
 /**
- * Classes of ASCII pieces (the estimator's segment kinds that ASCII text can
- * produce; `Estimator.classify` gives the same class to the same piece).
+ * Classes of the pieces {@link forEachPiece} scans (the estimator's segment
+ * kinds such text can produce; `Estimator.classify` gives the same class to
+ * the same piece).
  *
  * @category models
  */
-export type AsciiKind =
+export type ScannedKind =
   | "digits"
   | "whitespace"
   | "newline"
@@ -139,7 +144,7 @@ const contractionEnd = (text: string, index: number, end: number): number => {
 }
 
 /** Receives a piece as its class and its span `text[start, end)` (no substring is made). */
-type Visit = (kind: AsciiKind, text: string, start: number, end: number) => void
+type Visit = (kind: ScannedKind, text: string, start: number, end: number) => void
 
 /** The word piece starting at `start` whose letters start at `letters`; returns its end. */
 const word = (text: string, start: number, letters: number, end: number, visit: Visit): number => {

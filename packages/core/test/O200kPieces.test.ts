@@ -104,6 +104,13 @@ describe("O200kPieces.forEachPiece", () => {
     expect(kinds(" Foo FOO foo\tBar")).toEqual(["capitalizedSpaced", "upper", "lowerSpaced", "capitalized"])
   })
 
+  it("scans non-ASCII whitespace, punctuation and symbols itself (arrows, box drawing, dashes, quotes)", () => {
+    const text = "a → b\n│ ─── “c” — d\u00a0e ✓ done…"
+    const { segments, regexChars } = scannedSegments(text)
+    expect(regexChars).toBe(0)
+    expect(segments).toEqual(regexSegments(text))
+  })
+
   it("hands stretches with non-ASCII letters to the regex, from the piece boundary before to the one after", () => {
     const handed: Array<string> = []
     O200kPieces.forEachPiece(
