@@ -23,8 +23,13 @@
  * inside the steps, beside the cost of tokenizing only the new messages, the
  * 8K / 1K ratio of the interleaved medians (target ≤ 1.5×; median target
  * < 1 ms at 1K) and the load average (CPU time is the steadier figure).
- * `node bench/run.ts step` (180 timed steps per size). Prints; never asserts
- * times.
+ * Then a control run, not a target: the same two sizes again, each ~1K step
+ * first allocating a throwaway prompt of the sizes' difference in messages,
+ * so both sizes' steps follow the same fresh allocation (an ~8K step's caller
+ * builds the longer prompt right before the middleware runs, which evicts
+ * from the CPU caches what the step then reads). Its ratio is the growth of
+ * the middleware's own work. `node bench/run.ts step` (180 timed steps per
+ * size and run). Prints; never asserts times.
  */
 import { loadavg } from "node:os"
 import { PerformanceObserver } from "node:perf_hooks"
@@ -94,7 +99,10 @@ interface Session {
  * message (never an assistant tool call awaiting its result); the messages
  * since the previous step are the new ones.
  */
-const session = async (messages: ReadonlyArray<Message>, end: number): Promise<Session> => {
+// A throwaway prompt kept alive through a padded step (see `padMessages`), as the caller's prompt is.
+const held: Array<unknown> = []
+
+const session = async (messages: ReadonlyArray<Message>, end: number, padMessages = 0): Promise<Session> => {
   // The model reports usage, as providers do: the request's input tokens (here, the middleware's own measurement of
   // what it sent), so each step's measurement is anchored on the previous response like a real run's.
   let sentTokens = 0
@@ -141,12 +149,16 @@ const session = async (messages: ReadonlyArray<Message>, end: number): Promise<S
     count: stepEnds.length - 1,
     step: async (index) => {
       const count = stepEnds[index]!
+      // Padded: first a throwaway prompt of `padMessages` messages, so the step follows as much fresh allocation as
+      // a step of the larger session does (its caller builds the longer prompt right before calling the model).
+      if (padMessages > 0) held.push(promptOf(padMessages))
       const prompt = promptOf(count)
       const cpu = process.cpuUsage()
       const startMs = performance.now()
       await call(prompt)
       const endMs = performance.now()
       const used = process.cpuUsage(cpu)
+      held.length = 0
       // The mock records every call's options (each step's whole prompt); a provider keeps none. Left to grow, the
       // retained prompts were promoted and copied by every later scavenge inside the timed steps.
       model.doGenerateCalls.length = 0
@@ -169,25 +181,10 @@ export default async function (): Promise<void> {
   const rounds = Math.ceil(sizes[1]! / pi.length)
   const all: Array<Message> = []
   for (let round = 0; round < rounds; round++) all.push(...pi.map((message) => relabel(message, round)))
-  const sessions: Array<Session> = []
-  for (const size of sizes) sessions.push(await session(all, size))
   const loadBefore = loadavg()[0]!
-  // Garbage-collection pauses on the main thread (wall time; most are scavenges that copy the prompt the step was
-  // given, which the AI SDK allocates right before the middleware runs), assigned to the step they started in.
-  const pauses: Array<{ readonly startMs: number; readonly durationMs: number }> = []
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) pauses.push({ startMs: entry.startTime, durationMs: entry.duration })
-  })
-  observer.observe({ entryTypes: ["gc"] })
-  const times: Array<Array<StepTimes>> = sizes.map(() => [])
-  const stepCount = Math.min(...sessions.map((s) => s.count))
-  for (let index = 1; index <= stepCount; index++)
-    for (let which = 0; which < sessions.length; which++) times[which]!.push(await sessions[which]!.step(index))
-  await new Promise((resolve) => setTimeout(resolve, 10))
-  observer.disconnect()
+  const run = await interleaved([await session(all, sizes[0]!), await session(all, sizes[1]!)])
+  const { times, pauses } = run
   const rows: Array<Record<string, string | number>> = []
-  const medians: Array<number> = []
-  const cpuMedians: Array<number> = []
   sizes.forEach((size, which) => {
     const steps = times[which]!
     const wall = steps.map((t) => t.wallMs)
@@ -196,8 +193,6 @@ export default async function (): Promise<void> {
     const gc = steps.map((t) =>
       pauses.filter((p) => p.startMs >= t.startMs && p.startMs < t.endMs).reduce((sum, p) => sum + p.durationMs, 0)
     )
-    medians.push(median(wall))
-    cpuMedians.push(median(cpu))
     rows.push({
       messages: size,
       steps: steps.length,
@@ -217,6 +212,42 @@ export default async function (): Promise<void> {
     `load average (1 min) before / after: ${loadBefore.toFixed(2)} / ${loadavg()[0]!.toFixed(2)} on ${navigator.hardwareConcurrency} cores`
   )
   console.log(
-    `flatness (steps interleaved in one process): median at ${sizes[1]} / ${sizes[0]} messages = ${(medians[1]! / medians[0]!).toFixed(2)}× wall, ${(cpuMedians[1]! / cpuMedians[0]!).toFixed(2)}× CPU (target ≤ 1.5×; median target < 1 ms at ~1K)`
+    `flatness (steps interleaved in one process): median at ${sizes[1]} / ${sizes[0]} messages = ${ratios(run)} (target ≤ 1.5×; median target < 1 ms at ~1K)`
   )
+  // Control, not the target: the ~1K steps each follow as much fresh allocation as an ~8K step (a throwaway prompt
+  // of the sizes' difference, built before the step's own prompt). What is left of the growth is the middleware's
+  // own; the rest of the ratio above is the ~8K caller's longer prompt, allocated right before each step, evicting
+  // from the CPU caches what the middleware's step then reads (its fixed work is slower after it, not longer).
+  const padded = await interleaved([
+    await session(all, sizes[0]!, sizes[1]! - sizes[0]!),
+    await session(all, sizes[1]!)
+  ])
+  console.log(
+    `control, the ~1K steps padded to the ~8K steps' fresh allocation: median ${fmt(median(padded.times[0]!.map((t) => t.wallMs)))} at ${sizes[0]}, ratio ${ratios(padded)}`
+  )
+}
+
+/** Steps the sessions in turn (a step of each, then the next step of each, …), recording the GC pauses meanwhile. */
+const interleaved = async (sessions: ReadonlyArray<Session>) => {
+  // Garbage-collection pauses on the main thread (wall time; most are scavenges that copy the prompt the step was
+  // given, which the AI SDK allocates right before the middleware runs), assigned to the step they started in.
+  const pauses: Array<{ readonly startMs: number; readonly durationMs: number }> = []
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push({ startMs: entry.startTime, durationMs: entry.duration })
+  })
+  observer.observe({ entryTypes: ["gc"] })
+  const times: Array<Array<StepTimes>> = sessions.map(() => [])
+  const stepCount = Math.min(...sessions.map((s) => s.count))
+  for (let index = 1; index <= stepCount; index++)
+    for (let which = 0; which < sessions.length; which++) times[which]!.push(await sessions[which]!.step(index))
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  observer.disconnect()
+  return { times, pauses }
+}
+
+/** The last session's median over the first's, wall and CPU. */
+const ratios = (run: { readonly times: ReadonlyArray<ReadonlyArray<StepTimes>> }): string => {
+  const of = (pick: (t: StepTimes) => number) =>
+    (median(run.times.at(-1)!.map(pick)) / median(run.times[0]!.map(pick))).toFixed(2)
+  return `${of((t) => t.wallMs)}× wall, ${of((t) => t.cpuMs)}× CPU`
 }
