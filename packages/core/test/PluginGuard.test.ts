@@ -108,6 +108,54 @@ describe("PluginGuard.guardEffect", () => {
   })
 })
 
+describe("PluginGuard.runGuarded", () => {
+  it("a synchronous effect's exit is guardEffect's: value, defect, typed failure, malformed result", async () => {
+    const cases: Array<[Effect.Effect<number, "mine">, ((n: number) => string | undefined)?]> = [
+      [Effect.sync(() => 42)],
+      [
+        Effect.sync(() => {
+          throw new TypeError("boom")
+        })
+      ],
+      [Effect.fail("mine" as const)],
+      [Effect.succeed(-1), (n) => (n < 0 ? "negative" : undefined)]
+    ]
+    const outcomes = []
+    for (const [effect, validate] of cases) {
+      const viaRun = await PluginGuard.runGuarded(effect, { ...options, validate })
+      const viaGuard = await Effect.runPromiseExit(PluginGuard.guardEffect(effect, { ...options, validate }))
+      const shown = (exit: typeof viaRun) =>
+        Exit.isSuccess(exit) ? exit.value : ((failureOf(exit) as { failure?: string }).failure ?? failureOf(exit))
+      expect(shown(viaRun)).toEqual(shown(viaGuard))
+      outcomes.push(shown(viaRun))
+    }
+    expect(outcomes).toEqual([42, "threw", "mine", "malformed"])
+  })
+
+  it("an effect that suspends gets the deadline and the signal, and is interrupted by either", async () => {
+    let interrupted = 0
+    const hang = Effect.onInterrupt(Effect.never, () => Effect.sync(() => interrupted++))
+    const timedOut = failureOf(await PluginGuard.runGuarded(hang, options))
+    expect(timedOut.failure).toBe("timeout")
+    const controller = new AbortController()
+    const pending = PluginGuard.runGuarded(hang, { ...options, timeoutMs: 60_000, signal: controller.signal })
+    controller.abort(new Error("stop"))
+    expect(failureOf(await pending).failure).toBe("aborted")
+    const aborted = new AbortController()
+    aborted.abort(new Error("gone"))
+    const before = failureOf(
+      await PluginGuard.runGuarded(hang, { ...options, timeoutMs: 60_000, signal: aborted.signal })
+    )
+    expect(before.failure).toBe("aborted")
+    expect(interrupted).toBe(3)
+    const later = await PluginGuard.runGuarded(
+      Effect.promise(() => new Promise<number>((resolve) => setTimeout(() => resolve(7), 5))),
+      options
+    )
+    expect(Exit.isSuccess(later) && later.value).toBe(7)
+  })
+})
+
 describe("PluginGuard.makeCircuitBreaker", () => {
   it("opens after the cap of consecutive failures, per route, and a success closes it", () => {
     const breaker = PluginGuard.makeCircuitBreaker()

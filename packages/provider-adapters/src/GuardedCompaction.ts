@@ -97,8 +97,11 @@ export interface Request {
   readonly timeoutMs?: number | undefined
 }
 
-const guarded = <A, E>(request: Request, effect: Effect.Effect<A, E>): Effect.Effect<A, E | PluginGuard.PluginFailed> =>
-  PluginGuard.guardEffect(
+const guarded = <A, E>(
+  request: Request,
+  effect: Effect.Effect<A, E>
+): Promise<Exit.Exit<A, E | PluginGuard.PluginFailed>> =>
+  PluginGuard.runGuarded(
     Effect.suspend(() => effect),
     {
       plugin: request.engine.name,
@@ -123,13 +126,11 @@ const failureOf = <E>(cause: Cause.Cause<E>, request: Request): Failure => {
 
 /** The open circuit's path: decide, and when due run only the deterministic reduction (see the module notes). */
 const reduceOnly = async (request: Request, route: PluginGuard.RouteState): Promise<Outcome> => {
-  const decided = await Effect.runPromiseExit(guarded(request, request.engine.shouldCompact(request.input)))
+  const decided = await guarded(request, request.engine.shouldCompact(request.input))
   if (Exit.isFailure(decided)) return { _tag: "CircuitOpen", route, error: failureOf(decided.cause, request) }
   const decision = decided.value
   if (!decision.compact) return { _tag: "CircuitOpen", route, decision }
-  const reduced = await Effect.runPromiseExit(
-    guarded(request, request.engine.compact({ ...request.input, deterministicOnly: true }))
-  )
+  const reduced = await guarded(request, request.engine.compact({ ...request.input, deterministicOnly: true }))
   if (Exit.isFailure(reduced)) return { _tag: "CircuitOpen", route, decision, error: failureOf(reduced.cause, request) }
   return { _tag: "Compacted", decision, result: reduced.value, circuitOpen: route }
 }
@@ -146,13 +147,13 @@ export const run = async (request: Request): Promise<Outcome> => {
   const { breaker, route, input, engine } = request
   const state = breaker.state(route)
   if (state.open && input.manual !== true) return reduceOnly(request, state)
-  const decided = await Effect.runPromiseExit(guarded(request, engine.shouldCompact(input)))
+  const decided = await guarded(request, engine.shouldCompact(input))
   if (Exit.isFailure(decided)) {
     return { _tag: "Failed", error: failureOf(decided.cause, request), route: breaker.recordFailure(route) }
   }
   const decision = decided.value
   if (!decision.compact) return { _tag: "NotNeeded", decision }
-  const compacted = await Effect.runPromiseExit(guarded(request, engine.compact(input)))
+  const compacted = await guarded(request, engine.compact(input))
   if (Exit.isFailure(compacted)) {
     return { _tag: "Failed", decision, error: failureOf(compacted.cause, request), route: breaker.recordFailure(route) }
   }
