@@ -31,7 +31,7 @@
 import { Effect, Schema } from "effect"
 import * as ArrayLineage from "./ArrayLineage.ts"
 import type { ContextEngine, EngineInput, InputError } from "./ContextEngine.ts"
-import { decodeUnknown } from "./Decode.ts"
+import { decodeUnknown, decodeUnknownSync } from "./Decode.ts"
 import { Entry } from "./Entry.ts"
 import { InvalidInput, PolicyInvalid } from "./Errors.ts"
 import * as JsonSafety from "./JsonSafety.ts"
@@ -60,8 +60,19 @@ const ToolDefinition = Schema.Struct({
   inputSchema: JsonValue
 })
 
-const decodeEntry = decodeUnknown(Entry, WHAT)
-const decodeTools = decodeUnknown(Schema.Array(ToolDefinition), WHAT)
+const decodeEntry = decodeUnknownSync(Entry, WHAT)
+const decodeTools = decodeUnknownSync(Schema.Array(ToolDefinition), WHAT)
+
+/** The typed error `decode` throws for `value`, or undefined when it decodes. */
+const decodeProblem = (decode: (value: unknown) => unknown, value: unknown): InvalidInput | undefined => {
+  try {
+    decode(value)
+    return undefined
+  } catch (error) {
+    if (error instanceof InvalidInput) return error
+    throw error
+  }
+}
 const decodePolicy = decodeUnknown(ModelPolicy, WHAT)
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -184,60 +195,79 @@ export const makeValidator = (): Validator => {
       }
     | undefined
 
+  type Checked = { readonly known: Array<unknown>; readonly firstIndex: Map<string, number>; readonly start: number }
+
+  /**
+   * The first problem of `input`'s entries, tools and `manual` (in that order), or what to keep when they are
+   * valid. Plain synchronous code: it runs on every engine call of every step (issue #13 req 1), where a
+   * generator's resumes and an Effect per decode cost more than the checks.
+   */
+  const checkEntries = (input: unknown): InvalidInput | Checked => {
+    if (!isObject(input)) return invalid("", `Expected an object with entries and policy, got ${showValue(input)}`)
+    const entries = input.entries
+    if (!Array.isArray(entries)) return invalid("entries", `Expected an array, got ${showValue(entries)}`)
+    // The entries of the last valid input are usually a prefix of these (a step appends): only the
+    // rest is checked, against the ids seen so far. Entries recorded as extending the last valid ones
+    // (`ArrayLineage`: the request path's snapshots) are not compared at all; others by pointer over the prefix.
+    let start = 0
+    let firstIndex = new Map<string, number>()
+    let known: Array<unknown> = []
+    if (lastValid !== undefined) {
+      start = ArrayLineage.isExtensionOf(entries, lastValid.source)
+        ? lastValid.known.length
+        : sharedLength(entries, lastValid.known)
+      if (start === lastValid.known.length) ({ known, firstIndex } = lastValid)
+      else start = 0
+    }
+    // Taken over (and extended below) only if this input is valid.
+    lastValid = undefined
+    for (let index = start; index < entries.length; index++) {
+      const entry: unknown = entries[index]
+      if (!isObject(entry) || !validEntries.has(entry)) {
+        decoded++
+        const unsafe = JsonSafety.check(entry, `entries[${index}]`)
+        if (unsafe !== undefined) return invalid(unsafe.path, unsafe.detail)
+        const problem = decodeProblem(decodeEntry, withoutUndefinedKeys(entry))
+        if (problem !== undefined) return under(`entries[${index}]`, problem)
+        validEntries.add(entry as object)
+      }
+      const id = (entry as EngineInput["entries"][number]).id
+      const earlier = firstIndex.get(id)
+      if (earlier !== undefined)
+        return invalid(
+          `entries[${index}].id`,
+          `Duplicate entry id ${JSON.stringify(id)}: entries[${earlier}] and entries[${index}] both have it`
+        )
+      firstIndex.set(id, index)
+    }
+    const tools = input.tools
+    if (tools !== undefined && !(isObject(tools) || Array.isArray(tools) ? validTools.has(tools) : false)) {
+      const problem = decodeProblem(decodeTools, withoutUndefinedKeys(tools))
+      if (problem !== undefined) return under("tools", problem)
+      validTools.add(tools as object)
+    }
+    if (input.manual !== undefined && typeof input.manual !== "boolean")
+      return invalid("manual", `Expected boolean, got ${showValue(input.manual)}`)
+    return { known, firstIndex, start }
+  }
+
   const validate = (input: unknown): Effect.Effect<EngineInput, EngineInputError> =>
-    Effect.gen(function* () {
-      if (!isObject(input))
-        return yield* invalid("", `Expected an object with entries and policy, got ${showValue(input)}`)
-      const entries = input.entries
-      if (!Array.isArray(entries)) return yield* invalid("entries", `Expected an array, got ${showValue(entries)}`)
-      // The entries of the last valid input are usually a prefix of these (a step appends): only the
-      // rest is checked, against the ids seen so far. Entries recorded as extending the last valid ones
-      // (`ArrayLineage`: the request path's snapshots) are not compared at all; others by pointer over the prefix.
-      let start = 0
-      let firstIndex = new Map<string, number>()
-      let known: Array<unknown> = []
-      if (lastValid !== undefined) {
-        start = ArrayLineage.isExtensionOf(entries, lastValid.source)
-          ? lastValid.known.length
-          : sharedLength(entries, lastValid.known)
-        if (start === lastValid.known.length) ({ known, firstIndex } = lastValid)
-        else start = 0
+    Effect.suspend(() => {
+      const checked = checkEntries(input)
+      if (checked instanceof InvalidInput) return Effect.fail(checked)
+      const valid = input as unknown as EngineInput
+      const keep = (): EngineInput => {
+        const { known, firstIndex, start } = checked
+        for (let index = start; index < valid.entries.length; index++) known.push(valid.entries[index])
+        lastValid = { known, firstIndex, source: valid.entries }
+        return valid
       }
-      // Taken over (and extended below) only if this input is valid.
-      lastValid = undefined
-      for (let index = start; index < entries.length; index++) {
-        const entry: unknown = entries[index]
-        if (!isObject(entry) || !validEntries.has(entry)) {
-          decoded++
-          const unsafe = JsonSafety.check(entry, `entries[${index}]`)
-          if (unsafe !== undefined) return yield* invalid(unsafe.path, unsafe.detail)
-          yield* Effect.mapError(decodeEntry(withoutUndefinedKeys(entry)), (error) => under(`entries[${index}]`, error))
-          validEntries.add(entry as object)
-        }
-        const id = (entry as EngineInput["entries"][number]).id
-        const earlier = firstIndex.get(id)
-        if (earlier !== undefined)
-          return yield* invalid(
-            `entries[${index}].id`,
-            `Duplicate entry id ${JSON.stringify(id)}: entries[${earlier}] and entries[${index}] both have it`
-          )
-        firstIndex.set(id, index)
-      }
-      const tools = input.tools
-      if (tools !== undefined && !(isObject(tools) || Array.isArray(tools) ? validTools.has(tools) : false)) {
-        yield* Effect.mapError(decodeTools(withoutUndefinedKeys(tools)), (error) => under("tools", error))
-        validTools.add(tools as object)
-      }
-      if (input.manual !== undefined && typeof input.manual !== "boolean")
-        return yield* invalid("manual", `Expected boolean, got ${showValue(input.manual)}`)
-      const policy = input.policy
-      if (!(isObject(policy) && validPolicies.has(policy))) {
-        yield* validatePolicy(policy)
+      const policy: unknown = valid.policy
+      if (isObject(policy) && validPolicies.has(policy)) return Effect.succeed(keep())
+      return Effect.map(validatePolicy(policy), () => {
         validPolicies.add(policy as object)
-      }
-      for (let index = start; index < entries.length; index++) known.push(entries[index])
-      lastValid = { known, firstIndex, source: entries }
-      return input as unknown as EngineInput
+        return keep()
+      })
     })
 
   return { validate, decodedEntries: () => decoded }
