@@ -145,15 +145,13 @@ export const classify = (piece: string): SegmentKind => {
   if (isDigit(first) && isDigit(last)) return "digits"
   if (isSpace(first) && isSpace(last)) return piece.includes("\n") || piece.includes("\r") ? "newline" : "whitespace"
   if (!letter.test(piece)) return "punctuation"
-  if (cjkTest.test(piece)) return "cjk"
+  if (O200kPieces.cjkScript.test(piece)) return "cjk"
   if (!latin.test(piece)) return "otherScript"
   const spaced = first === 32
   if (!upperStart.test(piece)) return spaced ? "lowerSpaced" : "lower"
   if (upperSecond.test(piece)) return "upper"
   return spaced ? "capitalizedSpaced" : "capitalized"
 }
-
-const cjkTest = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 
 /** Receives a segment as its class and its span `text[start, end)`. */
 type SpanVisit = (kind: SegmentKind, text: string, start: number, end: number) => void

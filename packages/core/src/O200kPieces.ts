@@ -16,9 +16,11 @@
  * non-ASCII whitespace, punctuation and symbols (box drawing, arrows, dashes,
  * quotes), which the pattern treats like ASCII ones — and classifies the
  * pieces as it goes; stretches holding letters, digits or marks of other
- * scripts, or surrogates, go to the regex. It yields exactly the regex's
- * pieces (property-tested against {@link forEachRegexPiece} in
- * `test/O200kPieces.test.ts`), so estimates do not change.
+ * scripts, CJK-script symbols, or surrogates, go to the regex. It yields
+ * exactly the regex's pieces and `Estimator.classify`'s classes
+ * (property-tested against {@link forEachRegexPiece} in
+ * `test/O200kPieces.test.ts`, and every BMP code unit in several contexts),
+ * so estimates do not change.
  *
  * How the pattern reads on such text (alternatives in order, first match
  * wins): `P? [A-Z]* [a-z]* contraction?` with at least one letter, where `P`
@@ -85,8 +87,8 @@ export const forEachRegexPiece = (text: string, visit: (piece: string) => void):
 
 // Character classes of UTF-16 code units. Non-ASCII units are learnt on
 // first sight: whitespace, punctuation / symbols (which the pattern treats
-// like ASCII ones), or COMPLEX — letters, digits and marks of other scripts
-// and surrogates, whose stretches go to the regex.
+// like ASCII ones), or COMPLEX — letters, digits and marks of other scripts,
+// CJK-script symbols, and surrogates, whose stretches go to the regex.
 const UNKNOWN = 0
 const UPPER = 1
 const LOWER = 2
@@ -105,7 +107,19 @@ classes[10] = NEWLINE
 classes[13] = NEWLINE
 for (const code of [9, 11, 12, 32]) classes[code] = BLANK
 
+/**
+ * Characters of the CJK scripts (Han, Hiragana, Katakana, Hangul): a piece
+ * holding one is the estimator's `cjk` class (`Estimator.classify`), whether
+ * the character is a letter or a symbol (CJK radicals, Kanbun marks).
+ *
+ * @category constants
+ */
+export const cjkScript = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
+
 const unicodeSpace = /\s/
+// Units the scanner leaves to the regex: letters, digits and marks (the
+// pattern's word and digit classes), and CJK-script symbols (a piece holding
+// one is classed `cjk`, which the scanner does not produce).
 const unicodeWordChar = /[\p{L}\p{N}\p{M}]/u
 
 const learn = (code: number): number => {
@@ -115,7 +129,7 @@ const learn = (code: number): number => {
       ? COMPLEX
       : unicodeSpace.test(character)
         ? BLANK
-        : unicodeWordChar.test(character)
+        : unicodeWordChar.test(character) || cjkScript.test(character)
           ? COMPLEX
           : OTHER
   classes[code] = kind
@@ -260,7 +274,8 @@ const nextComplex = (text: string, from: number): number => {
 /**
  * Calls `visitSimple` with the class and span of each piece of `text` (as
  * {@link pattern} splits it, in order), except that stretches holding
- * letters, digits or marks outside ASCII, or surrogates — from the piece
+ * letters, digits or marks outside ASCII, CJK-script symbols, or
+ * surrogates — from the piece
  * boundary before them to the one after — are handed whole, in their place
  * in the order, to `visitOther` (for the regex). `text` is a chunk of at
  * most a few KiB (`TextChunks`).

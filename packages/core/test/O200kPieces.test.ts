@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util"
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Estimator from "../src/Estimator.ts"
@@ -55,6 +56,8 @@ const fragment = fc.oneof(
     arbitrary: fc.constantFrom(
       // letters, marks and digits of other scripts (regex stretches)
       ..."é ü ß Ç 日本語 中 한 カ Привет ʰ \u0301 ǅ ² ½ ٣ 𝐀 \ud800 \udc00".split(" "),
+      // symbols of the CJK scripts (CJK radicals, Kanbun): not letters, but a piece holding one is `cjk`
+      ..."⺀ ⺁ ㆐ 〆 ・".split(" "),
       // non-ASCII whitespace, punctuation and symbols (scanned)
       ..."\u00a0 \u3000 \u2028 \u2029 \ufeff \u0085 \u00ad \u200b — → ─ ━ │ … “ ’ ✓ × ▼ 😀".split(" ")
     )
@@ -109,6 +112,16 @@ describe("O200kPieces.forEachPiece", () => {
     const { segments, regexChars } = scannedSegments(text)
     expect(regexChars).toBe(0)
     expect(segments).toEqual(regexSegments(text))
+  })
+
+  it("every BMP code unit, in words, runs and whitespace around it: the regex's pieces and classes", () => {
+    const mismatches: Array<string> = []
+    for (let code = 0; code <= 0xffff; code++) {
+      const unit = String.fromCharCode(code)
+      const text = `a${unit}b ${unit}${unit}Foo  ${unit} 12${unit}'s\n${unit}`
+      if (!isDeepStrictEqual(scannedSegments(text).segments, regexSegments(text))) mismatches.push(code.toString(16))
+    }
+    expect(mismatches).toEqual([])
   })
 
   it("hands stretches with non-ASCII letters to the regex, from the piece boundary before to the one after", () => {
