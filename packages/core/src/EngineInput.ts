@@ -140,6 +140,8 @@ export interface Validator {
   readonly validate: (input: unknown) => Effect.Effect<EngineInput, EngineInputError>
   /** How many entries this validator has schema-decoded so far (each entry object at most once). */
   readonly decodedEntries: () => number
+  /** The first problem of `entries` by {@link validate}'s entry checks (schema, duplicate ids), or undefined. */
+  readonly entriesProblem: (entries: ReadonlyArray<unknown>) => InvalidInput | undefined
 }
 
 /**
@@ -197,6 +199,34 @@ export const makeValidator = (): Validator => {
 
   type Checked = { readonly known: Array<unknown>; readonly firstIndex: Map<string, number>; readonly start: number }
 
+  /** The first problem of `entries[start…]` (schema, then ids against `firstIndex`, which it extends), or undefined. */
+  const checkFrom = (
+    entries: ReadonlyArray<unknown>,
+    start: number,
+    firstIndex: Map<string, number>
+  ): InvalidInput | undefined => {
+    for (let index = start; index < entries.length; index++) {
+      const entry: unknown = entries[index]
+      if (!isObject(entry) || !validEntries.has(entry)) {
+        decoded++
+        const unsafe = JsonSafety.check(entry, `entries[${index}]`)
+        if (unsafe !== undefined) return invalid(unsafe.path, unsafe.detail)
+        const problem = decodeProblem(decodeEntry, withoutUndefinedKeys(entry))
+        if (problem !== undefined) return under(`entries[${index}]`, problem)
+        validEntries.add(entry as object)
+      }
+      const id = (entry as EngineInput["entries"][number]).id
+      const earlier = firstIndex.get(id)
+      if (earlier !== undefined)
+        return invalid(
+          `entries[${index}].id`,
+          `Duplicate entry id ${JSON.stringify(id)}: entries[${earlier}] and entries[${index}] both have it`
+        )
+      firstIndex.set(id, index)
+    }
+    return undefined
+  }
+
   /**
    * The first problem of `input`'s entries, tools and `manual` (in that order), or what to keep when they are
    * valid. Plain synchronous code: it runs on every engine call of every step (issue #13 req 1), where a
@@ -221,25 +251,8 @@ export const makeValidator = (): Validator => {
     }
     // Taken over (and extended below) only if this input is valid.
     lastValid = undefined
-    for (let index = start; index < entries.length; index++) {
-      const entry: unknown = entries[index]
-      if (!isObject(entry) || !validEntries.has(entry)) {
-        decoded++
-        const unsafe = JsonSafety.check(entry, `entries[${index}]`)
-        if (unsafe !== undefined) return invalid(unsafe.path, unsafe.detail)
-        const problem = decodeProblem(decodeEntry, withoutUndefinedKeys(entry))
-        if (problem !== undefined) return under(`entries[${index}]`, problem)
-        validEntries.add(entry as object)
-      }
-      const id = (entry as EngineInput["entries"][number]).id
-      const earlier = firstIndex.get(id)
-      if (earlier !== undefined)
-        return invalid(
-          `entries[${index}].id`,
-          `Duplicate entry id ${JSON.stringify(id)}: entries[${earlier}] and entries[${index}] both have it`
-        )
-      firstIndex.set(id, index)
-    }
+    const problem = checkFrom(entries, start, firstIndex)
+    if (problem !== undefined) return problem
     const tools = input.tools
     if (tools !== undefined && !(isObject(tools) || Array.isArray(tools) ? validTools.has(tools) : false)) {
       const problem = decodeProblem(decodeTools, withoutUndefinedKeys(tools))
@@ -270,10 +283,27 @@ export const makeValidator = (): Validator => {
       })
     })
 
-  return { validate, decodedEntries: () => decoded }
+  return {
+    validate,
+    decodedEntries: () => decoded,
+    entriesProblem: (entries) => checkFrom(entries, 0, new Map())
+  }
 }
 
 const shared = makeValidator()
+
+/**
+ * The first problem {@link validate} would report for input entries
+ * `entries` (`InvalidInput` at `entries[i]…`: the {@link Entry} schema, a
+ * repeated id), or undefined when they pass — for a caller that reads entries
+ * from elsewhere (a transcript store's load) and must know before handing
+ * them to an engine. Shares {@link validate}'s cache: entries found valid are
+ * not decoded again when an input holds them.
+ *
+ * @category validation
+ */
+export const entriesProblem = (entries: ReadonlyArray<unknown>): InvalidInput | undefined =>
+  shared.entriesProblem(entries)
 
 /**
  * Validates an engine input: `InvalidInput` naming `entries[i]…` and the

@@ -137,6 +137,23 @@ describe("EngineInput.validate", () => {
     expect(Exit.isFailure(Effect.runSyncExit(validator.validate({ entries: [bad], policy })))).toBe(true)
   })
 
+  it("entriesProblem: the entry checks of validate without an input (a store's load), sharing its cache", () => {
+    const validator = EngineInput.makeValidator()
+    const entries = [message("a", "one"), message("b", "two", "a")]
+    const { schemaVersion: _dropped, ...unversioned } = message("c", "three", "b")
+    const missing = validator.entriesProblem([...entries, unversioned])
+    expect([missing?.path, missing?.detail]).toEqual(["entries[2].schemaVersion", "Missing key"])
+    const repeated = validator.entriesProblem([...entries, message("a", "again", "b")])
+    expect([repeated?.path, repeated?.detail]).toEqual([
+      "entries[2].id",
+      'Duplicate entry id "a": entries[0] and entries[2] both have it'
+    ])
+    expect(validator.entriesProblem(entries)).toBeUndefined()
+    const decoded = validator.decodedEntries()
+    Effect.runSync(validator.validate({ entries, policy }))
+    expect(validator.decodedEntries()).toBe(decoded)
+  })
+
   it("checks an extended input against the ids seen before, also when the caller mutates its array", () => {
     const validator = EngineInput.makeValidator()
     const entries = [message("a", "one"), message("b", "two", "a")]

@@ -181,6 +181,7 @@ export const make = async (
   const check = MessageMatch.historyCheckOf(historyCheck, "historyCheck")
   const all: Array<Entry.Entry> = store ? (await SessionWrites.load(store, sessionId)).map(sealed) : []
   let path = [...ActiveView.branch(all)]
+  if (store) SessionWrites.checkLoaded(all, path)
   let maxGeneration = ActiveView.maxGeneration(all)
   // The message entries of the active path, kept in step with `path`, and their leaves for matching.
   let messageEntries: Array<Entry.MessageEntry> = path.filter(isMessageEntry)

@@ -16,7 +16,7 @@
  *
  * @since 0.6.0
  */
-import { type Entry, PluginGuard } from "@context-engine/core"
+import { EngineInput, type Entry, PluginGuard } from "@context-engine/core"
 import { Cause, Effect, Exit } from "effect"
 
 /**
@@ -129,6 +129,33 @@ export const load = async (store: SessionStore, sessionId: string): Promise<Read
   )
   if (Exit.isFailure(exit)) throw storeFailure(Cause.squash(exit.cause))
   return exit.value.entries
+}
+
+/**
+ * Checks the active path of a session read by {@link load} (`path`, taken
+ * from `entries` in the order of the load) with the engine's entry checks
+ * (`EngineInput.entriesProblem`: the `Entry` schema, repeated ids): an entry
+ * the engine would refuse on every request (a row mapped without
+ * `schemaVersion`, a corrupt row) throws `PluginFailed` of kind `"store"`,
+ * `malformed`, naming it as `entries[i]` of the load — the load failed, so
+ * the controller opens the session in memory and tries again later. Entries
+ * off the active path are not sent to the engine and are not checked.
+ *
+ * @category constructors
+ */
+export const checkLoaded = (entries: ReadonlyArray<Entry.Entry>, path: ReadonlyArray<Entry.Entry>): void => {
+  const problem = EngineInput.entriesProblem(path)
+  if (problem === undefined) return
+  const at = /^entries\[(\d+)\]/.exec(problem.path)
+  const where =
+    at === null ? problem.path : `entries[${entries.indexOf(path[Number(at[1])]!)}]${problem.path.slice(at[0].length)}`
+  throw new PluginGuard.PluginFailed({
+    plugin: STORE_PLUGIN,
+    kind: "store",
+    failure: "malformed",
+    timeoutMs: STORE_LOAD_TIMEOUT_MS,
+    detail: `load answered an entry the engine refuses at ${where}: ${problem.detail}`
+  })
 }
 
 /**

@@ -252,6 +252,39 @@ describe("a store whose load answers with something that is not a transcript", (
     expect(provider.calls).toHaveLength(1)
     expect(loadFailures(events).map((event) => event.error.failure)).toEqual(["malformed"])
   })
+
+  it("entries the engine would refuse (a row without schemaVersion, a number) are met as a failed load, naming the entry; once the store is repaired it is used", async () => {
+    const inner = InMemoryTranscriptStore.open()
+    await conversation(setup(inner).model).turn(0)
+    const good = (await inner.load("s")).entries
+    // A store that maps its rows by hand and drops a field, or hands back a corrupt row, on the active branch.
+    const { schemaVersion: _dropped, ...withoutVersion } = good.at(-1)!
+    for (const corrupt of [withoutVersion, 7]) {
+      let repaired = false
+      const store: Session.SessionStore = {
+        ...loadFaultyStore(inner, () => "ok").store,
+        load: async (sessionId) =>
+          repaired ? inner.load(sessionId) : { entries: [...good.slice(0, -1), corrupt as Entry.Entry] }
+      }
+      const { events, provider, model } = setup(store)
+      const { turn } = conversation(model, [
+        { role: "user", content: "Turn 0" },
+        { role: "assistant", content: "noted" }
+      ])
+      await turn(1)
+      await turn(2)
+      expect(provider.calls.map((call) => promptTexts(call.params).at(-1))).toEqual(["Turn 1", "Turn 2"])
+      const failures = loadFailures(events)
+      expect(failures.length).toBeGreaterThan(0)
+      for (const failure of failures) {
+        expect([failure.error.kind, failure.error.failure]).toEqual(["store", "malformed"])
+        expect(failure.error.detail).toContain(`entries[${good.length - 1}]`)
+      }
+      repaired = true
+      await turn(3)
+      expect(promptTexts(provider.calls[2]!.params).at(-1)).toBe("Turn 3")
+    }
+  })
 })
 
 describe("a store whose load never settles", () => {
