@@ -131,7 +131,9 @@ export const make = (options: ControllerOptions): ContextController => {
   const runtime = ControllerRuntime.make(options, policyFor)
 
   const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = [], signal) => {
-    const current = await session(model)
+    // The first request of a session waits for the store's load (at most its deadline); an abort ends the wait.
+    const opened = session(model)
+    const current = await (signal ? NativeFallback.withDeadline(opened, Number.POSITIVE_INFINITY, signal) : opened)
     return exclusive(current.sessionId, async () => {
       try {
         return await PrepareRequest.prepare(runtime, current, model, messages, tools, ephemeralSystem, signal)

@@ -210,13 +210,16 @@ export class Stalled extends Error {
 /**
  * Races `promise` against a deadline (ms) and the caller's signal: rejects
  * with {@link Stalled} at the deadline, with the signal's reason when it
- * fires first. The timer is cleared either way.
+ * fires first. The timer is cleared either way. A deadline that is not a
+ * finite number (`Infinity`) sets no timer: only the signal is raced.
  *
  * @category utils
  */
 export const withDeadline = <A>(promise: PromiseLike<A>, timeoutMs: number, signal?: AbortSignal): Promise<A> =>
   new Promise<A>((resolve, reject) => {
-    const timer = setTimeout(() => finish(() => reject(new Stalled(timeoutMs))), timeoutMs)
+    const timer = Number.isFinite(timeoutMs)
+      ? setTimeout(() => finish(() => reject(new Stalled(timeoutMs))), timeoutMs)
+      : undefined
     const onAbort = () => finish(() => reject(signal?.reason))
     const finish = (settle: () => void) => {
       clearTimeout(timer)

@@ -323,6 +323,34 @@ describe("a store whose load never settles", () => {
     expect(await opened).toMatchObject({ _tag: "PluginFailed", kind: "store", failure: "timeout" })
   })
 
+  it("a request aborted while the first load hangs settles at once with the abort's reason, not after the load deadline; the next request goes out", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
+    const { store } = loadFaultyStore(InMemoryTranscriptStore.open(), () => "hang")
+    const { events, provider, model } = setup(store)
+    const abort = new AbortController()
+    let outcome: unknown = "pending"
+    const request = generateText({ model, messages: [{ role: "user", content: "Turn 0" }], abortSignal: abort.signal })
+    void request.then(
+      () => {
+        outcome = "answered"
+      },
+      (error: unknown) => {
+        outcome = error
+      }
+    )
+    await vi.advanceTimersByTimeAsync(1_000)
+    const reason = new Error("the user pressed stop")
+    abort.abort(reason)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(outcome).toBe(reason)
+    expect(provider.calls).toEqual([])
+    expect(loadFailures(events)).toEqual([])
+    // The load it waited for still opens the session (in memory after its deadline) for the next request.
+    await settled(conversation(model).turn(0))
+    expect(provider.calls).toHaveLength(1)
+    expect(loadFailures(events).map((event) => event.error.failure)).toEqual(["timeout"])
+  })
+
   it("the first request goes out after the load deadline, later ones at once while the retry hangs; once a load works the store is used", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
     let clockMs = 0
