@@ -111,20 +111,7 @@ const fromTable = (table: ReadonlyArray<number>, tailPerChar: number, length: nu
  *
  * @category models
  */
-export type SegmentKind =
-  | "digits"
-  | "whitespace"
-  | "newline"
-  | "lower"
-  | "lowerSpaced"
-  | "capitalized"
-  | "capitalizedSpaced"
-  | "upper"
-  | "otherScript"
-  | "cjk"
-  | "punctuation"
-  | "hex"
-  | "base64"
+export type SegmentKind = O200kPieces.ScannedKind | "otherScript" | "cjk" | "hex" | "base64"
 
 const isDigit = (code: number): boolean => code >= 48 && code <= 57
 const isSpace = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13

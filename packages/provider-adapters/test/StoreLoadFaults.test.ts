@@ -51,6 +51,9 @@ const textOf = (content: unknown): string =>
 const promptTexts = (params: LanguageModelV4CallOptions): Array<string> =>
   params.prompt.map((message) => textOf(message.content))
 
+/** The texts of the whole third request ({@link conversation}'s instructions and turns 0–2, each answered "noted"). */
+const THIRD_TURN_PROMPT = ["You review code.", "Turn 0", "noted", "Turn 1", "noted", "Turn 2"]
+
 /** The texts of the messages on the stored active branch, in order. */
 const storedTexts = async (inner: Inner): Promise<Array<string>> =>
   ActiveView.branch((await inner.load("s")).entries).flatMap((entry) =>
@@ -128,14 +131,7 @@ describe("a store whose load rejects", () => {
     await turn(2)
     expect(loadFailures(events)).toHaveLength(1)
     // Sent in full from memory; the store did not hear of it.
-    expect(promptTexts(provider.calls[0]!.params)).toEqual([
-      "You review code.",
-      "Turn 0",
-      "noted",
-      "Turn 1",
-      "noted",
-      "Turn 2"
-    ])
+    expect(promptTexts(provider.calls[0]!.params)).toEqual(THIRD_TURN_PROMPT)
     expect((await inner.load("s")).entries.map((entry) => entry.id)).toEqual(storedBefore)
     await turn(3)
     const stored = (await inner.load("s")).entries.map((entry) => entry.id)
@@ -222,14 +218,7 @@ describe("a store whose load fails when the controller reads a session again", (
     // The first load, the failed read again, and its retry at once.
     expect(loadTimes).toHaveLength(3)
     expect(here.provider.calls).toHaveLength(2)
-    expect(promptTexts(here.provider.calls[1]!.params)).toEqual([
-      "You review code.",
-      "Turn 0",
-      "noted",
-      "Turn 1",
-      "noted",
-      "Turn 2"
-    ])
+    expect(promptTexts(here.provider.calls[1]!.params)).toEqual(THIRD_TURN_PROMPT)
     expect(loadFailures(here.events).map((event) => event.error.detail)).toEqual(["connection refused (load 2)"])
     await turn(3)
     expect(await storedTexts(inner)).toEqual(promptTexts(here.provider.calls[2]!.params))
