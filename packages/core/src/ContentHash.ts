@@ -58,18 +58,24 @@ const maxWalkDepth = 64
 
 /**
  * Whether `value` may hold something the replacer rewrites: a Uint8Array or
- * ArrayBuffer, or an object with its own `toJSON` (whose result is what the
- * replacer would see), except URL's and Date's, which return strings.
- * Visits what JSON.stringify visits (array items, own enumerable string
- * keys); answering true when unsure only costs the slower path.
+ * ArrayBuffer, a URL without its `toJSON` (the replacer then sees the URL),
+ * or an object with a `toJSON` (whose result is what the replacer would
+ * see), except a URL's or a Date's own, which return strings. Visits what
+ * JSON.stringify visits, as it does (array items by index, own enumerable
+ * string keys); answering true when unsure only costs the slower path.
  */
 const mayHoldBinary = (value: unknown, depth: number): boolean => {
   if (typeof value !== "object" || value === null) return false
   if (depth > maxWalkDepth || value instanceof Uint8Array || value instanceof ArrayBuffer) return true
   const toJSON = (value as { readonly toJSON?: unknown }).toJSON
-  if (toJSON !== undefined) return toJSON !== URL.prototype.toJSON && toJSON !== Date.prototype.toJSON
+  if (toJSON !== undefined)
+    return !(
+      (toJSON === URL.prototype.toJSON && value instanceof URL) ||
+      (toJSON === Date.prototype.toJSON && value instanceof Date)
+    )
+  if (value instanceof URL) return true
   if (Array.isArray(value)) {
-    for (const item of value) if (mayHoldBinary(item, depth + 1)) return true
+    for (let index = 0; index < value.length; index++) if (mayHoldBinary(value[index], depth + 1)) return true
     return false
   }
   for (const key in value) {

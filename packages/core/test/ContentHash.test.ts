@@ -58,6 +58,20 @@ describe("ContentHash.hash", () => {
     )
   })
 
+  it("values that walk differently from JSON.stringify still hash as the replacer-always hash", () => {
+    const bytes = new Uint8Array([1, 2, 3])
+    // JSON.stringify reads an array by index, not through its iterator.
+    const hidden = [bytes]
+    Object.defineProperty(hidden, Symbol.iterator, { value: function* () {} })
+    // A URL whose toJSON is gone reaches the replacer as a URL.
+    class Bare extends URL {}
+    Object.defineProperty(Bare.prototype, "toJSON", { value: undefined })
+    // Date's toJSON on an object that is no Date calls that object's toISOString.
+    const borrowed = { toJSON: Date.prototype.toJSON, toISOString: () => bytes }
+    for (const item of [hidden, { url: new Bare("https://example.com/a") }, { when: borrowed }])
+      expect(ContentHash.hash(item)).toBe(referenceHash(item))
+  })
+
   it("the hashes persisted before the fast path (computed by the code at 068858d, written literally)", () => {
     expect(
       ContentHash.hash({
