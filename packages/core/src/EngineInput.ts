@@ -130,6 +130,9 @@ const invalid = (path: string, detail: string): InvalidInput => new InvalidInput
 const under = (prefix: string, error: InvalidInput): InvalidInput =>
   invalid(error.path === "" ? prefix : `${prefix}${error.path.startsWith("[") ? "" : "."}${error.path}`, error.detail)
 
+// Entries found valid by entriesProblem (a store's load): every validator takes them as decoded.
+const checkedEntries = new WeakSet<object>()
+
 /**
  * A validator with its own cache of validated entries and policies.
  *
@@ -207,7 +210,7 @@ export const makeValidator = (): Validator => {
   ): InvalidInput | undefined => {
     for (let index = start; index < entries.length; index++) {
       const entry: unknown = entries[index]
-      if (!isObject(entry) || !validEntries.has(entry)) {
+      if (!isObject(entry) || !(validEntries.has(entry) || checkedEntries.has(entry))) {
         decoded++
         const unsafe = JsonSafety.check(entry, `entries[${index}]`)
         if (unsafe !== undefined) return invalid(unsafe.path, unsafe.detail)
@@ -297,13 +300,17 @@ const shared = makeValidator()
  * `entries` (`InvalidInput` at `entries[i]…`: the {@link Entry} schema, a
  * repeated id), or undefined when they pass — for a caller that reads entries
  * from elsewhere (a transcript store's load) and must know before handing
- * them to an engine. Shares {@link validate}'s cache: entries found valid are
- * not decoded again when an input holds them.
+ * them to an engine. Entries that pass are taken as decoded by every
+ * validator ({@link guard}'s per-engine ones too), so an engine's first call
+ * does not decode them again.
  *
  * @category validation
  */
-export const entriesProblem = (entries: ReadonlyArray<unknown>): InvalidInput | undefined =>
-  shared.entriesProblem(entries)
+export const entriesProblem = (entries: ReadonlyArray<unknown>): InvalidInput | undefined => {
+  const problem = shared.entriesProblem(entries)
+  if (problem === undefined) for (const entry of entries) checkedEntries.add(entry as object)
+  return problem
+}
 
 /**
  * Validates an engine input: `InvalidInput` naming `entries[i]…` and the

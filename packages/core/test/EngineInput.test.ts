@@ -137,21 +137,25 @@ describe("EngineInput.validate", () => {
     expect(Exit.isFailure(Effect.runSyncExit(validator.validate({ entries: [bad], policy })))).toBe(true)
   })
 
-  it("entriesProblem: the entry checks of validate without an input (a store's load), sharing its cache", () => {
-    const validator = EngineInput.makeValidator()
+  it("entriesProblem: the entry checks of validate without an input (a store's load); no validator decodes passing entries again", () => {
     const entries = [message("a", "one"), message("b", "two", "a")]
     const { schemaVersion: _dropped, ...unversioned } = message("c", "three", "b")
-    const missing = validator.entriesProblem([...entries, unversioned])
+    const missing = EngineInput.entriesProblem([...entries, unversioned])
     expect([missing?.path, missing?.detail]).toEqual(["entries[2].schemaVersion", "Missing key"])
-    const repeated = validator.entriesProblem([...entries, message("a", "again", "b")])
+    const repeated = EngineInput.entriesProblem([...entries, message("a", "again", "b")])
     expect([repeated?.path, repeated?.detail]).toEqual([
       "entries[2].id",
       'Duplicate entry id "a": entries[0] and entries[2] both have it'
     ])
-    expect(validator.entriesProblem(entries)).toBeUndefined()
-    const decoded = validator.decodedEntries()
+    expect(EngineInput.entriesProblem(entries)).toBeUndefined()
+    // An engine's own validator (EngineInput.guard makes one per engine) takes them as decoded.
+    const validator = EngineInput.makeValidator()
     Effect.runSync(validator.validate({ entries, policy }))
-    expect(validator.decodedEntries()).toBe(decoded)
+    expect(validator.decodedEntries()).toBe(0)
+    // Entries that failed are not: a fresh validator decodes them (and fails on the bad one).
+    const other = EngineInput.makeValidator()
+    expect(Exit.isFailure(Effect.runSyncExit(other.validate({ entries: [unversioned], policy })))).toBe(true)
+    expect(other.decodedEntries()).toBe(1)
   })
 
   it("checks an extended input against the ids seen before, also when the caller mutates its array", () => {
