@@ -130,10 +130,16 @@ export const make = (options: ControllerOptions): ContextController => {
   const policyFor = ControllerPolicies.make(options.policy, session, nativeRoutes, learnedBodyBytes)
   const runtime = ControllerRuntime.make(options, policyFor)
 
-  const prepare: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = [], signal) => {
-    // The first request of a session waits for the store's load (at most its deadline); an abort ends the wait.
-    const opened = session(model)
-    const current = await (signal ? NativeFallback.withDeadline(opened, Number.POSITIVE_INFINITY, signal) : opened)
+  const prepare: ContextController["prepare"] = (model, messages, tools, ephemeralSystem = [], signal) => {
+    const prepared = prepareInTurn(model, messages, tools, ephemeralSystem, signal)
+    // A store's load or write may hold the request up to its deadline (60 s), and the session's earlier request
+    // may hold the turn: an abort settles the request at once (with the signal's reason, as the model call would),
+    // while the preparation finishes in the background and keeps the session's order.
+    return signal ? NativeFallback.withDeadline(prepared, Number.POSITIVE_INFINITY, signal) : prepared
+  }
+
+  const prepareInTurn: ContextController["prepare"] = async (model, messages, tools, ephemeralSystem = [], signal) => {
+    const current = await session(model)
     return exclusive(current.sessionId, async () => {
       try {
         return await PrepareRequest.prepare(runtime, current, model, messages, tools, ephemeralSystem, signal)

@@ -8,7 +8,7 @@
  */
 import { Entry, InMemoryTranscriptStore, type Message } from "@context-engine/core"
 import { TieredSummaryEngine } from "@context-engine/engines"
-import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from "ai"
+import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from "ai"
 import fc from "fast-check"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
@@ -214,6 +214,55 @@ describe("a store write that never settles", () => {
     const failed = events.flatMap((event) => (event.type === "store-failed" ? [event.error.failure] : []))
     expect(failed.length).toBeGreaterThan(0)
     expect(new Set(failed)).toEqual(new Set(["timeout"]))
+    const session = await middleware.controller.session({ provider: "anthropic.messages", modelId: "claude-test" })
+    await expectStoredAsHeld(inner, session)
+  })
+
+  it("a request aborted while its write hangs settles at once with the abort's reason; the next request waits for the write, then goes out and stores what was held", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
+    const inner = InMemoryTranscriptStore.open()
+    let hang = false
+    const store = faultyStore(inner, () => (hang ? "hang" : "ok"))
+    const provider = windowedModel({ windowTokens: 1_000_000, replies: () => ({ text: "noted" }) })
+    const middleware = contextEngineMiddleware({
+      engine: TieredSummaryEngine.make(),
+      store,
+      sessionId: "s",
+      policy: smallPolicy(100_000),
+      offload: false
+    })
+    const model = wrapLanguageModel({ model: provider.model, middleware })
+    await generateText({ model, messages: [{ role: "user", content: "a" }] })
+    hang = true
+    const abort = new AbortController()
+    let outcome: unknown = "pending"
+    const second: Array<ModelMessage> = [
+      { role: "user", content: "a" },
+      { role: "assistant", content: "noted" },
+      { role: "user", content: "b" }
+    ]
+    void generateText({ model, messages: second, abortSignal: abort.signal }).then(
+      () => {
+        outcome = "answered"
+      },
+      (error: unknown) => {
+        outcome = error
+      }
+    )
+    await vi.advanceTimersByTimeAsync(1_000)
+    const reason = new Error("the user pressed stop")
+    abort.abort(reason)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(outcome).toBe(reason)
+    expect(provider.calls).toHaveLength(1)
+    hang = false
+    await settled(
+      generateText({
+        model,
+        messages: [...second, { role: "assistant", content: "noted" }, { role: "user", content: "c" }]
+      })
+    )
+    expect(provider.calls).toHaveLength(2)
     const session = await middleware.controller.session({ provider: "anthropic.messages", modelId: "claude-test" })
     await expectStoredAsHeld(inner, session)
   })
