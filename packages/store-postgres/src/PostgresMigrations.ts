@@ -6,8 +6,8 @@
  * together migrate once, and a failed migration leaves the schema as it was.
  *
  * A database migrated by a newer build (a version this build does not know)
- * is refused with `TranscriptStoreFailed` rather than written with an older
- * layout.
+ * is refused — `migrate` (and so `PostgresTranscriptStore.open`) rejects with
+ * an `Error` naming both versions — rather than written with an older layout.
  *
  * @since 0.1.0
  */

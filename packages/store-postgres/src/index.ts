@@ -1,6 +1,6 @@
 /**
  * @context-engine/store-postgres: the PostgreSQL transcript store, for many
- * processes on one transcript. Its driver (`postgres`) stays out of core.
+ * processes on one transcript. Its driver (`pg`, node-postgres) stays out of core.
  *
  * @example
  * ```ts
