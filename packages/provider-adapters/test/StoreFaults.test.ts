@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import * as Session from "../src/Session.ts"
-import { smallPolicy, windowedModel } from "./support/MockProvider.ts"
+import { settlement, smallPolicy, windowedModel } from "./support/MockProvider.ts"
 
 const readTool = tool({
   description: "Read a file",
@@ -235,25 +235,17 @@ describe("a store write that never settles", () => {
     await generateText({ model, messages: [{ role: "user", content: "a" }] })
     hang = true
     const abort = new AbortController()
-    let outcome: unknown = "pending"
     const second: Array<ModelMessage> = [
       { role: "user", content: "a" },
       { role: "assistant", content: "noted" },
       { role: "user", content: "b" }
     ]
-    void generateText({ model, messages: second, abortSignal: abort.signal }).then(
-      () => {
-        outcome = "answered"
-      },
-      (error: unknown) => {
-        outcome = error
-      }
-    )
+    const outcome = settlement(generateText({ model, messages: second, abortSignal: abort.signal }))
     await vi.advanceTimersByTimeAsync(1_000)
     const reason = new Error("the user pressed stop")
     abort.abort(reason)
     await vi.advanceTimersByTimeAsync(0)
-    expect(outcome).toBe(reason)
+    expect(outcome()).toBe(reason)
     expect(provider.calls).toHaveLength(1)
     hang = false
     await settled(

@@ -16,7 +16,7 @@ import fc from "fast-check"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import * as Session from "../src/Session.ts"
-import { smallPolicy, tieredModel, windowedModel } from "./support/MockProvider.ts"
+import { settlement, smallPolicy, tieredModel, windowedModel } from "./support/MockProvider.ts"
 
 type Inner = ReturnType<typeof InMemoryTranscriptStore.open>
 type LoadOutcome = "ok" | "throw" | "hang" | "malformed"
@@ -317,21 +317,14 @@ describe("a store whose load never settles", () => {
     const { store } = loadFaultyStore(InMemoryTranscriptStore.open(), () => "hang")
     const { events, provider, model } = setup(store)
     const abort = new AbortController()
-    let outcome: unknown = "pending"
-    const request = generateText({ model, messages: [{ role: "user", content: "Turn 0" }], abortSignal: abort.signal })
-    void request.then(
-      () => {
-        outcome = "answered"
-      },
-      (error: unknown) => {
-        outcome = error
-      }
+    const outcome = settlement(
+      generateText({ model, messages: [{ role: "user", content: "Turn 0" }], abortSignal: abort.signal })
     )
     await vi.advanceTimersByTimeAsync(1_000)
     const reason = new Error("the user pressed stop")
     abort.abort(reason)
     await vi.advanceTimersByTimeAsync(0)
-    expect(outcome).toBe(reason)
+    expect(outcome()).toBe(reason)
     expect(provider.calls).toEqual([])
     expect(loadFailures(events)).toEqual([])
     // The load it waited for still opens the session (in memory after its deadline) for the next request.

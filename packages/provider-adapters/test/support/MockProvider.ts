@@ -233,3 +233,20 @@ export const tieredModel = (
     model: provider.model,
     middleware: contextEngineMiddleware({ engine: TieredSummaryEngine.make(), sessionId: "s", ...options })
   })
+
+/**
+ * What `promise` has settled with so far, read through the returned getter: "pending", "answered" (fulfilled) or
+ * the rejection's reason — for tests that advance fake timers and look at a request in between.
+ */
+export const settlement = (promise: Promise<unknown>): (() => unknown) => {
+  let outcome: unknown = "pending"
+  void promise.then(
+    () => {
+      outcome = "answered"
+    },
+    (error: unknown) => {
+      outcome = error
+    }
+  )
+  return () => outcome
+}
