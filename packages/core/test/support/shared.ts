@@ -3,7 +3,7 @@
  * beside the repository checkout. Tests read inputs from there; nothing is
  * copied into the repo.
  */
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cases from "../../src/testing/Cases.ts"
@@ -37,3 +37,18 @@ export const LINE_FORMAT_TRANSCRIPTS: ReadonlyArray<string> = [
 
 /** Loads a regression case by id prefix, e.g. `loadCase("C07")`. */
 export const loadCase = Cases.loader(join(sharedDir, "cases"))
+
+/**
+ * The ```ts code blocks of a README (`path` from the repository root), in order, each paired with the text of the
+ * type-checked file under a package's `test/support` that must hold it verbatim — so `pnpm typecheck` checks every
+ * README example against the code, and a test fails when either drifts.
+ */
+export const readmeSamples = (
+  path: string,
+  supportFiles: ReadonlyArray<string>
+): ReadonlyArray<{ readonly block: string | undefined; readonly file: string }> => {
+  const blocks = [...readFileSync(join(repoRoot, path), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1])
+  if (blocks.length !== supportFiles.length)
+    throw new Error(`${path} has ${blocks.length} ts blocks; ${supportFiles.length} support files were named`)
+  return supportFiles.map((file, index) => ({ block: blocks[index], file: readFileSync(file, "utf8") }))
+}
