@@ -1,23 +1,20 @@
-import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool, wrapLanguageModel } from "ai"
+import { generateText, type ModelMessage, stepCountIs, streamText, wrapLanguageModel } from "ai"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
 import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import { contextEnginePrepareStep } from "../src/PrepareStep.ts"
-import { longHistory, pairingIntact, smallPolicy, windowedModel } from "./support/MockProvider.ts"
+import {
+  longHistory,
+  pairingIntact,
+  readTool,
+  smallPolicy,
+  toolLoopReplies,
+  windowedModel
+} from "./support/MockProvider.ts"
 import * as TestEngine from "./support/TestEngine.ts"
 
 const policy = smallPolicy
-
-const readTool = tool({
-  description: "Read a file",
-  inputSchema: jsonSchema<{ path: string }>({
-    type: "object",
-    properties: { path: { type: "string" } },
-    required: ["path"]
-  }),
-  execute: async ({ path }) => `// ${path}\n${"export const value = 1 // line\n".repeat(120)}`
-})
 
 const system = "You are a coding agent. Use the tools."
 
@@ -146,8 +143,7 @@ describe("contextEngineMiddleware with MockLanguageModelV4", () => {
     const { model, calls } = windowedModel({
       windowTokens: 8_000,
       maxOutputTokens: 1_000,
-      replies: (step) =>
-        step < steps - 1 ? { toolCall: { toolName: "read", input: { path: `src/f${step}.ts` } } } : { text: "finished" }
+      replies: toolLoopReplies(steps)
     })
     const middleware = contextEngineMiddleware({ engine, policy: policy(8_000) })
     const wrapped = wrapLanguageModel({ model, middleware })
@@ -179,8 +175,7 @@ describe("contextEngineMiddleware with MockLanguageModelV4", () => {
     const { model, calls } = windowedModel({
       windowTokens: 6_000,
       maxOutputTokens: 1_000,
-      replies: (step) =>
-        step < steps - 1 ? { toolCall: { toolName: "read", input: { path: `src/f${step}.ts` } } } : { text: "finished" }
+      replies: toolLoopReplies(steps)
     })
     const wrapped = wrapLanguageModel({ model, middleware: contextEngineMiddleware({ engine, policy: policy(6_000) }) })
     const result = streamText({
@@ -310,8 +305,7 @@ describe("contextEnginePrepareStep", () => {
     const { model, calls } = windowedModel({
       windowTokens: 8_000,
       maxOutputTokens: 1_000,
-      replies: (step) =>
-        step < steps - 1 ? { toolCall: { toolName: "read", input: { path: `src/f${step}.ts` } } } : { text: "finished" }
+      replies: toolLoopReplies(steps)
     })
     const tools = { read: readTool }
     const prepareStep = contextEnginePrepareStep({ engine, policy: policy(8_000), tools })

@@ -7,24 +7,19 @@
  * entries in the session's order.
  */
 import { Entry, InMemoryTranscriptStore, type Message } from "@context-engine/core"
-import { TieredSummaryEngine } from "@context-engine/engines"
-import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from "ai"
+import { generateText, type ModelMessage, stepCountIs } from "ai"
 import fc from "fast-check"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
-import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import * as Session from "../src/Session.ts"
-import { settlement, smallPolicy, windowedModel } from "./support/MockProvider.ts"
-
-const readTool = tool({
-  description: "Read a file",
-  inputSchema: jsonSchema<{ path: string }>({
-    type: "object",
-    properties: { path: { type: "string" } },
-    required: ["path"]
-  }),
-  execute: async ({ path }) => `// ${path}\n${"export const value = 1 // line\n".repeat(120)}`
-})
+import {
+  readTool,
+  settlement,
+  smallPolicy,
+  tieredMiddleware,
+  toolLoopReplies,
+  windowedModel
+} from "./support/MockProvider.ts"
 
 type Inner = ReturnType<typeof InMemoryTranscriptStore.open>
 
@@ -189,20 +184,17 @@ describe("a store write that never settles", () => {
     const steps = 4
     const provider = windowedModel({
       windowTokens: 1_000_000,
-      replies: (step) =>
-        step < steps - 1 ? { toolCall: { toolName: "read", input: { path: `src/f${step}.ts` } } } : { text: "finished" }
+      replies: toolLoopReplies(steps)
     })
-    const middleware = contextEngineMiddleware({
-      engine: TieredSummaryEngine.make(),
+    const { model, middleware } = tieredMiddleware(provider, {
       store,
-      sessionId: "s",
       policy: smallPolicy(100_000),
       offload: false,
       onEvent: (event) => events.push(event)
     })
     const result = await settled(
       generateText({
-        model: wrapLanguageModel({ model: provider.model, middleware }),
+        model,
         instructions: "You read files.",
         tools: { read: readTool },
         messages: [{ role: "user", content: "Read every file." }],
@@ -224,14 +216,7 @@ describe("a store write that never settles", () => {
     let hang = false
     const store = faultyStore(inner, () => (hang ? "hang" : "ok"))
     const provider = windowedModel({ windowTokens: 1_000_000, replies: () => ({ text: "noted" }) })
-    const middleware = contextEngineMiddleware({
-      engine: TieredSummaryEngine.make(),
-      store,
-      sessionId: "s",
-      policy: smallPolicy(100_000),
-      offload: false
-    })
-    const model = wrapLanguageModel({ model: provider.model, middleware })
+    const { model, middleware } = tieredMiddleware(provider, { store, policy: smallPolicy(100_000), offload: false })
     await generateText({ model, messages: [{ role: "user", content: "a" }] })
     hang = true
     const abort = new AbortController()

@@ -6,13 +6,18 @@
  * the store refused, so a later compaction is tried again.
  */
 import { ActiveView, type Entry, InMemoryTranscriptStore, type Message } from "@context-engine/core"
-import { TieredSummaryEngine } from "@context-engine/engines"
-import { generateText, jsonSchema, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from "ai"
+import { generateText, type ModelMessage, stepCountIs } from "ai"
 import { describe, expect, it } from "vitest"
 import type { ContextEvent } from "../src/ContextController.ts"
-import { contextEngineMiddleware } from "../src/ContextEngineMiddleware.ts"
 import * as Session from "../src/Session.ts"
-import { smallPolicy, tieredModel, windowedModel } from "./support/MockProvider.ts"
+import {
+  readTool,
+  smallPolicy,
+  tieredMiddleware,
+  tieredModel,
+  toolLoopReplies,
+  windowedModel
+} from "./support/MockProvider.ts"
 
 const POLICY_WINDOW_TOKENS = 4_000
 
@@ -95,16 +100,6 @@ const recoveringStore = (inner: ReturnType<typeof InMemoryTranscriptStore.open>,
   return { store, failedWrites: () => failed }
 }
 
-const readTool = tool({
-  description: "Read a file",
-  inputSchema: jsonSchema<{ path: string }>({
-    type: "object",
-    properties: { path: { type: "string" } },
-    required: ["path"]
-  }),
-  execute: async ({ path }) => `// ${path}\n${"export const value = 1 // line\n".repeat(120)}`
-})
-
 describe("a store outage while the app's messages are synced", () => {
   it("the session holds what the store refused, reports it, and stores it first, in order, once the store is back", async () => {
     const inner = InMemoryTranscriptStore.open()
@@ -138,20 +133,17 @@ describe("a store outage while the app's messages are synced", () => {
     const steps = 8
     const provider = windowedModel({
       windowTokens: 1_000_000,
-      replies: (step) =>
-        step < steps - 1 ? { toolCall: { toolName: "read", input: { path: `src/f${step}.ts` } } } : { text: "finished" }
+      replies: toolLoopReplies(steps)
     })
-    const middleware = contextEngineMiddleware({
-      engine: TieredSummaryEngine.make(),
+    const { model, middleware } = tieredMiddleware(provider, {
       store,
-      sessionId: "s",
       policy: smallPolicy(100_000),
       // Each arriving tool result is offloaded: an edit entry written in the same step as the synced messages.
       offload: { thresholdTokens: 100 },
       onEvent: (event) => events.push(event)
     })
     const result = await generateText({
-      model: wrapLanguageModel({ model: provider.model, middleware }),
+      model,
       instructions: "You read files.",
       tools: { read: readTool },
       messages: [{ role: "user", content: "Read every file." }],

@@ -11,7 +11,7 @@ import {
 } from "@ai-sdk/provider"
 import { ContextView, Measurer, type Message, type ModelPolicy, Tokenizers, ToolPairing } from "@context-engine/core"
 import { TieredSummaryEngine } from "@context-engine/engines"
-import { wrapLanguageModel } from "ai"
+import { jsonSchema, tool, wrapLanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { contextEngineMiddleware, type MiddlewareOptions, toolDefinitions } from "../../src/ContextEngineMiddleware.ts"
 import { fromPrompt } from "../../src/PromptConversion.ts"
@@ -222,17 +222,40 @@ export const rewrapped = (messages: ReadonlyArray<Message.Message>): Array<Messa
   )
 
 /**
- * `provider`'s model wrapped in the context-engine middleware with the tiered engine on session "s" — the setup the
- * store tests share (the store, policy and the rest of the options are the test's).
+ * `provider`'s model wrapped in the context-engine middleware with the tiered engine on session "s", and that
+ * middleware (its `controller` reads the session back) — the setup the store tests share (the store, policy and
+ * the rest of the options are the test's).
  */
+export const tieredMiddleware = (
+  provider: { readonly model: MockLanguageModelV4 },
+  options: Omit<MiddlewareOptions, "engine" | "sessionId">
+) => {
+  const middleware = contextEngineMiddleware({ engine: TieredSummaryEngine.make(), sessionId: "s", ...options })
+  return { model: wrapLanguageModel({ model: provider.model, middleware }), middleware }
+}
+
+/** {@link tieredMiddleware}'s wrapped model alone. */
 export const tieredModel = (
   provider: { readonly model: MockLanguageModelV4 },
   options: Omit<MiddlewareOptions, "engine" | "sessionId">
-) =>
-  wrapLanguageModel({
-    model: provider.model,
-    middleware: contextEngineMiddleware({ engine: TieredSummaryEngine.make(), sessionId: "s", ...options })
-  })
+) => tieredMiddleware(provider, options).model
+
+/** A `read` tool whose result is 120 lines of a file named by its `path` argument. */
+export const readTool = tool({
+  description: "Read a file",
+  inputSchema: jsonSchema<{ path: string }>({
+    type: "object",
+    properties: { path: { type: "string" } },
+    required: ["path"]
+  }),
+  execute: async ({ path }) => `// ${path}\n${"export const value = 1 // line\n".repeat(120)}`
+})
+
+/** Replies of a tool loop of `steps` model calls: `read` of a new file at each step, then "finished" at the last. */
+export const toolLoopReplies =
+  (steps: number) =>
+  (step: number): Reply =>
+    step < steps - 1 ? { toolCall: { toolName: "read", input: { path: `src/f${step}.ts` } } } : { text: "finished" }
 
 /**
  * What `promise` has settled with so far, read through the returned getter: "pending", "answered" (fulfilled) or
