@@ -130,18 +130,20 @@ const invalid = (path: string, detail: string): InvalidInput => new InvalidInput
 const under = (prefix: string, error: InvalidInput): InvalidInput =>
   invalid(error.path === "" ? prefix : `${prefix}${error.path.startsWith("[") ? "" : "."}${error.path}`, error.detail)
 
-// Entries found valid by entriesProblem (a store's load): every validator takes them as decoded.
-const checkedEntries = new WeakSet<object>()
+// Entry objects that passed the schema and JSON-safety checks, remembered by every validator (an object is decoded
+// once wherever it is checked: by an engine's own validator, the shared one or entriesProblem for a store's load).
+const decodedValid = new WeakSet<object>()
 
 /**
- * A validator with its own cache of validated entries and policies.
+ * A validator with its own cache of validated policies and tools and of the last
+ * valid input's entries (entry objects found valid are shared by every validator).
  *
  * @category models
  */
 export interface Validator {
   /** Validates an input; succeeds with the same input object. */
   readonly validate: (input: unknown) => Effect.Effect<EngineInput, EngineInputError>
-  /** How many entries this validator has schema-decoded so far (each entry object at most once). */
+  /** How many entries this validator has schema-decoded so far (each entry object at most once, across validators). */
   readonly decodedEntries: () => number
   /** The first problem of `entries` by {@link validate}'s entry checks (schema, duplicate ids), or undefined. */
   readonly entriesProblem: (entries: ReadonlyArray<unknown>) => InvalidInput | undefined
@@ -186,7 +188,6 @@ const sharedLength = (entries: ReadonlyArray<unknown>, known: ReadonlyArray<unkn
  * @category constructors
  */
 export const makeValidator = (): Validator => {
-  const validEntries = new WeakSet<object>()
   const validPolicies = new WeakSet<object>()
   const validTools = new WeakSet<object>()
   let decoded = 0
@@ -210,13 +211,13 @@ export const makeValidator = (): Validator => {
   ): InvalidInput | undefined => {
     for (let index = start; index < entries.length; index++) {
       const entry: unknown = entries[index]
-      if (!isObject(entry) || !(validEntries.has(entry) || checkedEntries.has(entry))) {
+      if (!isObject(entry) || !decodedValid.has(entry)) {
         decoded++
         const unsafe = JsonSafety.check(entry, `entries[${index}]`)
         if (unsafe !== undefined) return invalid(unsafe.path, unsafe.detail)
         const problem = decodeProblem(decodeEntry, withoutUndefinedKeys(entry))
         if (problem !== undefined) return under(`entries[${index}]`, problem)
-        validEntries.add(entry as object)
+        decodedValid.add(entry as object)
       }
       const id = (entry as EngineInput["entries"][number]).id
       const earlier = firstIndex.get(id)
@@ -300,17 +301,14 @@ const shared = makeValidator()
  * `entries` (`InvalidInput` at `entries[i]…`: the {@link Entry} schema, a
  * repeated id), or undefined when they pass — for a caller that reads entries
  * from elsewhere (a transcript store's load) and must know before handing
- * them to an engine. Entries that pass are taken as decoded by every
+ * them to an engine. Entry objects that pass are remembered by every
  * validator ({@link guard}'s per-engine ones too), so an engine's first call
  * does not decode them again.
  *
  * @category validation
  */
-export const entriesProblem = (entries: ReadonlyArray<unknown>): InvalidInput | undefined => {
-  const problem = shared.entriesProblem(entries)
-  if (problem === undefined) for (const entry of entries) checkedEntries.add(entry as object)
-  return problem
-}
+export const entriesProblem = (entries: ReadonlyArray<unknown>): InvalidInput | undefined =>
+  shared.entriesProblem(entries)
 
 /**
  * Validates an engine input: `InvalidInput` naming `entries[i]…` and the
