@@ -286,9 +286,12 @@ export const toPrompt = (messages: ReadonlyArray<AnyMessage>): LanguageModelV4Pr
  * messages — no read or conversion of the others, and no other array of the
  * prompt's length. A request the controller built from `original` itself
  * (`PromptAlignment.noteBuilt`) names its other positions, so only those are
- * visited: one copy of the request, no pass over the rest. Returns a new
- * array each call; the arrays passed are neither kept nor changed, and no
- * message of `original` is remembered.
+ * visited: one copy of the request, no pass over the rest — none when it
+ * names no position (the request holds only the prompt's own messages, e.g.
+ * the prompt minus the messages normalization dropped): that request is
+ * returned as it is (issue #13 req 1: one session-length array less per
+ * step). Otherwise a new array each call. The arrays passed are neither
+ * kept nor changed, and no message of `original` is remembered.
  *
  * @category conversions
  */
@@ -310,10 +313,12 @@ export const makeToPrompt = (): ((
     // A request the controller built from this very prompt says which positions are not the prompt's own objects.
     const own = PromptAlignment.builtFrom(messages, original)
     if (own !== undefined) {
-      const prompt = messages.slice() as Array<LanguageModelV4Message>
-      for (const index of own) prompt[index] = convertAt(index, messages[index]!)
       from.length = Math.min(from.length, messages.length)
       to.length = from.length
+      // Every position holds one of the prompt's own V4 messages: the request is the prompt to send, as it is.
+      if (own.length === 0) return messages as LanguageModelV4Prompt
+      const prompt = messages.slice() as Array<LanguageModelV4Message>
+      for (const index of own) prompt[index] = convertAt(index, messages[index]!)
       return prompt
     }
     // One array of the request's length: a copy of `original` (memcpy) when it is at least that long.
