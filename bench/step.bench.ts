@@ -28,8 +28,16 @@
  * so both sizes' steps follow the same fresh allocation (an ~8K step's caller
  * builds the longer prompt right before the middleware runs, which evicts
  * from the CPU caches what the step then reads). Its ratio is the growth of
- * the middleware's own work. `node bench/run.ts step` (180 timed steps per
- * size and run). Prints; never asserts times.
+ * the middleware's own work. Then the same two sizes with the provider's
+ * request serialization between steps: after each step (untimed) the
+ * request the model received is JSON-encoded, as a provider encodes the
+ * body it sends (`JSON.stringify` of the prompt; the AI SDK's providers
+ * post JSON). A real step always follows that work (and the HTTP round trip
+ * and the tools), so this is what a step costs in an application: the
+ * step's code and data are out of the CPU caches at either size, and the
+ * ~1K step is as cold as the ~8K one. Printed beside the target, not
+ * instead of it. `node bench/run.ts step` (180 timed steps per size and
+ * run). Prints; never asserts times.
  */
 import { loadavg } from "node:os"
 import { PerformanceObserver } from "node:perf_hooks"
@@ -83,6 +91,8 @@ interface StepTimes {
   readonly startMs: number
   readonly endMs: number
   readonly tokenizeNewMs: number
+  /** Characters of the request body encoded after the step (`encodeRequest`), else 0. */
+  readonly bodyChars: number
 }
 
 interface Session {
@@ -102,7 +112,17 @@ interface Session {
 // A throwaway prompt kept alive through a padded step (see `padMessages`), as the caller's prompt is.
 const held: Array<unknown> = []
 
-const session = async (messages: ReadonlyArray<Message>, end: number, padMessages = 0): Promise<Session> => {
+const session = async (
+  messages: ReadonlyArray<Message>,
+  end: number,
+  options: {
+    /** Before each step, a throwaway prompt of this many messages (the control run). */
+    readonly padMessages?: number
+    /** After each step, the request the model received is JSON-encoded, as a provider encodes its body. */
+    readonly encodeRequest?: boolean
+  } = {}
+): Promise<Session> => {
+  const { padMessages = 0, encodeRequest = false } = options
   // The model reports usage, as providers do: the request's input tokens (here, the middleware's own measurement of
   // what it sent), so each step's measurement is anchored on the previous response like a real run's.
   let sentTokens = 0
@@ -159,6 +179,7 @@ const session = async (messages: ReadonlyArray<Message>, end: number, padMessage
       const endMs = performance.now()
       const used = process.cpuUsage(cpu)
       held.length = 0
+      const bodyChars = encodeRequest ? JSON.stringify({ messages: model.doGenerateCalls.at(-1)!.prompt }).length : 0
       // The mock records every call's options (each step's whole prompt); a provider keeps none. Left to grow, the
       // retained prompts were promoted and copied by every later scavenge inside the timed steps.
       model.doGenerateCalls.length = 0
@@ -166,7 +187,14 @@ const session = async (messages: ReadonlyArray<Message>, end: number, padMessage
       const tokenStart = performance.now()
       tokenizer.count(text)
       const tokenizeNewMs = performance.now() - tokenStart
-      return { wallMs: endMs - startMs, cpuMs: (used.user + used.system) / 1000, startMs, endMs, tokenizeNewMs }
+      return {
+        wallMs: endMs - startMs,
+        cpuMs: (used.user + used.system) / 1000,
+        startMs,
+        endMs,
+        tokenizeNewMs,
+        bodyChars
+      }
     }
   }
 }
@@ -219,12 +247,24 @@ export default async function (): Promise<void> {
   // own; the rest of the ratio above is the ~8K caller's longer prompt, allocated right before each step, evicting
   // from the CPU caches what the middleware's step then reads (its fixed work is slower after it, not longer).
   const padded = await interleaved([
-    await session(all, sizes[0]!, sizes[1]! - sizes[0]!),
+    await session(all, sizes[0]!, { padMessages: sizes[1]! - sizes[0]! }),
     await session(all, sizes[1]!)
   ])
   console.log(
     `control, the ~1K steps padded to the ~8K steps' fresh allocation: median ${fmt(median(padded.times[0]!.map((t) => t.wallMs)))} at ${sizes[0]}, ratio ${ratios(padded)}`
   )
+  // As in an application: each step follows the provider's encoding of the previous request (and, in a real run, the
+  // HTTP round trip and the tools), so neither size's step finds its code and data in the CPU caches.
+  const encoded = await interleaved([
+    await session(all, sizes[0]!, { encodeRequest: true }),
+    await session(all, sizes[1]!, { encodeRequest: true })
+  ])
+  const at = (which: number) => {
+    const steps = encoded.times[which]!
+    const bodyMb = median(steps.map((t) => t.bodyChars)) / 1e6
+    return `${fmt(median(steps.map((t) => t.wallMs)))} at ${sizes[which]} (request body ~${bodyMb.toFixed(1)}M characters)`
+  }
+  console.log(`with the provider's request encoding between steps: median ${at(0)}, ${at(1)}, ratio ${ratios(encoded)}`)
 }
 
 /** Steps the sessions in turn (a step of each, then the next step of each, …), recording the GC pauses meanwhile. */
