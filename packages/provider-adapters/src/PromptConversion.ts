@@ -286,12 +286,13 @@ export const toPrompt = (messages: ReadonlyArray<AnyMessage>): LanguageModelV4Pr
  * messages — no read or conversion of the others, and no other array of the
  * prompt's length. A request the controller built from `original` itself
  * (`PromptAlignment.noteBuilt`) names its other positions, so only those are
- * visited: one copy of the request, no pass over the rest — none when it
- * names no position (the request holds only the prompt's own messages, e.g.
- * the prompt minus the messages normalization dropped): that request is
- * returned as it is (issue #13 req 1: one session-length array less per
- * step). Otherwise a new array each call. The arrays passed are neither
- * kept nor changed, and no message of `original` is remembered.
+ * visited: one copy of the request, no pass over the rest — and none when
+ * each of those positions already holds a V4-shaped message (the prompt's
+ * own messages, minus what normalization dropped, plus e.g. synthesized tool
+ * results): that request is returned as it is (issue #13 req 1: one
+ * session-length array less per step). Otherwise a new array each call.
+ * The arrays passed are neither kept nor changed, and no message of
+ * `original` is remembered.
  *
  * @category conversions
  */
@@ -315,11 +316,16 @@ export const makeToPrompt = (): ((
     if (own !== undefined) {
       from.length = Math.min(from.length, messages.length)
       to.length = from.length
-      // Every position holds one of the prompt's own V4 messages: the request is the prompt to send, as it is.
-      if (own.length === 0) return messages as LanguageModelV4Prompt
-      const prompt = messages.slice() as Array<LanguageModelV4Message>
-      for (const index of own) prompt[index] = convertAt(index, messages[index]!)
-      return prompt
+      // Copied only once a position's message needs converting: a request whose own messages are already V4-shaped
+      // (e.g. synthesized tool results) is the prompt to send, as it is.
+      let prompt: Array<LanguageModelV4Message> | undefined
+      for (const index of own) {
+        const message = messages[index]!
+        const converted = convertAt(index, message)
+        if (converted !== message) prompt ??= messages.slice() as Array<LanguageModelV4Message>
+        if (prompt !== undefined) prompt[index] = converted
+      }
+      return prompt ?? (messages as LanguageModelV4Prompt)
     }
     // One array of the request's length: a copy of `original` (memcpy) when it is at least that long.
     const copied = original.length >= messages.length
