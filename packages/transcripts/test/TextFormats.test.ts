@@ -189,4 +189,14 @@ describe("Gemini CLI console", () => {
     expect(all[4]!.content).toMatchObject([{ type: "tool-result", toolName: "Shell" }])
     expect(text(all[5]!)).toBe("Done. The tests\npass now.")
   })
+
+  it("imports a cancelled call (`-`, Gemini CLI's Canceled status) as an error result, not as a call that ran and printed nothing", () => {
+    // Gemini CLI answers the model `[Operation Cancelled] Reason: …` for a call the user declined; the console shows no output
+    expect((all[4]!.content as ReadonlyArray<Message.ToolResultPart>)[0]!.output).toEqual({
+      type: "error-text",
+      value: "[Operation Cancelled]"
+    })
+    // a finished call (✔) keeps its output as a plain result
+    expect((all[2]!.content as ReadonlyArray<Message.ToolResultPart>)[0]!.output).toMatchObject({ type: "text" })
+  })
 })

@@ -160,6 +160,13 @@ export const ordered = (items: ReadonlyArray<DoneItem>): Array<string> => {
   return [...newest.values()].sort((a, b) => a.at - b.at).map((item) => item.text)
 }
 
+/** The newest failed call no later call superseded; `declined` when the user declined it ({@link DECLINED_RE}). */
+export interface NewestFailure {
+  readonly entryId: string
+  readonly text: string
+  readonly declined: boolean
+}
+
 /**
  * A call in words: its tool and target — the file and the command for an
  * edit whose command names no file (a text action's `edit 12:15`), the tool
@@ -175,6 +182,15 @@ const callText = (action: ToolActions.Action): string => {
 }
 
 /**
+ * A tool result that says the user declined the call, so it never ran:
+ * Claude Code's "The user doesn't want to proceed with this tool use. The
+ * tool use was rejected …" and Gemini CLI's "[Operation Cancelled] Reason: …"
+ * (its `coreToolScheduler` answer for a cancelled call). The user stopped the
+ * work there; their next words decide what follows, not a retry.
+ */
+const DECLINED_RE = /^\s*(?:\[Operation Cancelled\]|The user doesn't want to proceed with this tool use)/
+
+/**
  * Failed side-effect calls no later call superseded, and side-effect calls whose outcome is unknown (interrupted,
  * no result recorded). An unknown outcome is dropped once a later call on the same target ran (its result shows
  * the state since — the same rule as failures, `CriticalIdentifiers.isSuperseded`; calls of the same message ran in
@@ -184,9 +200,9 @@ const callText = (action: ToolActions.Action): string => {
 export const failuresOf = (
   actions: ReadonlyArray<ToolActions.Action>,
   expected: ReadonlySet<ToolActions.Action> = new Set()
-): { failed: Array<string>; unknown: Array<string>; newest?: { entryId: string; text: string } } => {
+): { failed: Array<string>; unknown: Array<string>; newest?: NewestFailure } => {
   const failed: Array<string> = []
-  let newest: { entryId: string; text: string } | undefined
+  let newest: NewestFailure | undefined
   const unknownCalls = new Map<string, { readonly action: ToolActions.Action; count: number }>()
   actions.forEach((action, index) => {
     const target = action.command ?? action.path
@@ -201,7 +217,8 @@ export const failuresOf = (
         }
         newest = {
           entryId: action.entryId,
-          text: `${callText(action)} failed${attempts > 1 ? ` (${attempts} attempts)` : ""}: ${clip(action.outcome.error, 160)}`
+          text: `${callText(action)} failed${attempts > 1 ? ` (${attempts} attempts)` : ""}: ${clip(action.outcome.error, 160)}`,
+          declined: DECLINED_RE.test(action.outcome.error)
         }
         failed.push(newest.text)
       }
@@ -300,12 +317,15 @@ export const reportsOf = (items: ReadonlyArray<CoveredItem>, position: (entryId:
  * stopped at it (Claude Code's compact prompt: the next step "directly in
  * line with the most recent work"; its "Errors and fixes" section). An
  * older failure stays a failed approach only: the user has moved on since.
+ * A call the user declined is not a failure to resolve: it stays a failed
+ * approach (not to be retried blindly), and the user's next words say what
+ * follows.
  */
 export const failureStep = (
-  newest: { readonly entryId: string; readonly text: string } | undefined,
+  newest: NewestFailure | undefined,
   latestAskAt: number,
   position: (entryId: string) => number
 ): Array<string> =>
-  newest !== undefined && position(newest.entryId) > latestAskAt
+  newest !== undefined && !newest.declined && position(newest.entryId) > latestAskAt
     ? [`Resolve the failure the work stopped at: ${clip(newest.text, ITEM_CHARS)}`]
     : []

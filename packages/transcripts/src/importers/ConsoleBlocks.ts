@@ -23,6 +23,20 @@ export type Block =
   | { kind: "tool"; line: number; name: string; summary: string; status?: string; lines: Array<string> }
   | { kind: "other"; line: number; lines: Array<string> }
 
+/**
+ * Gemini CLI's status mark of a cancelled tool call (`ToolCallStatus.Canceled`
+ * is drawn as `-` in its `ToolMessage.tsx`): the user declined the call or
+ * cancelled the request, so it never ran. Its box shows no output, and an
+ * empty result would read as a call that ran and printed nothing.
+ */
+const CANCELLED_STATUS = "-"
+/**
+ * What Gemini CLI answers the model for a cancelled call (`coreToolScheduler`:
+ * `{ error: "[Operation Cancelled] Reason: …" }`); the console does not print
+ * the reason, so only the prefix is known.
+ */
+const CANCELLED_TEXT = "[Operation Cancelled]"
+
 const text = (lines: ReadonlyArray<string>): string =>
   lines
     .join("\n")
@@ -51,7 +65,8 @@ export const emit = (builder: EntryBuilder, prefix: string, block: Block | undef
         role: "assistant",
         content: [{ type: "tool-call", toolCallId, toolName: block.name, input: { summary: block.summary } }]
       })
-      const isError = block.status === "✖" || /^\s*(⎿\s*)?Error\b/u.test(body)
+      const cancelled = block.status === CANCELLED_STATUS
+      const isError = cancelled || block.status === "✖" || /^\s*(⎿\s*)?Error\b/u.test(body)
       builder.message(
         block.line,
         {
@@ -61,7 +76,11 @@ export const emit = (builder: EntryBuilder, prefix: string, block: Block | undef
               type: "tool-result",
               toolCallId,
               toolName: block.name,
-              output: isError ? { type: "error-text", value: body } : { type: "text", value: body }
+              output: cancelled
+                ? { type: "error-text", value: body.length > 0 ? `${CANCELLED_TEXT}\n${body}` : CANCELLED_TEXT }
+                : isError
+                  ? { type: "error-text", value: body }
+                  : { type: "text", value: body }
             }
           ]
         },
