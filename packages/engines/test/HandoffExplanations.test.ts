@@ -52,6 +52,33 @@ describe("decisions are choices, not explanations", () => {
       "Wrap the parse error in a Result"
     ])
   })
+
+  it("a reason stated before the agent's choice is a decision with that reason", () => {
+    const found = Decisions.fromRange(
+      withIds([
+        user("create the app"),
+        assistant(
+          "Since no custom commands are available, I'll decompose the app into independent subtasks and run them in parallel."
+        )
+      ])
+    )
+    expect(found).toEqual([
+      {
+        decision: "Decompose the app into independent subtasks and run them in parallel.",
+        rationale: "since no custom commands are available"
+      }
+    ])
+    expect(decisionsOf("Because the server drops idle connections, we keep the retries in the client.")).toEqual([
+      "We keep the retries in the client."
+    ])
+  })
+
+  it("a reason-first sentence whose other clause is not the agent's choice is a finding or narration", () => {
+    expect(decisionsOf("Since the lock file is stale, the build stops early.")).toEqual([])
+    expect(decisionsOf("Because the test failed, you should rerun it with the flag.")).toEqual([])
+    // announcing a look is narration, whatever its reason
+    expect(decisionsOf("Since the test failed, I'll check the logs.")).toEqual([])
+  })
 })
 
 describe("constraints are the user's rules, not reported errors or their own situation", () => {

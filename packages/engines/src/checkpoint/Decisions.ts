@@ -202,12 +202,30 @@ const explains = (clause: string, word: string): boolean =>
   FINDING_RE.test(clause) ||
   (/^(?:because|since)$/i.test(word) && FAILURE_RE.test(clause))
 
-/** Agent sentences that state their reason. */
+/**
+ * A reason stated before the choice ("Since no custom commands are available,
+ * I'll split the work into subtasks"): English puts the cause first as often
+ * as last. Only a choice the agent makes itself (its clause opens with I / we /
+ * let's) counts — "Since the lock is stale, the build stops" reports a finding.
+ */
+const REASON_FIRST_RE = /^(because|since|given that)\s+(.{6,220}?),\s+((?:i|we|let(?:'s|\s+(?:me|us)))\b.{12,220})$/i
+
+/** A reason-first sentence as a decision ({@link REASON_FIRST_RE}); the same filters as a reason stated after it. */
+const reasonFirst = (sentence: string, at: number): Array<Found> => {
+  const match = REASON_FIRST_RE.exec(sentence)
+  const decision = match ? plainStatement(match[3]!) : ""
+  return match && decision.length > 0 && !explains(decision, match[1]!) && balanced(match[2]!)
+    ? [{ at, decision: clip(decision, 220), rationale: clip(`${match[1]!.toLowerCase()} ${match[2]}`, 220) }]
+    : []
+}
+
+/** Agent sentences that state their reason, after the choice ({@link RATIONALE_RE}) or before it ({@link REASON_FIRST_RE}). */
 const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Found> =>
   items.flatMap((item, at) =>
     sentences(assistantText(item.message).slice(0, 6000)).flatMap((sentence) => {
       const match = RATIONALE_RE.exec(sentence)
       const decision = match ? plainStatement(match[1]!) : ""
+      if (REASON_FIRST_RE.test(sentence)) return reasonFirst(sentence, at)
       return match &&
         decision.length > 0 &&
         !explains(decision, match[2]!) &&
