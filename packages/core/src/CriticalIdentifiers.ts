@@ -37,8 +37,22 @@ const lastStep = (command: string): string =>
     .trim()
 
 /**
+ * What a call acts on, for telling a retry of it: an edit's or create's file
+ * (a tool-call edit carries no command — `ToolActions.inputCommand` leaves
+ * editor sub-commands out — and a text action's `edit 287:296` names only a
+ * line range of the open file, so both are keyed by the file), else its
+ * command, path or tool name.
+ *
+ * @category analysis
+ */
+export const targetOf = (action: ToolActions.Action): string =>
+  (action.kind === "edit" || action.kind === "create") && action.path !== undefined
+    ? action.path
+    : (action.command ?? action.path ?? action.toolName)
+
+/**
  * Whether the failed call `actions[index]` was superseded by a later call: one
- * with the same command or path (if it failed too, its own error is the one
+ * with the same target ({@link targetOf}; if it failed too, its own error is the one
  * that counts), or a later successful command that runs the failed chain's
  * last step again (`pnpm add x && pnpm tsc` failing, then `pnpm tsc && pnpm
  * test` passing). With `otherMessagesOnly`, later calls of the failed call's
@@ -55,12 +69,12 @@ export const isSuperseded = (
   options: { readonly otherMessagesOnly?: boolean } = {}
 ): boolean => {
   const action = actions[index]!
-  const target = action.command ?? action.path ?? action.toolName
+  const target = targetOf(action)
   const step = action.command === undefined ? "" : lastStep(action.command)
   for (let at = index + 1; at < actions.length; at++) {
     const later = actions[at]!
     if (options.otherMessagesOnly === true && later.entryId === action.entryId) continue
-    if ((later.command ?? later.path ?? later.toolName) === target) return true
+    if (targetOf(later) === target) return true
     if (later.outcome._tag === "ok" && step.length > 0 && later.command?.includes(step) === true) return true
   }
   return false

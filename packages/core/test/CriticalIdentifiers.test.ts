@@ -1,6 +1,6 @@
 /**
  * CriticalIdentifiers.isSuperseded: a failed call is superseded by a later
- * call of the same target, or a later successful command running its chain's
+ * call of the same target (an edit's file, whatever its command), or a later successful command running its chain's
  * last step; with `otherMessagesOnly`, calls of its own message do not count.
  */
 import { CriticalIdentifiers, type ToolActions } from "@context-engine/core"
@@ -14,14 +14,19 @@ const lastStep = (command: string): string =>
     .trim()
 
 // The rule as its docstring states it, over an explicit list of the later calls.
+// An edit's or create's target is its file; any other call's is its command, path or tool name.
+const targetOf = (action: ToolActions.Action): string =>
+  (action.kind === "edit" || action.kind === "create") && action.path !== undefined
+    ? action.path
+    : (action.command ?? action.path ?? action.toolName)
 const stated = (actions: ReadonlyArray<ToolActions.Action>, index: number, otherMessagesOnly: boolean): boolean => {
   const action = actions[index]!
-  const target = action.command ?? action.path ?? action.toolName
+  const target = targetOf(action)
   const step = action.command === undefined ? "" : lastStep(action.command)
   const later = actions.filter((other, at) => at > index && !(otherMessagesOnly && other.entryId === action.entryId))
   return later.some(
     (other) =>
-      (other.command ?? other.path ?? other.toolName) === target ||
+      targetOf(other) === target ||
       (other.outcome._tag === "ok" && step.length > 0 && (other.command ?? "").includes(step))
   )
 }

@@ -166,6 +166,27 @@ describe("next steps: where the work stopped", () => {
     )
   })
 
+  it("a text-action edit of the same file with another line range supersedes the failed edits: no failed approach, no step", () => {
+    // SWE-agent's `edit 2:2` names only lines of the open file; a tool-call edit's target is its file
+    // (ToolActions.inputCommand), so a later successful edit of that file supersedes a failed one either way.
+    const content = summarize(
+      withIds(
+        [
+          ...textActionSession.slice(0, -1),
+          act("The range must include line 3.", "edit 2:3\n    return x[0] if x else None\nend_of_edit"),
+          user(
+            `[File: /repo/src/loader.py (40 lines total)]\n1:def load(x):\n2:    return x[0] if x else None\nFile updated.\n${footer("/repo/src/loader.py")}`
+          ),
+          assistant("The loader now returns None for empty input.")
+        ],
+        "swe:"
+      )
+    )
+    expect(content.failedApproaches).toEqual(["`python repro.py` failed: IndexError: string index out of range"])
+    expect(content.nextSteps.join("\n")).not.toContain("Resolve the failure")
+    expect(content.progress.done).toContain("edited `/repo/src/loader.py`")
+  })
+
   it("a failure before the user's latest message is not where the work stopped", () => {
     const content = summarize(
       withIds([

@@ -254,13 +254,13 @@ const fixesOfFailures = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
     // An edit that did not apply (its old text matched nothing) is retried, not fixed: no finding about the code.
     if (action.outcome._tag !== "failed" || !ToolActions.isSideEffect(action) || action.kind === "edit") return
     if (!CriticalIdentifiers.isSuperseded(actions, index)) return
-    const target = action.command ?? action.path ?? action.toolName
+    const target = CriticalIdentifiers.targetOf(action)
     const from = positions.get(action.entryId)
     if (from === undefined) return
     let rerun: ToolActions.Action | undefined
     for (let at = index + 1; at < actions.length && rerun === undefined; at++) {
       const later = actions[at]!
-      if ((later.command ?? later.path ?? later.toolName) === target) rerun = later
+      if (CriticalIdentifiers.targetOf(later) === target) rerun = later
     }
     const until = rerun ? (positions.get(rerun.entryId) ?? items.length) : items.length
     for (let at = from + 1; at < until; at++) {

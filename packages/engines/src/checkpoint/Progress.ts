@@ -210,10 +210,11 @@ export const failuresOf = (
       // The same rule as the validator's unresolved errors: a later run of the same target supersedes a failure.
       if (!CriticalIdentifiers.isSuperseded(actions, index) && action.kind !== "read" && action.kind !== "look") {
         // Earlier failed runs of the same target are attempts of this one (a retried edit that kept failing).
+        const retried = CriticalIdentifiers.targetOf(action)
         let attempts = 0
         for (let at = 0; at <= index; at++) {
           const earlier = actions[at]!
-          if (earlier.outcome._tag === "failed" && (earlier.command ?? earlier.path) === target) attempts++
+          if (earlier.outcome._tag === "failed" && CriticalIdentifiers.targetOf(earlier) === retried) attempts++
         }
         newest = {
           entryId: action.entryId,
