@@ -18,6 +18,7 @@
  */
 import { type Entry, UserSpeech } from "@context-engine/core"
 import { Effect } from "effect"
+import * as Text from "./checkpoint/Text.ts"
 import type { CoveredItem } from "./Summarizer.ts"
 
 /**
@@ -102,9 +103,14 @@ const STOP = new Set(
   )
 )
 
+/**
+ * Candidate sentences: the checkpoint's sentence split (`checkpoint/Text.ts`:
+ * a console's hard wrap inside a sentence is no break, so a terminal-wrapped
+ * "… Then I want you to⏎summarize …" stays one sentence instead of the
+ * fragment "Then I want you to"), within the record length.
+ */
 const sentences = (text: string): Array<string> =>
-  text
-    .split(/(?<=[.!?])\s+|\n+/)
+  Text.sentences(text)
     .map((sentence) => sentence.replace(/\s+/g, " ").trim())
     .filter((sentence) => sentence.length >= 8 && sentence.length <= MAX_RECORD_CHARS)
 

@@ -258,6 +258,27 @@ describe("memory flush", () => {
     expect(candidates.map((candidate) => candidate.sourceEntryIds)).toEqual([["u1"]])
   })
 
+  it("a sentence a console hard-wrapped at the terminal's width is one record, not the fragment before the wrap", async () => {
+    const candidates = await Effect.runPromise(
+      MemoryExtractor.make().extract({
+        covered: [
+          {
+            entryId: "u1",
+            message: {
+              role: "user",
+              content:
+                "Read the tail of the log so that you have full context. Then I want you to\nsummarize the current status of our efforts and a brief plan of next steps."
+            }
+          }
+        ],
+        existing: []
+      })
+    )
+    expect(candidates.map((candidate) => candidate.text)).toEqual([
+      "Then I want you to summarize the current status of our efforts and a brief plan of next steps."
+    ])
+  })
+
   it("a failing extractor writes nothing and the checkpoint still commits", async () => {
     const engine = TieredSummaryEngine.makeAsync({
       memory: { extractor: { name: "broken", extract: () => Effect.fail(new Error("model down")) } }
