@@ -247,6 +247,19 @@ describe("next steps: a plan the agent already carried out is not ahead", () => 
     // The shell prompt and the agent's state footer after the output are not the command's result.
     expect(content.progress.done).toEqual(["ran `pip install -e .[dev]` → Successfully installed pkg-1.0"])
   })
+
+  it("a call issued in a message after the plan's words (console imports write text and call apart) also carried it out", () => {
+    const content = summarize(
+      withIds([
+        user("Prepare the next commit with just the fixture scripts and their docs."),
+        assistant("I will now apply this change to docs/fixtures.md. Then I'll propose the commit message."),
+        calls({ id: "c1", name: "edit", input: { path: "docs/fixtures.md", oldText: "old", newText: "new" } }),
+        results({ id: "c1", name: "edit", text: "[Operation Cancelled]", error: true })
+      ])
+    )
+    expect(content.nextSteps.join("\n")).not.toContain("I will now apply this change")
+    expect(content.nextSteps).toContain("Then I'll propose the commit message. (the agent's plan, e1)")
+  })
 })
 
 describe("decisions: choices, not narration", () => {

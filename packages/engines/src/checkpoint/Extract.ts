@@ -88,15 +88,22 @@ const lastAssistant = (items: ReadonlyArray<CoveredItem>): Said | undefined => {
 const LATER_STEP_RE = /^(?:then|next|after that|afterwards|once|finally|later)\b/i
 
 /**
- * The plan sentences of the agent's last text. When that message issued a
- * call whose result is in the range, its plan sentences announced that call
- * ("Let's install the package:" with the install) — it ran and is under Done
- * or Failed Approaches — so only the steps it names for after the call
- * ({@link LATER_STEP_RE}) are still ahead.
+ * The plan sentences of the agent's last text. When that message or one
+ * after it issued a call whose result is in the range, its plan sentences
+ * announced that call ("Let's install the package:" with the install) — it
+ * ran, or the user declined it, and is under Done or Failed Approaches — so
+ * only the steps it names for after the call ({@link LATER_STEP_RE}) are
+ * still ahead. "After it" counts because console importers (Claude Code's
+ * and Gemini CLI's terminal logs) write the text and the call as two messages.
  */
-const plansOf = (said: Said | undefined, actions: ReadonlyArray<ToolActions.Action>): Array<string> => {
+const plansOf = (
+  said: Said | undefined,
+  actions: ReadonlyArray<ToolActions.Action>,
+  position: (entryId: string) => number
+): Array<string> => {
   if (said === undefined) return []
-  const ran = actions.some((action) => action.entryId === said.entryId && action.outcome._tag !== "unknown")
+  const from = position(said.entryId)
+  const ran = actions.some((action) => position(action.entryId) >= from && action.outcome._tag !== "unknown")
   return sentences(said.text.slice(-3000))
     .filter((sentence) => PLAN_RE.test(sentence) && sentence.length >= 20 && (!ran || LATER_STEP_RE.test(sentence)))
     .slice(-3)
@@ -193,7 +200,7 @@ export const extract = (
   const latestId = latest ? all[latest.index]!.entryId : ""
   const nextSteps = [
     ...open.map((todo) => `${todo.status === "in_progress" ? "[in progress] " : ""}${clip(todo.text, ITEM_CHARS)}`),
-    ...(open.length === 0 ? plansOf(report, actions) : []),
+    ...(open.length === 0 ? plansOf(report, actions, position) : []),
     ...(open.length === 0 ? failureStep(newestFailure, latest ? latest.index : -1, position) : []),
     ...(pendingUserAsks.length > 0 && open.length === 0
       ? [`Answer the pending ask: ${clip(pendingUserAsks[0]!, ITEM_CHARS)}`]
