@@ -10,7 +10,7 @@ import { ToolActions, UserSpeech } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as Constraints from "../src/checkpoint/Constraints.ts"
 import * as Decisions from "../src/checkpoint/Decisions.ts"
-import { assistant, user, withIds } from "./support.ts"
+import { assistant, calls, results, user, withIds } from "./support.ts"
 
 const decisionsOf = (text: string) =>
   Decisions.fromRange(withIds([user("set up the release script"), assistant(text)])).map((found) => found.decision)
@@ -71,6 +71,21 @@ describe("decisions are choices, not explanations", () => {
     expect(decisionsOf("Because the server drops idle connections, we keep the retries in the client.")).toEqual([
       "We keep the retries in the client."
     ])
+  })
+
+  it("a choice stated with calls the user declined was refused, not made", () => {
+    const session = (outcome: { text: string; error?: boolean }) =>
+      Decisions.fromRange(
+        withIds([
+          user("make the fixture script find the database"),
+          assistant("I will explicitly use /Users/me instead of $HOME."),
+          calls({ id: "w1", name: "WriteFile", input: { path: "scripts/fixture.sh", content: "DB=/Users/me" } }),
+          results({ id: "w1", name: "WriteFile", ...outcome }),
+          user("don't use absolute paths and my username in the script")
+        ])
+      ).map((found) => found.decision)
+    expect(session({ text: "[Operation Cancelled]", error: true })).toEqual([])
+    expect(session({ text: "Wrote scripts/fixture.sh" })).toEqual(["I will explicitly use /Users/me"])
   })
 
   it("a reason-first sentence whose other clause is not the agent's choice is a finding or narration", () => {

@@ -25,6 +25,7 @@
  */
 import { CriticalIdentifiers, ToolActions, UserSpeech } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
+import { isDeclined } from "./Progress.ts"
 import { assistantText, clip, sentences } from "./Text.ts"
 
 /** One decision and its reason. */
@@ -219,10 +220,29 @@ const reasonFirst = (sentence: string, at: number): Array<Found> => {
     : []
 }
 
-/** Agent sentences that state their reason, after the choice ({@link RATIONALE_RE}) or before it ({@link REASON_FIRST_RE}). */
+/**
+ * Whether the side-effect calls the agent issued with the message at `at` or
+ * after it, before the user spoke again, were all declined by the user
+ * (`Progress.isDeclined`): the choice it stated there was refused, not made
+ * ("I will use /Users/me instead of $HOME" with a write the user cancelled).
+ */
+const refused = (items: ReadonlyArray<CoveredItem>, at: number): boolean => {
+  let end = at + 1
+  while (end < items.length && UserSpeech.spokenText(items[end]!.message).trim().length === 0) end++
+  const calls = ToolActions.actionsOf(items.slice(at, end)).filter(ToolActions.isSideEffect)
+  return calls.length > 0 && calls.every(isDeclined)
+}
+
+/**
+ * Agent sentences that state their reason, after the choice ({@link RATIONALE_RE}) or before it
+ * ({@link REASON_FIRST_RE}); none of a message whose calls the user declined ({@link refused}).
+ */
 const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Found> =>
   items.flatMap((item, at) =>
-    sentences(assistantText(item.message).slice(0, 6000)).flatMap((sentence) => {
+    (assistantText(item.message).length === 0 || refused(items, at)
+      ? []
+      : sentences(assistantText(item.message).slice(0, 6000))
+    ).flatMap((sentence) => {
       const match = RATIONALE_RE.exec(sentence)
       const decision = match ? plainStatement(match[1]!) : ""
       if (REASON_FIRST_RE.test(sentence)) return reasonFirst(sentence, at)

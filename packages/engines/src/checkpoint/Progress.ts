@@ -191,6 +191,14 @@ const callText = (action: ToolActions.Action): string => {
 const DECLINED_RE = /^\s*(?:\[Operation Cancelled\]|The user doesn't want to proceed with this tool use)/
 
 /**
+ * Whether the user declined a call ({@link DECLINED_RE}): it never ran.
+ *
+ * @category guards
+ */
+export const isDeclined = (action: ToolActions.Action): boolean =>
+  action.outcome._tag === "failed" && DECLINED_RE.test(action.outcome.error)
+
+/**
  * Failed side-effect calls no later call superseded, and side-effect calls whose outcome is unknown (interrupted,
  * no result recorded). An unknown outcome is dropped once a later call on the same target ran (its result shows
  * the state since — the same rule as failures, `CriticalIdentifiers.isSuperseded`; calls of the same message ran in
@@ -219,7 +227,7 @@ export const failuresOf = (
         newest = {
           entryId: action.entryId,
           text: `${callText(action)} failed${attempts > 1 ? ` (${attempts} attempts)` : ""}: ${clip(action.outcome.error, 160)}`,
-          declined: DECLINED_RE.test(action.outcome.error)
+          declined: isDeclined(action)
         }
         failed.push(newest.text)
       }
