@@ -17,6 +17,7 @@
 import type { Identifiers } from "./Checkpoint.ts"
 import type { ContentPart, Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
+import * as ReadTools from "./ReadTools.ts"
 import * as SubstringIndex from "./SubstringIndex.ts"
 
 /** @category models */
@@ -100,8 +101,6 @@ const ERROR_LINE_RE =
 
 const PROSE_ERROR_RE =
   /\b[A-Z][A-Za-z]*(?:Error|Exception): |\berror(?: TS\d+)?: |\bERR! |^\s*(?:FATAL|fatal:|panic:|FAIL)\b/
-
-const READ_TOOL_RE = /^(?:read|read_?file|view|view_?file|cat|open|glob|ls|grep|find|search)$/i
 
 const trimTrailing = (value: string): string => value.replace(/[.,;:!?'")\]}>]+$/, "")
 
@@ -244,7 +243,7 @@ export const isRuntimeNotice = (line: string): boolean =>
 export const fromToolResult = (part: Extract<ContentPart, { type: "tool-result" }>): Identifiers => {
   const text = MessageParts.outputText(part.output)
   const isError = MessageParts.outputIsError(part.output)
-  const errors = isError || !READ_TOOL_RE.test(part.toolName) ? errorLines(text, MAX_ERRORS_PER_MESSAGE) : []
+  const errors = isError || !ReadTools.isReadTool(part.toolName) ? errorLines(text, MAX_ERRORS_PER_MESSAGE) : []
   if (isError && errors.length === 0) {
     const first = text
       .trim()

@@ -6,7 +6,8 @@
  * was recorded).
  *
  * File classification follows Pi's `extractFileOpsFromMessage` (read tools →
- * read files; edit / write tools → modified files). Todo and plan tools are
+ * read files; edit / write tools → modified files; the read tools by name are
+ * `ReadTools`). Todo and plan tools are
  * Claude Code's `TodoWrite`, Codex's `update_plan` and pi's todo tools: any
  * tool whose name says todo or plan and whose input holds a list of items with
  * a status.
@@ -23,6 +24,7 @@ import * as HarnessOutput from "./HarnessOutput.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
+import * as ReadTools from "./ReadTools.ts"
 import * as ToolPairing from "./ToolPairing.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 
@@ -84,10 +86,6 @@ export interface TodoItem {
   readonly status: "pending" | "in_progress" | "completed"
 }
 
-const READ_TOOL_RE =
-  /^(?:read|read_?file|view|view_?file|cat|open|open_?file|glob|ls|list|grep|search|find|web_?fetch|web_?search|todoread|notebookread)$/i
-/** Tools whose `path` names a directory to list or search, not a file (Pi's file ops count only its read tool). */
-const DIRECTORY_TOOL_RE = /^(?:glob|ls|list|list_?dir(?:ectory)?|find)$/i
 const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i
 const CREATE_TOOL_RE = /(?:^write|create|new_?file)/i
 const TODO_TOOL_RE = /todo|plan/i
@@ -181,7 +179,7 @@ const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
       if (part.type !== "tool-result") continue
       const text = MessageParts.outputText(part.output)
       const isError = MessageParts.outputIsError(part.output)
-      const failed = isError || (!READ_TOOL_RE.test(part.toolName) && FAILED_EXIT_RE.test(text.slice(-2000)))
+      const failed = isError || (!ReadTools.isReadTool(part.toolName) && FAILED_EXIT_RE.test(text.slice(-2000)))
       if (INTERRUPTED_RE.test(text)) continue
       if (!failed) map.set(part.toolCallId, { _tag: "ok", text })
       else {
@@ -229,7 +227,7 @@ const fromSummary = (toolName: string, input: unknown): { path?: string; command
   const named = described?.[1] ?? described?.[2]
   if (named !== undefined && /[./]/.test(named)) return { path: named }
   const token = summary.split(/\s/)[0]!
-  return (WRITE_TOOL_RE.test(toolName) || READ_TOOL_RE.test(toolName) || /^read/i.test(toolName)) &&
+  return (WRITE_TOOL_RE.test(toolName) || ReadTools.isReadTool(toolName) || /^read/i.test(toolName)) &&
     /[./]/.test(token) &&
     !/\s/.test(summary.trim())
     ? { path: token }
@@ -245,9 +243,9 @@ const kindOf = (toolName: string, input: unknown): Action["kind"] => {
   if (path !== undefined && WRITE_TOOL_RE.test(toolName) && sub !== "view")
     return CREATE_TOOL_RE.test(toolName) || sub === "create" ? "create" : "edit"
   // A directory tool's path is where it looks (Claude Code's Glob and LS, pi's ls / find): no file was read.
-  if (path !== undefined && DIRECTORY_TOOL_RE.test(toolName)) return "look"
-  if (path !== undefined && (READ_TOOL_RE.test(toolName) || sub === "view")) return "read"
-  if (READ_TOOL_RE.test(toolName)) return "look"
+  if (path !== undefined && ReadTools.isDirectoryTool(toolName)) return "look"
+  if (path !== undefined && (ReadTools.isReadTool(toolName) || sub === "view")) return "read"
+  if (ReadTools.isReadTool(toolName)) return "look"
   if (command !== undefined) return READ_ONLY_COMMAND_RE.test(command) ? "look" : "command"
   return "other"
 }
@@ -314,7 +312,7 @@ const textAction = (item: Item, next: Item | undefined): Action | undefined => {
     .slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS)
   if (command === undefined) return undefined
   const [toolName = command, argument] = command.split(/\s+/)
-  const fileTool = WRITE_TOOL_RE.test(toolName) || READ_TOOL_RE.test(toolName)
+  const fileTool = WRITE_TOOL_RE.test(toolName) || ReadTools.isReadTool(toolName)
   const match = SHOWN_FILE_RE.exec(observation)
   const shown = (match?.[1] ?? match?.[2])?.trim()
   const named = argument !== undefined && /[./]/.test(argument) ? argument : undefined

@@ -72,6 +72,68 @@ describe("ToolActions on Gemini CLI console transcripts (each write tool's one-l
   })
 })
 
+describe("ToolActions on Gemini CLI's read-only tools (console display names and the names the model calls)", () => {
+  const items = (calls: ReadonlyArray<[string, unknown, string]>) =>
+    calls
+      .flatMap(([toolName, input, output], index) => [
+        call(`r${index}`, toolName, input),
+        result(`r${index}`, toolName, output)
+      ])
+      .map((message, index) => ({ entryId: `e${index}`, message }))
+
+  it("a ReadManyFiles, FindFiles, ReadFolder, SearchText, GoogleSearch or WebFetch call is a look, not done work", () => {
+    const actions = ToolActions.actionsOf(
+      items([
+        [
+          "ReadManyFiles",
+          { summary: "Will attempt to read and concatenate files using patterns: `TODO.md`" },
+          "### ReadManyFiles Result"
+        ],
+        ["FindFiles", { summary: "'**/BKLibrary-*.sqlite' within ../.." }, "Found 2 matching file(s)"],
+        ["ReadFolder", { summary: "specs/Data/Documents/iBooks/Books" }, "Listed 3 item(s)."],
+        ["SearchText", { summary: "'ZSTATE' within bookminder" }, "Found 4 matches"],
+        ["GoogleSearch", { summary: 'Searching the web for: "sqlite ZSTATE"' }, "Search results returned."],
+        [
+          "WebFetch",
+          { summary: "Processing URLs and instructions from prompt: https://example.com" },
+          "Content processed"
+        ]
+      ])
+    )
+    expect(actions.map((action) => [action.toolName, action.kind, action.path])).toEqual([
+      ["ReadManyFiles", "look", undefined],
+      ["FindFiles", "look", undefined],
+      // a folder is where it looks, not a file it read
+      ["ReadFolder", "look", "specs/Data/Documents/iBooks/Books"],
+      ["SearchText", "look", undefined],
+      ["GoogleSearch", "look", undefined],
+      ["WebFetch", "look", undefined]
+    ])
+    expect(actions.filter(ToolActions.isSideEffect)).toEqual([])
+  })
+
+  it("in a Gemini JSON log (the tool names the model calls) too; file content saying 'exit code 1' is no failure", () => {
+    const actions = ToolActions.actionsOf(
+      items([
+        [
+          "read_many_files",
+          { paths: ["docs/*.md"] },
+          "--- docs/ci.md ---\nThe job exited with code 1 when the lock was stale."
+        ],
+        ["search_file_content", { pattern: "FAILED" }, "specs/cli_spec.py:12: assert 'FAILED' not in out"],
+        ["list_directory", { path: "/repo/specs" }, "[DIR] fixtures"],
+        ["google_web_search", { query: "gh run list" }, "error: results below"]
+      ])
+    )
+    expect(actions.map((action) => [action.kind, action.outcome._tag])).toEqual([
+      ["look", "ok"],
+      ["look", "ok"],
+      ["look", "ok"],
+      ["look", "ok"]
+    ])
+  })
+})
+
 describe("ToolActions on a transcript that reuses tool-call ids", () => {
   it("pairs each call with the result that follows it, as the repaired request does", () => {
     const items = [

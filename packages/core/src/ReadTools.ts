@@ -1,0 +1,46 @@
+/**
+ * Tools that only look — read a file, list or search a directory, fetch or
+ * search the web — by their tool name: the one home of that list, used by
+ * `ToolActions` (a look is not done work, and its result is not a failure
+ * because the content it returns says "error" or "exit code 1") and by
+ * `IdentifierExtraction` (a successful look's body is content, not an
+ * outcome, so its error lines are not the session's errors).
+ *
+ * Names, matched whole and case-insensitively:
+ * - generic and Claude Code / pi / Codex / OpenCode: `read`, `read_file`,
+ *   `view`, `view_file`, `cat`, `open`, `open_file`, `glob`, `ls`, `list`,
+ *   `grep`, `search`, `find`, `web_fetch`, `web_search`, `TodoRead`,
+ *   `NotebookRead`;
+ * - Gemini CLI's read-only tools, by the name the model calls
+ *   (`read_many_files`, `glob`, `list_directory`, `search_file_content`,
+ *   `google_web_search`, `web_fetch`, as in a Gemini JSON log) and by the
+ *   display name its console prints (`ReadManyFiles`, `FindFiles`,
+ *   `ReadFolder`, `SearchText`, `GoogleSearch`, `WebFetch`) — the `name` /
+ *   `displayName` pairs of Gemini CLI's `packages/core/src/tools/*.ts`
+ *   (`docs/tools/file-system.md`, `web-search.md`, `web-fetch.md`). Its
+ *   `ReadFile` / `read_file` are in the generic names.
+ *
+ * @since 0.2.0
+ */
+
+const READ_TOOL_RE =
+  /^(?:read|read_?file|view|view_?file|cat|open|open_?file|glob|ls|list|grep|search|find|web_?fetch|web_?search|todoread|notebookread|read_?many_?files|find_?files|read_?folder|list_?directory|search_?text|search_file_content|google_?search|google_web_search)$/i
+
+/**
+ * Whether a tool, by its name, only looks (see the module docs for the names
+ * and their sources).
+ *
+ * @category guards
+ */
+export const isReadTool = (toolName: string): boolean => READ_TOOL_RE.test(toolName)
+
+/**
+ * Read tools whose target is a directory to list or search, not a file:
+ * `glob`, `ls`, `list`, `list_dir`, `list_directory`, `find`, and Gemini
+ * CLI's console names for its glob and list_directory tools, `FindFiles` and
+ * `ReadFolder` (Pi's file ops count only its read tool as a file read).
+ *
+ * @category guards
+ */
+export const isDirectoryTool = (toolName: string): boolean =>
+  /^(?:glob|ls|list|list_?dir(?:ectory)?|find|find_?files|read_?folder)$/i.test(toolName)
