@@ -74,12 +74,22 @@ export const SUPERSEDE_OVERLAP = 0.5
 /** Longest record, in characters (a memory is one fact, not a paragraph). */
 const MAX_RECORD_CHARS = 300
 
-/** Sentence patterns per scope, on the user's own words. */
+/**
+ * Sentence patterns per scope, on the user's own words.
+ *
+ * A preference says how things should be in general ("I want tests to run
+ * before every commit", "I prefer tabs"). "I want you to <verb> …" addressed
+ * to the agent is a directive for now — the same ask as the bare imperative
+ * "<verb> …", which no pattern records ("Then I want you to summarize the
+ * current status …") — so it is a preference only when it says the act
+ * recurs: always / never / from now on (the other alternatives), or before /
+ * after every, whenever, each time, every time.
+ */
 const RULES: ReadonlyArray<{ readonly scope: string; readonly pattern: RegExp }> = [
   {
     scope: "preference",
     pattern:
-      /\b(?:i (?:prefer|like|want|hate|dislike)|please (?:always|never)|always|never|from now on|don'?t ever|do not ever)\b/i
+      /\b(?:i (?:prefer|like|hate|dislike)|i want(?! (?:you|u) to\b)|i want (?:you|u) to\b.*\b(?:(?:before|after) (?:every|each)|whenever|each time|every time)|please (?:always|never)|always|never|from now on|don'?t ever|do not ever)\b/i
   },
   {
     scope: "convention",

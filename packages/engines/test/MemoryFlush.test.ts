@@ -267,7 +267,7 @@ describe("memory flush", () => {
             message: {
               role: "user",
               content:
-                "Read the tail of the log so that you have full context. Then I want you to\nsummarize the current status of our efforts and a brief plan of next steps."
+                "Read the tail of the log so that you have full context. From now on I want the tests to\nrun before every commit of the fixtures."
             }
           }
         ],
@@ -275,7 +275,42 @@ describe("memory flush", () => {
       })
     )
     expect(candidates.map((candidate) => candidate.text)).toEqual([
-      "Then I want you to summarize the current status of our efforts and a brief plan of next steps."
+      "From now on I want the tests to run before every commit of the fixtures."
+    ])
+  })
+
+  const recordsOf = async (...texts: Array<string>) =>
+    (
+      await Effect.runPromise(
+        MemoryExtractor.make().extract({
+          covered: texts.map((content, index) => ({ entryId: `u${index}`, message: { role: "user", content } })),
+          existing: []
+        })
+      )
+    ).map((candidate) => [candidate.scope, candidate.text])
+
+  it("'I want you to <do something>' is a task for now, not a standing preference", async () => {
+    expect(
+      await recordsOf(
+        "Read the tail of the log so that you have full context. Then I want you to\nsummarize the current status of our efforts and a brief plan of next steps.",
+        "I want you to run the migration on the staging database now."
+      )
+    ).toEqual([])
+  })
+
+  it("a preference about how things should be in general is still a record, also when asked of the agent", async () => {
+    expect(
+      await recordsOf(
+        "I want tests to run before every commit.",
+        "I prefer tabs.",
+        "I want you to run the linter before every commit.",
+        "I want you to always explain a failing test before changing it."
+      )
+    ).toEqual([
+      ["preference", "I want tests to run before every commit."],
+      ["preference", "I prefer tabs."],
+      ["preference", "I want you to run the linter before every commit."],
+      ["preference", "I want you to always explain a failing test before changing it."]
     ])
   })
 
