@@ -146,6 +146,74 @@ describe("done", () => {
   })
 })
 
+describe("done: the completion-report shapes agents write", () => {
+  const reports = (...answers: ReadonlyArray<string>) =>
+    ExtractiveSummarizer.summarizeSync({
+      covered: withIds([user("Make the widgets follow the theme."), ...answers.map((text) => assistant(text))]),
+      maxTokens: 4000,
+      countTokens: count
+    }).progress.done.filter((item) => item.startsWith("reported:"))
+
+  it("an acknowledgement then the state the work reached ('Perfect! Now the …') is done work", () => {
+    expect(
+      reports("Perfect! Now the `Panel` widget properly re-renders when the theme changes:\n\n1. the cache is cleared")
+    ).toEqual(["reported: Now the `Panel` widget properly re-renders when the theme changes (e1)"])
+  })
+
+  it("a summary heading's own words or the report under it is done work, its lead-in colon dropped", () => {
+    expect(reports("## Summary: Fixed the Panel widget\n\n### Issues Found\n\n1. wrong width")).toEqual([
+      "reported: Fixed the Panel widget (e1)"
+    ])
+    expect(
+      reports("Let me summarize.\n\n## Summary\n\nAdded **3 new theme tokens for the panel borders**:\n- a")
+    ).toEqual(["reported: Added 3 new theme tokens for the panel borders (e1)"])
+    expect(reports("Done. I've properly ported the panel widget to the shared theme.")).toEqual([
+      "reported: I've properly ported the panel widget to the shared theme. (e1)"
+    ])
+  })
+
+  it("narration, plans, asks and hopes are not done work, in any of those shapes", () => {
+    expect(
+      reports(
+        "Perfect! Now let me check the panel widget.",
+        "Great! Now I'll add the theme tokens.",
+        "Perfect! Now run it again in both terminals.",
+        "Perfect! Now the panel should re-render.",
+        "## Summary\n\nI'll add the theme tokens next, then update the docs.",
+        "## Summary of the plan\n\n1. Add the tokens\n2. Update the docs",
+        "Now the panel widget re-renders when the theme changes."
+      )
+    ).toEqual([])
+  })
+
+  it("a check the agent ran again does not crowd reported work out of a short budget: its newest run stays", () => {
+    const content: Checkpoint.CheckpointContent = {
+      ...Checkpoint.emptyContent(),
+      goal: "Port the theme to the widgets (e0)",
+      progress: {
+        done: [
+          "reported: Added the theme tokens for the panel borders. (e1)",
+          ...Array.from({ length: 12 }, (_, index) => `ran \`npm run check 2>&1 | tail -${index + 2}\``),
+          "reported: Fixed the panel widget's width in narrow terminals. (e30)",
+          "ran `npm run check 2>&1 | tail -3`"
+        ],
+        inProgress: [],
+        blocked: []
+      },
+      nextSteps: ["continue"]
+    }
+    const fitted = ExtractiveSummarizer.fitToBudget(content, 110, count)
+    expect(fitted.progress.done.length).toBeLessThan(content.progress.done.length)
+    expect(fitted.progress.done).toEqual(
+      expect.arrayContaining([
+        "reported: Added the theme tokens for the panel borders. (e1)",
+        "reported: Fixed the panel widget's width in narrow terminals. (e30)",
+        "ran `npm run check 2>&1 | tail -3`"
+      ])
+    )
+  })
+})
+
 describe("decisions", () => {
   it("a reason word inside brackets does not split the sentence; narration lead-ins like 'First, let me' are dropped", () => {
     const said = (text: string) => Decisions.fromRange(withIds([user("tidy the loader types"), assistant(text)]))

@@ -68,14 +68,37 @@ const bindingFirst = (items: ReadonlyArray<string>): Array<Slot> =>
     .map(({ section, index, text }) => ({ section, index, text }))
 
 /**
+ * A Done run's command without its output filter (`npm run check 2>&1 | tail -5` → `npm run check`): the key
+ * of a check the agent ran again. A command clipped before its end or its first pipe has no key (two clipped
+ * commands with one prefix may differ after it).
+ */
+const runKey = (text: string): string | undefined =>
+  /^(?:ran|the user ran) `([^`|]*?)(?:\s*2>&1)?\s*(?:\||`)/.exec(text)?.[1]?.trim()
+
+/**
  * Done items the tools evidence (edits, commands, results) before the
  * agent's own completion reports, which mostly restate them; newest first
- * within each.
+ * within each. A command run again later (the same command, any output
+ * filter: the agent's repeated `npm run check`, `npm run build`) comes after
+ * the reports: its newest run shows the state it checks, the older runs
+ * only repeat that check, while a report names work no tool result names
+ * (what the edits were for). Then at most `cap` of them.
  */
-const evidencedFirst = (slots: ReadonlyArray<Slot>): Array<Slot> => [
-  ...slots.filter((slot) => !slot.text.startsWith(REPORTED)),
-  ...slots.filter((slot) => slot.text.startsWith(REPORTED))
-]
+const evidencedFirst = (slots: ReadonlyArray<Slot>, cap: number): Array<Slot> => {
+  const seen = new Set<string>()
+  const repeated = new Set<Slot>()
+  for (const slot of slots) {
+    const key = runKey(slot.text)
+    if (key === undefined) continue
+    if (seen.has(key)) repeated.add(slot)
+    seen.add(key)
+  }
+  return [
+    ...slots.filter((slot) => !slot.text.startsWith(REPORTED) && !repeated.has(slot)),
+    ...slots.filter((slot) => slot.text.startsWith(REPORTED)),
+    ...slots.filter((slot) => repeated.has(slot))
+  ].slice(0, cap)
+}
 
 const slotsOf = (content: Content): Array<Slot> => {
   const decisions = newestFirst(
@@ -103,7 +126,7 @@ const slotsOf = (content: Content): Array<Slot> => {
     ...(content.keyIdentifiers ?? [])
       .slice(0, CAP.keyIdentifiers)
       .map((text, index) => ({ section: "keyIdentifiers", index, text })),
-    ...evidencedFirst(newestFirst("done", content.progress.done, CAP.done)),
+    ...evidencedFirst(newestFirst("done", content.progress.done), CAP.done),
     ...decisions.slice(CAP.decisionsFirst),
     ...newestFirst("criticalContext", content.criticalContext, CAP.context)
   ]
