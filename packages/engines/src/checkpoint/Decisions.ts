@@ -220,29 +220,48 @@ const reasonFirst = (sentence: string, at: number): Array<Found> => {
     : []
 }
 
+/** The range's tool actions (`ToolActions.actionsOf`, taken once) and each entry's position in it. */
+interface Actions {
+  readonly actions: ReadonlyArray<ToolActions.Action>
+  readonly positions: ReadonlyMap<string, number>
+}
+
 /**
- * Whether the side-effect calls the agent issued with the message at `at` or
- * after it, before the user spoke again, were all declined by the user
- * (`Progress.isDeclined`): the choice it stated there was refused, not made
- * ("I will use /Users/me instead of $HOME" with a write the user cancelled).
+ * For each position `at`: whether the side-effect calls the agent issued with
+ * the message at `at` or after it, before the user spoke again, were all
+ * declined by the user (`Progress.isDeclined`) — the choice it stated there
+ * was refused, not made ("I will use /Users/me instead of $HOME" with a write
+ * the user cancelled). One backward pass: a position's counts are its own
+ * calls' plus the next position's, unless the user speaks there.
  */
-const refused = (items: ReadonlyArray<CoveredItem>, at: number): boolean => {
-  let end = at + 1
-  while (end < items.length && UserSpeech.spokenText(items[end]!.message).trim().length === 0) end++
-  const calls = ToolActions.actionsOf(items.slice(at, end)).filter(ToolActions.isSideEffect)
-  return calls.length > 0 && calls.every(isDeclined)
+const refusedAt = (items: ReadonlyArray<CoveredItem>, { actions, positions }: Actions): Array<boolean> => {
+  const calls = new Array<number>(items.length).fill(0)
+  const declined = new Array<number>(items.length).fill(0)
+  for (const action of actions) {
+    const at = positions.get(action.entryId)
+    if (at === undefined || !ToolActions.isSideEffect(action)) continue
+    calls[at]!++
+    if (isDeclined(action)) declined[at]!++
+  }
+  const refused = new Array<boolean>(items.length).fill(false)
+  for (let at = items.length - 2; at >= 0; at--) {
+    if (UserSpeech.spokenText(items[at + 1]!.message).trim().length > 0) continue
+    calls[at]! += calls[at + 1]!
+    declined[at]! += declined[at + 1]!
+  }
+  for (let at = 0; at < items.length; at++) refused[at] = calls[at]! > 0 && declined[at] === calls[at]
+  return refused
 }
 
 /**
  * Agent sentences that state their reason, after the choice ({@link RATIONALE_RE}) or before it
- * ({@link REASON_FIRST_RE}); none of a message whose calls the user declined ({@link refused}).
+ * ({@link REASON_FIRST_RE}); none of a message whose calls the user declined ({@link refusedAt}).
  */
-const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Found> =>
-  items.flatMap((item, at) =>
-    (assistantText(item.message).length === 0 || refused(items, at)
-      ? []
-      : sentences(assistantText(item.message).slice(0, 6000))
-    ).flatMap((sentence) => {
+const statedReasons = (items: ReadonlyArray<CoveredItem>, taken: Actions): Array<Found> => {
+  const refused = refusedAt(items, taken)
+  return items.flatMap((item, at) => {
+    const text = refused[at] ? "" : assistantText(item.message)
+    return (text.length === 0 ? [] : sentences(text.slice(0, 6000))).flatMap((sentence) => {
       const match = RATIONALE_RE.exec(sentence)
       const decision = match ? plainStatement(match[1]!) : ""
       if (REASON_FIRST_RE.test(sentence)) return reasonFirst(sentence, at)
@@ -260,15 +279,14 @@ const statedReasons = (items: ReadonlyArray<CoveredItem>): Array<Found> =>
           ]
         : []
     })
-  )
+  })
+}
 
 /** Longest quoted error line, in characters. */
 const ERROR_CHARS = 160
 
 /** The agent's fixes of failed side-effect calls, each with the failure that prompted it. */
-const fixesOfFailures = (items: ReadonlyArray<CoveredItem>): Array<Found> => {
-  const actions = ToolActions.actionsOf(items)
-  const positions = new Map(items.map((item, index) => [item.entryId, index]))
+const fixesOfFailures = (items: ReadonlyArray<CoveredItem>, { actions, positions }: Actions): Array<Found> => {
   const out: Array<Found> = []
   actions.forEach((action, index) => {
     // An edit that did not apply (its old text matched nothing) is retried, not fixed: no finding about the code.
@@ -313,7 +331,11 @@ export const fromRange = (
   keptEntryIds: ReadonlySet<string> = new Set()
 ): Array<Decision> => {
   const seen = new Set<string>()
-  return [...statedReasons(items), ...fixesOfFailures(items), ...answersToSteering(items, keptEntryIds)]
+  const taken: Actions = {
+    actions: ToolActions.actionsOf(items),
+    positions: new Map(items.map((item, index) => [item.entryId, index]))
+  }
+  return [...statedReasons(items, taken), ...fixesOfFailures(items, taken), ...answersToSteering(items, keptEntryIds)]
     .sort((a, b) => a.at - b.at)
     .flatMap(({ decision, rationale }) => {
       const key = decision.replace(/\s*\([^()]*\)$/, "")
