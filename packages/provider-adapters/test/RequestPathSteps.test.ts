@@ -15,6 +15,22 @@ const model = { provider: "openai.chat", modelId: "gpt-4o" }
 const options = { policy: { contextWindowTokens: 10_000_000 }, offload: { thresholdTokens: 300 } } as const
 const big = Array.from({ length: 400 }, (_, line) => `line ${line}`).join("\n")
 
+/**
+ * The request with every transcript entry id it names (offload markers, restore calls) replaced by the position
+ * of that message among the session's message entries. A session that offloaded a result at an earlier step holds
+ * that edit entry before the later messages, so its ids differ from a fresh session's, which records every message
+ * first: both name the same message.
+ */
+const byMessagePosition = (prepared: ContextController.Prepared): unknown => {
+  const position = new Map<string, number>()
+  for (const entry of prepared.session.entries()) if (entry.kind === "message") position.set(entry.id, position.size)
+  return JSON.parse(
+    JSON.stringify(prepared.messages).replace(/default:\d+/g, (id) =>
+      position.has(id) ? `message#${position.get(id)}` : id
+    )
+  )
+}
+
 /** One message the application appends; tool calls and results use ids from a small pool (some never answered). */
 const message: fc.Arbitrary<Message.Message> = fc.oneof(
   fc.constantFrom("go on", "fix the test", "").map((text): Message.Message => ({ role: "user", content: text })),
@@ -74,9 +90,10 @@ describe("request path, step after step", () => {
               (error: { readonly _tag?: string }) => ({ error: error._tag ?? String(error) })
             )
           const mineOutcome = await outcome(controller.prepare(model, sent, []))
-          // Until the application rewrites its history, a fresh controller's session holds the same entries: it
-          // sends the same request, from scratch. (After a branch the session's entries differ by design: an
-          // offload recorded after a later message is not carried onto the new branch.)
+          // Until the application rewrites its history, a fresh controller's session holds the same messages (its
+          // offload edits come after them, so entry ids differ): it sends the same request, from scratch. (After a
+          // branch the session's entries differ by design: an offload recorded after a later message is not carried
+          // onto the new branch.)
           if (!branched) {
             const freshSent = structuredClone(history)
             const freshOutcome = await outcome(
@@ -90,7 +107,7 @@ describe("request path, step after step", () => {
             if ("error" in freshOutcome || "error" in mineOutcome) expect(mineOutcome).toEqual(freshOutcome)
             else {
               const [prepared, fresh] = [mineOutcome.value, freshOutcome.value]
-              expect(prepared.messages).toEqual(fresh.messages)
+              expect(byMessagePosition(prepared)).toEqual(byMessagePosition(fresh))
               expect(prepared.rewritten).toBe(fresh.rewritten)
               expect(prepared.assembled.measurement).toEqual(fresh.assembled.measurement)
               // The application's own objects at the same positions.
