@@ -17,7 +17,8 @@ import * as Constraints from "./Constraints.ts"
 import * as Decisions from "./Decisions.ts"
 import * as KeyIdentifiers from "./KeyIdentifiers.ts"
 import * as Ledger from "./Ledger.ts"
-import { doneOf, expectedFailuresOf, failureStep, failuresOf, ordered, reportsOf, userCommandsOf } from "./Progress.ts"
+import { doneOf, expectedFailuresOf, failureStep, failuresOf, ordered, userCommandsOf } from "./Progress.ts"
+import { reportsOf } from "./Reports.ts"
 import { assistantText, clip, clipEnds, ITEM_CHARS, sentences } from "./Text.ts"
 
 /** Longest quoted user ask, in characters. */

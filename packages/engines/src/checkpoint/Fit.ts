@@ -15,7 +15,8 @@ import type { Checkpoint } from "@context-engine/core"
 import { CheckpointRenderer } from "@context-engine/core"
 import * as Constraints from "./Constraints.ts"
 import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
-import { REPORTED, shortDone } from "./Progress.ts"
+import { shortDone } from "./Progress.ts"
+import { REPORTED } from "./Reports.ts"
 
 type Content = Checkpoint.CheckpointContent
 
