@@ -1,7 +1,8 @@
 /**
  * What the agent did, read off its tool calls and their results: each call
- * classified as a side effect (edit, write, create, commit, branch, test
- * run, other command), a read-only look, or a plan / todo update, with its
+ * classified as work (edit, write, create, commit, branch, other command), a
+ * check (a test, type-check, lint or build run), staging, a read-only look,
+ * or a plan / todo update (shell commands by `ShellCommand`), with its
  * outcome (ok, failed with the first error line, or unknown when no result
  * was recorded).
  *
@@ -25,6 +26,7 @@ import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
 import * as ReadTools from "./ReadTools.ts"
+import * as ShellCommand from "./ShellCommand.ts"
 import * as ToolPairing from "./ToolPairing.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 
@@ -58,7 +60,8 @@ export type Outcome =
 export interface Action {
   readonly entryId: string
   readonly toolName: string
-  readonly kind: "edit" | "create" | "read" | "command" | "look" | "todo" | "other"
+  /** `check`: tests, type-check, lint, build; `stage`: git's index only (`ShellCommand.kindOf` reads a command). */
+  readonly kind: "edit" | "create" | "read" | "command" | "check" | "stage" | "look" | "todo" | "other"
   /** The file path, for edit / create / read. */
   readonly path?: string | undefined
   /** The first line of a shell command. */
@@ -89,9 +92,6 @@ export interface TodoItem {
 const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i
 const CREATE_TOOL_RE = /(?:^write|create|new_?file)/i
 const TODO_TOOL_RE = /todo|plan/i
-/** Shell commands that only look (not progress). */
-const READ_ONLY_COMMAND_RE =
-  /^(?:cd\s+\S+\s*(?:&&|;)\s*)?(?:grep|rg|ag|ls|ll|cat|bat|less|head|tail|find|fd|wc|pwd|which|whereis|type|echo|printf|tree|file|stat|du|df|env|ps|sed\s+-n|awk|sort|uniq|diff|open|goto|scroll_(?:up|down)|search_(?:file|dir)|find_file|git\s+(?:status|diff|log|show|branch\s*$|branch\s+-[avr]|remote|blame|ls-files|rev-parse|config\s+--get))\b/
 const FAILED_EXIT_RE =
   /(?:exit(?:ed with)? code:?\s*[1-9]\d*|exited with code [1-9]|command failed|\bFAILED\b|\d+ failed\b|error: |Traceback \(most recent call last\))/i
 
@@ -246,7 +246,7 @@ const kindOf = (toolName: string, input: unknown): Action["kind"] => {
   if (path !== undefined && ReadTools.isDirectoryTool(toolName)) return "look"
   if (path !== undefined && (ReadTools.isReadTool(toolName) || sub === "view")) return "read"
   if (ReadTools.isReadTool(toolName)) return "look"
-  if (command !== undefined) return READ_ONLY_COMMAND_RE.test(command) ? "look" : "command"
+  if (command !== undefined) return ShellCommand.kindOf(command)
   return "other"
 }
 
@@ -379,9 +379,19 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
 }
 
 /**
- * Whether an action changed the world (not a look, a read or a plan update).
+ * Whether an action ran something whose outcome matters (not a look, a read
+ * or a plan update): work, a check or staging — a failed check is a failure.
  *
  * @category guards
  */
 export const isSideEffect = (action: Action): boolean =>
+  isWork(action) || action.kind === "check" || action.kind === "stage"
+
+/**
+ * Whether an action is work done: not a check (it reports the state the work
+ * left) nor staging (the commit is the work); see `ShellCommand`.
+ *
+ * @category guards
+ */
+export const isWork = (action: Action): boolean =>
   action.kind === "edit" || action.kind === "create" || action.kind === "command" || action.kind === "other"

@@ -17,7 +17,15 @@ import * as Constraints from "./Constraints.ts"
 import * as Decisions from "./Decisions.ts"
 import * as KeyIdentifiers from "./KeyIdentifiers.ts"
 import * as Ledger from "./Ledger.ts"
-import { doneOf, expectedFailuresOf, failureStep, failuresOf, ordered, userCommandsOf } from "./Progress.ts"
+import {
+  checksPassOf,
+  doneOf,
+  expectedFailuresOf,
+  failureStep,
+  failuresOf,
+  ordered,
+  userCommandsOf
+} from "./Progress.ts"
 import { reportsOf } from "./Reports.ts"
 import { assistantText, clip, clipEnds, ITEM_CHARS, sentences } from "./Text.ts"
 
@@ -212,6 +220,7 @@ export const extract = (
   const done = [
     ...ordered([
       ...doneOf(actions, artifacts, position),
+      ...checksPassOf(actions, position),
       ...expectedFailures.done,
       ...reportsOf(all, position),
       ...userCommandsOf(all, position)

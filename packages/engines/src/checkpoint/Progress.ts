@@ -94,7 +94,8 @@ export const doneOf = (
   const edits = new Map<string, { count: number; created: boolean; entryId: string }>()
   const done: Array<DoneItem> = []
   for (const action of actions) {
-    if (action.outcome._tag !== "ok" || !ToolActions.isSideEffect(action)) continue
+    // A check reports the state the work left and staging drafts a commit: neither is work done (`ToolActions.isWork`).
+    if (action.outcome._tag !== "ok" || !ToolActions.isWork(action)) continue
     const at = position(action.entryId)
     if ((action.kind === "edit" || action.kind === "create") && action.path !== undefined) {
       const known = edits.get(action.path)
@@ -129,6 +130,30 @@ export const doneOf = (
         text: `committed ${code(artifact.value.split(" ")[0]!)} ${clip(artifact.value.slice(artifact.value.indexOf(" ") + 1), 120)}`
       })
   return done
+}
+
+/**
+ * The checks that show the finished work passes: each check (`ToolActions`
+ * kind `check` — tests, type-check, lint, build) run after the range's last
+ * work that did not fail, whose newest run there passed, as one Done line
+ * (`checks pass: \`npm test\``). Every other check run is left out of Done:
+ * it reported a state the work went on to change, and a failed one is a
+ * failure until a later run supersedes it. Runs of one check are told by
+ * their supersede key (`CriticalIdentifiers.targetOf`).
+ */
+export const checksPassOf = (
+  actions: ReadonlyArray<ToolActions.Action>,
+  position: (entryId: string) => number
+): Array<DoneItem> => {
+  const lastWork = actions.findLastIndex((action) => ToolActions.isWork(action) && action.outcome._tag !== "failed")
+  const newest = new Map<string, ToolActions.Action>()
+  for (const action of actions.slice(lastWork + 1))
+    if (action.kind === "check") newest.set(CriticalIdentifiers.targetOf(action), action)
+  return [...newest.values()].flatMap((action) =>
+    action.outcome._tag === "ok"
+      ? [{ at: position(action.entryId), text: `checks pass: ${code(action.command ?? action.toolName)}` }]
+      : []
+  )
 }
 
 /** Shell commands the user ran themselves (pi's `!cmd`, Claude Code's `<bash-input>`, aider's `/run`): part of the work done. */

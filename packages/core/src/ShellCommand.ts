@@ -1,0 +1,164 @@
+/**
+ * What a shell command line does, read off its text: the one home of the
+ * command vocabulary `ToolActions` classifies calls by.
+ *
+ * A line is split into steps at `&&`, `||`, `;`, `&` and `|` outside quotes
+ * and brackets ({@link steps}); each step is one of
+ * - a **look** — it only reads (`ls`, `cat`, `grep`, `git status|diff|log|show`,
+ *   `cd`, a pure output filter after a pipe …);
+ * - a **check** — it runs the project's verification and reports its state:
+ *   tests, type-checks, lints, builds ({@link CHECK_RE});
+ * - **staging** — it changes only git's index (`git add`, `git restore
+ *   --staged`, `git rm --cached`, `git reset [HEAD] [-- paths]`): the draft of a
+ *   commit, and the commit is the work;
+ * - a **command** — anything else, and any step that writes a file by
+ *   redirection (`> file`, `| tee file`), fixes what a checker found
+ *   (`--fix`, `--write`, `-u`) or deletes (`find … -delete`).
+ *
+ * The line is as strong as its strongest step (command > check > staging >
+ * look), so a side effect hidden in a chain or a pipe still counts:
+ * `npm run build && cp …` and `git add -A && git commit …` are commands.
+ *
+ * Why a check is not done work: it reports the state the work left (the
+ * peers' handoffs list what changed, and list verification as its result —
+ * Claude Code's compact prompt keeps "errors and fixes", not every test
+ * run); a failed check is still a failure to resolve. Staging is not done
+ * work either: nothing is recorded until the commit.
+ *
+ * @since 0.6.0
+ */
+
+/** One step of a command line and the operator that joins it to the step before (`""` for the first). */
+export interface Step {
+  readonly text: string
+  readonly operator: "" | "&&" | "||" | ";" | "&" | "|"
+}
+
+/**
+ * The steps of a command line, split at `&&`, `||`, `;`, `&` and `|` outside
+ * quotes, backslash escapes and brackets (`2>&1` and `&>` are redirections,
+ * not operators); empty steps are left out.
+ *
+ * @category getters
+ */
+export const steps = (line: string): Array<Step> => {
+  const out: Array<Step> = []
+  let operator: Step["operator"] = ""
+  let start = 0
+  let quote: string | undefined
+  let depth = 0
+  const push = (end: number, next: Step["operator"], skip: number) => {
+    const text = line.slice(start, end).trim()
+    if (text.length > 0) out.push({ text, operator })
+    operator = next
+    start = end + skip
+  }
+  for (let at = 0; at < line.length; at++) {
+    const char = line[at]!
+    if (quote !== undefined) {
+      if (char === "\\" && quote === '"') at++
+      else if (char === quote) quote = undefined
+    } else if (char === "\\") at++
+    else if (char === "'" || char === '"' || char === "`") quote = char
+    else if (char === "(" || char === "{") depth++
+    else if ((char === ")" || char === "}") && depth > 0) depth--
+    else if (depth > 0) continue
+    else if (char === ";") push(at, ";", 1)
+    else if (char === "|") {
+      if (line[at + 1] === "|") push(at, "||", 2)
+      else push(at, "|", line[at + 1] === "&" ? 2 : 1)
+      at = start - 1
+    } else if (char === "&" && line[at - 1] !== ">" && line[at + 1] !== ">") {
+      if (line[at + 1] === "&") push(at, "&&", 2)
+      else push(at, "&", 1)
+      at = start - 1
+    }
+  }
+  push(line.length, "", 0)
+  return out
+}
+
+/** What one step or a whole line does (see the module docs), weakest first. */
+export type Kind = "look" | "stage" | "check" | "command"
+
+const RANK: Record<Kind, number> = { look: 0, stage: 1, check: 2, command: 3 }
+
+/** Prefixes that only set up how the program runs: variable assignments, `time`, `timeout N`, `nice [-n N]`, `env`. */
+const PREFIX_RE =
+  /^(?:(?:\w+=(?:"[^"]*"|'[^']*'|\S*)|time|env|nice(?:\s+-n\s*-?\d+)?|timeout(?:\s+-\S+)*\s+\d+\w?)\s+)+/
+
+/** Steps that only look: the read-only programs, the shell's own bookkeeping, and SWE-agent's viewer commands. */
+const LOOK_RE =
+  /^(?:cd|pushd|popd|export|set|true|grep|egrep|fgrep|rg|ag|ls|ll|cat|bat|less|more|head|tail|find|fd|wc|pwd|which|whereis|type|echo|printf|tree|file|stat|du|df|env|ps|sed\s+-n|awk|sort|uniq|cut|tr|nl|column|diff|open|goto|scroll_(?:up|down)|search_(?:file|dir)|find_file|git\s+(?:status|diff|log|show|branch\s*$|branch\s+-[avr]|remote|blame|ls-files|rev-parse|config\s+--get))(?:\s|$)/
+
+/**
+ * Pure output filters: programs that, after a pipe, only cut, search, count
+ * or page what the command before printed. They decide what the agent saw,
+ * not what ran.
+ */
+const FILTER_RE = /^(?:tail|head|grep|egrep|fgrep|rg|less|more|wc|sort|uniq|cut|tr|nl|column|cat|sed\s+-n|awk)(?:\s|$)/
+
+/**
+ * Verification commands of the common toolchains — what their docs name
+ * the test, type-check, lint and build entry points: package-manager
+ * scripts named `test`, `check`, `lint`, `typecheck`, `types`, `tsc`,
+ * `build`, `verify` (with a `:suffix`, as `test:unit`); pytest, unittest,
+ * tox, nox, mypy, pyright, ruff check, flake8, pylint, black / isort
+ * --check; vitest, jest, mocha, tsc, tsgo, eslint, biome check|lint|ci,
+ * prettier --check; cargo test|check|build|clippy; go test|vet|build;
+ * make (bare or test|check|lint|build|all); mvn / gradle
+ * test|check|verify|build|compile; dotnet / swift test|build; deno
+ * test|check|lint; rspec; phpunit — run directly or through npx, bunx,
+ * `pnpm|npm|yarn exec`, `uv|poetry|pipenv|hatch run`, `bundle exec` or
+ * `python -m`.
+ */
+export const CHECK_RE = new RegExp(
+  "^(?:(?:npx|bunx|pnpx)\\s+|(?:pnpm|npm|yarn)\\s+exec\\s+|(?:uv|poetry|pipenv|hatch)\\s+run\\s+|bundle\\s+exec\\s+|python3?\\s+-m\\s+)?" +
+    "(?:(?:npm|pnpm|yarn|bun)\\s+(?:run\\s+|run-script\\s+)?(?:test|t|check|lint|typecheck|type-check|types|tsc|build|verify)(?:[:-][\\w:-]*)?" +
+    "|pytest|py\\.test|unittest|tox|nox|mypy|pyright|ruff\\s+check|flake8|pylint|(?:black|isort)\\s+(?:.*\\s)?--check(?:-only)?" +
+    "|vitest|jest|mocha|tsc|tsgo|eslint|biome\\s+(?:check|lint|ci)|prettier\\s+(?:.*\\s)?(?:--check|-c)" +
+    "|cargo\\s+(?:test|check|build|clippy)|go\\s+(?:test|vet|build)|make(?:\\s+(?:test|check|lint|build|all))?\\s*$" +
+    "|(?:mvn|mvnw|\\./mvnw|gradle|\\./gradlew)\\s+(?:\\S+\\s+)*(?:test|check|verify|build|compile)|(?:dotnet|swift)\\s+(?:test|build)" +
+    "|deno\\s+(?:test|check|lint)|rspec|phpunit|node\\s+--test)(?:\\s|$)"
+)
+
+/** Flags and script names that make a checker change files: it fixes or rewrites what it found. */
+const FIXES_RE = /\s(?:--fix|--write|-u|--update(?:-?snapshots?)?)(?=\s|=|$)|[:-](?:fix|format)\b/
+
+/** Commands that change only git's index (see the module docs). */
+const STAGE_RE =
+  /^git\s+(?:add|stage)\b|^git\s+restore\s+(?!.*(?:--worktree|-W\b))(?=.*(?:--staged|-S\b))|^git\s+rm\s+(?=.*--cached)|^git\s+reset(?:\s+(?:-q|--quiet))?(?:\s+HEAD)?(?:\s+--(?:\s.*)?|\s+HEAD\s+[^-\s].*)?$/
+
+/** An output redirection to a file (not `/dev/null`, not a descriptor): the step writes that file. */
+const WRITES_FILE_RE = /(?:^|[^<>&\d])\d?>>?\s*(?!\s*&|\s*\/dev\/null\b)\S/
+
+/** The text of a step outside its quotes, for flags and redirections (a `>` in a grep pattern writes nothing). */
+const unquoted = (text: string): string => text.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, "''")
+
+/**
+ * What one step does (see the module docs); `piped` when it reads the
+ * previous step's output, where a pure filter ({@link FILTER_RE}) only looks.
+ *
+ * @category getters
+ */
+export const stepKind = (text: string, piped = false): Kind => {
+  const step = text.replace(PREFIX_RE, "").trim()
+  const bare = unquoted(step)
+  if (WRITES_FILE_RE.test(bare) || /^tee\b/.test(step) || /^find\s.*\s-delete\b/.test(bare)) return "command"
+  const exec = /^(?:find\s.*\s-exec(?:dir)?|xargs(?:\s+-\S+)*)\s+(.*)$/.exec(bare)?.[1]
+  if (exec !== undefined) return stepKind(exec) === "look" ? "look" : "command"
+  if (LOOK_RE.test(step) || (piped && FILTER_RE.test(step))) return "look"
+  if (CHECK_RE.test(step)) return FIXES_RE.test(bare) ? "command" : "check"
+  return STAGE_RE.test(step) ? "stage" : "command"
+}
+
+/**
+ * What a command line does: its strongest step's kind (see the module docs).
+ *
+ * @category getters
+ */
+export const kindOf = (line: string): Kind =>
+  steps(line).reduce<Kind>((kind, step) => {
+    const own = stepKind(step.text, step.operator === "|")
+    return RANK[own] > RANK[kind] ? own : kind
+  }, "look")

@@ -1,0 +1,99 @@
+/**
+ * The offline checkpoint's Done lists work, not verification: a check run
+ * (tests, type-check, lint, build) reports the state the work left and
+ * staging only drafts a commit, so neither is listed as done — except the
+ * checks that passed after the last change, once each, as "checks pass".
+ * A side effect chained after a check or staging still counts. A failed
+ * check stays a failure until a later run of the same check supersedes it.
+ */
+import type { Message } from "@context-engine/core"
+import { describe, expect, it } from "vitest"
+import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
+import type { CoveredItem } from "../src/Summarizer.ts"
+import { assistant, calls, results, user, withIds } from "./support.ts"
+
+const count = (text: string): number => Math.ceil(text.length / 4)
+const summarize = (covered: ReadonlyArray<CoveredItem>) =>
+  ExtractiveSummarizer.summarizeSync({ covered, kept: [], maxTokens: 4_000, countTokens: count })
+
+let next = 0
+/** One shell call and its result. */
+const run = (command: string, text: string, error = false): Array<Message.Message> => {
+  const id = `call_${next++}`
+  return [calls({ id, name: "bash", input: { command } }), results({ id, name: "bash", text, error })]
+}
+const edit = (path: string): Array<Message.Message> => {
+  const id = `call_${next++}`
+  return [
+    calls({ id, name: "edit", input: { path, oldText: "a", newText: "b" } }),
+    results({ id, name: "edit", text: `Successfully replaced text in ${path}.` })
+  ]
+}
+
+describe("done: checks and staging are not work done", () => {
+  it("check runs before the last change and staging commands are left out; the commit is listed", () => {
+    const content = summarize(
+      withIds([
+        user("Make the parser accept tabs, then commit it."),
+        ...edit("src/parser.ts"),
+        ...run("npm run check 2>&1 | tail -3", "Found 0 errors."),
+        ...run("npm run build", "built in 1.2s"),
+        ...edit("src/lexer.ts"),
+        ...run("git add src/parser.ts src/lexer.ts", ""),
+        ...run("git restore --staged src/lexer.ts", ""),
+        ...run("git add -A && git commit -m 'parser: accept tabs'", "[main 1a2b3c4] parser: accept tabs"),
+        assistant("Committed.")
+      ])
+    )
+    const done = content.progress.done.join("\n")
+    expect(done).toContain("edited `src/parser.ts`")
+    expect(done).toContain("edited `src/lexer.ts`")
+    expect(done).toContain("1a2b3c4")
+    expect(done).not.toContain("npm run check")
+    expect(done).not.toContain("npm run build")
+    expect(done).not.toContain("git restore --staged")
+    expect(done).not.toContain("ran `git add src/parser.ts")
+  })
+
+  it("the checks that passed after the last change are one line each, at their newest run", () => {
+    const content = summarize(
+      withIds([
+        user("Fix the failing test."),
+        ...run("npm test", "1 failed", true),
+        ...edit("src/a.ts"),
+        ...run("npm test", "Tests: 12 passed"),
+        ...run("npm run lint", "No problems."),
+        ...run("npm test", "Tests: 12 passed"),
+        assistant("All green.")
+      ])
+    )
+    expect(content.progress.done.filter((item) => item.startsWith("checks pass:"))).toEqual([
+      "checks pass: `npm run lint`",
+      "checks pass: `npm test`"
+    ])
+  })
+
+  it("a side effect chained after a check or staging is work: `npm run build && cp …` is listed", () => {
+    const content = summarize(
+      withIds([
+        user("Publish the docs build."),
+        ...run("npm run build && cp -r dist ../site/docs", "copied 14 files"),
+        assistant("Published.")
+      ])
+    )
+    expect(content.progress.done.join("\n")).toContain("ran `npm run build && cp -r dist ../site/docs`")
+  })
+
+  it("a failed check the work never ran again stays a failed approach", () => {
+    const content = summarize(
+      withIds([
+        user("Fix the type errors."),
+        ...edit("src/a.ts"),
+        ...run("npx tsc --noEmit", "src/a.ts(3,1): error TS2304: Cannot find name 'x'.", true),
+        assistant("One error left.")
+      ])
+    )
+    expect((content.failedApproaches ?? []).join("\n")).toContain("error TS2304")
+    expect(content.progress.done.join("\n")).not.toContain("checks pass")
+  })
+})
