@@ -19,6 +19,7 @@
 import type { Identifiers } from "./Checkpoint.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { Message } from "./Message.ts"
+import * as ShellCommand from "./ShellCommand.ts"
 import * as ToolActions from "./ToolActions.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 
@@ -41,20 +42,24 @@ const lastStep = (command: string): string =>
  * (a tool-call edit carries no command — `ToolActions.inputCommand` leaves
  * editor sub-commands out — and a text action's `edit 287:296` names only a
  * line range of the open file, so both are keyed by the file), else its
- * command, path or tool name.
+ * command without its output filters (`ShellCommand.withoutOutputFilters`:
+ * `npm run check 2>&1 | tail -5` and `npm run check | grep "error TS"` run
+ * the same check), path or tool name.
  *
  * @category analysis
  */
 export const targetOf = (action: ToolActions.Action): string =>
   (action.kind === "edit" || action.kind === "create") && action.path !== undefined
     ? action.path
-    : (action.command ?? action.path ?? action.toolName)
+    : action.command !== undefined
+      ? ShellCommand.withoutOutputFilters(action.command)
+      : (action.path ?? action.toolName)
 
 /**
  * Whether the failed call `actions[index]` was superseded by a later call: one
  * with the same target ({@link targetOf}; if it failed too, its own error is the one
  * that counts), or a later successful command that runs the failed chain's
- * last step again (`pnpm add x && pnpm tsc` failing, then `pnpm tsc && pnpm
+ * last step (without its output filters) again (`pnpm add x && pnpm tsc` failing, then `pnpm tsc && pnpm
  * test` passing). With `otherMessagesOnly`, later calls of the failed call's
  * own message are not looked at (calls issued together ran in parallel: they
  * do not show the state since). Stops at the first superseding call; copies
@@ -70,7 +75,7 @@ export const isSuperseded = (
 ): boolean => {
   const action = actions[index]!
   const target = targetOf(action)
-  const step = action.command === undefined ? "" : lastStep(action.command)
+  const step = action.command === undefined ? "" : lastStep(ShellCommand.withoutOutputFilters(action.command))
   for (let at = index + 1; at < actions.length; at++) {
     const later = actions[at]!
     if (options.otherMessagesOnly === true && later.entryId === action.entryId) continue

@@ -19,6 +19,11 @@
  * look), so a side effect hidden in a chain or a pipe still counts:
  * `npm run build && cp …` and `git add -A && git commit …` are commands.
  *
+ * A re-run is told by the line without its output filters
+ * ({@link withoutOutputFilters}: `| tail -5`, `| grep "error TS"`, `2>&1`),
+ * and a check whose filter hid its exit status is judged by the output it
+ * showed ({@link filteredFailure}).
+ *
  * Why a check is not done work: it reports the state the work left (the
  * peers' handoffs list what changed, and list verification as its result —
  * Claude Code's compact prompt keeps "errors and fixes", not every test
@@ -27,6 +32,7 @@
  *
  * @since 0.6.0
  */
+import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 
 /** One step of a command line and the operator that joins it to the step before (`""` for the first). */
 export interface Step {
@@ -132,6 +138,9 @@ const STAGE_RE =
 /** An output redirection to a file (not `/dev/null`, not a descriptor): the step writes that file. */
 const WRITES_FILE_RE = /(?:^|[^<>&\d])\d?>>?\s*(?!\s*&|\s*\/dev\/null\b)\S/
 
+/** A redirection of output away or onto another descriptor (`2>&1`, `> /dev/null`, `&>/dev/null`): it decides what is shown. */
+const DISCARD_RE = /\s+(?:\d?>&\d|&>>?\s*\/dev\/null|\d?>>?\s*\/dev\/null)\s*$/
+
 /** The text of a step outside its quotes, for flags and redirections (a `>` in a grep pattern writes nothing). */
 const unquoted = (text: string): string => text.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, "''")
 
@@ -150,6 +159,56 @@ export const stepKind = (text: string, piped = false): Kind => {
   if (LOOK_RE.test(step) || (piped && FILTER_RE.test(step))) return "look"
   if (CHECK_RE.test(step)) return FIXES_RE.test(bare) ? "command" : "check"
   return STAGE_RE.test(step) ? "stage" : "command"
+}
+
+/** Whether a step is a pure output filter after a pipe ({@link FILTER_RE}, writing no file, no `sort -o`). */
+const isFilter = (step: Step): boolean =>
+  step.operator === "|" &&
+  FILTER_RE.test(step.text) &&
+  !WRITES_FILE_RE.test(unquoted(step.text)) &&
+  !/^sort\s(?:.*\s)?-o/.test(step.text)
+
+/**
+ * A command line without its output filters: the pure filters piped after
+ * its last command ({@link FILTER_RE}: `| tail -5`, `| grep "error TS"`,
+ * `| head -20`) and the redirections of output away or onto another
+ * descriptor that end it (`2>&1`, `> /dev/null`), with the steps joined by
+ * single spaces. A filter decides what the agent saw, not what ran: `npm run
+ * check 2>&1 | tail -5` and `npm run check | grep "error TS"` run the same
+ * check, so a later run supersedes an earlier one (`CriticalIdentifiers.targetOf`).
+ * A pipe that writes or acts (`| tee log`, `| xargs rm`) is kept.
+ *
+ * @category getters
+ */
+export const withoutOutputFilters = (line: string): string => {
+  const all = steps(line)
+  let end = all.length
+  while (end > 1 && isFilter(all[end - 1]!)) end--
+  let text = all
+    .slice(0, end)
+    .map((step) => (step.operator === "" ? step.text : `${step.operator} ${step.text}`))
+    .join(" ")
+  for (let stripped = text.replace(DISCARD_RE, ""); stripped !== text; stripped = text.replace(DISCARD_RE, ""))
+    text = stripped
+  return text
+}
+
+/**
+ * The failure a check's output shows when an output filter hid its exit
+ * status: a pipeline's status is its last program's (POSIX `sh`, without
+ * `pipefail`), so `npm run check 2>&1 | grep "error TS"` exits 0 exactly
+ * when type errors were printed. For a check ({@link kindOf}) whose line
+ * ends in a filter, the first error line of the output shown
+ * (`IdentifierExtraction.errorLines`: `error TS2345:`, `FAILED`, `Error:` …);
+ * `undefined` when it shows none, or for any other line (its exit status
+ * is its own).
+ *
+ * @category getters
+ */
+export const filteredFailure = (line: string, output: string): string | undefined => {
+  const last = steps(line).at(-1)
+  if (last === undefined || !isFilter(last) || kindOf(line) !== "check") return undefined
+  return IdentifierExtraction.errorLines(output, 1)[0]
 }
 
 /**

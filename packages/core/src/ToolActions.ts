@@ -255,6 +255,12 @@ const FENCE_AT_END_RE = /```[^\n`]*\n([\s\S]*?)\n?```\s*$/
 /** The file a text-action agent's file viewer shows (SWE-agent's "[File: p (n lines total)]" screen, "(Open file: p)" footer). */
 const SHOWN_FILE_RE = /^\[File: ([^\]\n(]+?)(?: \(\d+ lines total\))?\]|\(Open file: ([^)\n]+)\)/m
 
+/** A check's outcome read off its output when a pipe filter hid its exit status (`ShellCommand.filteredFailure`). */
+const judged = (command: string | undefined, outcome: Outcome): Outcome => {
+  const error = outcome._tag === "ok" && command ? ShellCommand.filteredFailure(command, outcome.text) : undefined
+  return error === undefined ? outcome : { _tag: "failed", error }
+}
+
 const hasToolCall = (message: Message): boolean =>
   typeof message.content !== "string" && message.content.some((part) => part.type === "tool-call")
 
@@ -282,19 +288,15 @@ const observedOutcome = (observation: string): Outcome => {
 }
 
 /**
- * The action of a text-action agent's response, or `undefined`. Agents
- * without structured tool calls (SWE-agent 0.x's `ThoughtActionParser`: the
- * command is the fenced code block that ends the response) get the
- * command's output back as the next user-role message. A response counts as
- * an action only when it has no tool call, ends with a fenced block, and the
- * next message is user-role output — an observation or a pasted log
- * (`UserSpeech.classify`), never the user's words nor a command the user ran
- * themselves; an observation already cleared to a placeholder no longer
- * shows what happened, so its command is not read as an action. The command is the block's first line; its first word names
- * the tool (`create`, `edit`, `open`, `python`…) and is classified like a
- * tool name; a file tool's path is its first argument when that looks like
- * a path, else the file the observation's viewer shows (an `edit 12:15`
- * edits the open file), in full as the viewer shows it.
+ * The action of a text-action agent's response, or `undefined`. Agents without structured tool calls (SWE-agent
+ * 0.x's `ThoughtActionParser`: the command is the fenced code block that ends the response) get the command's output
+ * back as the next user-role message. A response counts as an action only when it has no tool call, ends with a
+ * fenced block, and the next message is user-role output — an observation or a pasted log (`UserSpeech.classify`),
+ * never the user's words nor a command the user ran themselves; an observation already cleared to a placeholder no
+ * longer shows what happened, so its command is not read as an action. The command is the block's first line; its
+ * first word names the tool (`create`, `edit`, `open`, `python`…) and is classified like a tool name; a file tool's
+ * path is its first argument when that looks like a path, else the file the observation's viewer shows (an `edit
+ * 12:15` edits the open file), in full as the viewer shows it.
  */
 const textAction = (item: Item, next: Item | undefined): Action | undefined => {
   const message = item.message
@@ -333,7 +335,7 @@ const textAction = (item: Item, next: Item | undefined): Action | undefined => {
     kind: kindOf(toolName, input),
     path,
     command,
-    outcome: observedOutcome(observation)
+    outcome: judged(command, observedOutcome(observation))
   }
 }
 
@@ -363,13 +365,14 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
       if (part.type !== "tool-call") continue
       const kind = kindOf(part.toolName, part.input)
       const summarized = fromSummary(part.toolName, part.input)
+      const command = inputCommand(part.input) ?? summarized.command
       actions.push({
         entryId: item.entryId,
         toolName: part.toolName,
         kind,
         path: inputPath(part.input) ?? summarized.path,
-        command: inputCommand(part.input) ?? summarized.command,
-        outcome: results.get(part.toolCallId) ?? { _tag: "unknown" },
+        command,
+        outcome: judged(command, results.get(part.toolCallId) ?? { _tag: "unknown" }),
         todos: kind === "todo" ? todoItems(part.input) : undefined,
         description: stringField(part.input, ["description"])?.split("\n")[0]
       })

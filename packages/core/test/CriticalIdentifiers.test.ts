@@ -79,3 +79,31 @@ describe("CriticalIdentifiers.isSuperseded", () => {
     ).toBe(true)
   })
 })
+
+describe("CriticalIdentifiers.targetOf: a re-run with another output filter is the same call", () => {
+  const run = (command: string, outcome: ToolActions.Outcome, entryId = "e1"): ToolActions.Action => ({
+    entryId,
+    toolName: "bash",
+    kind: "check",
+    command,
+    outcome
+  })
+
+  it("a failed `npm run check 2>&1 | tail -5` is superseded by a later `npm run check 2>&1 | tail -3`", () => {
+    const actions = [
+      run("cd pkg && npm run check 2>&1 | tail -5", { _tag: "failed", error: "npm error command failed" }),
+      run("cd pkg && npm run check 2>&1 | tail -3", { _tag: "ok", text: "" }, "e2")
+    ]
+    expect(CriticalIdentifiers.targetOf(actions[0]!)).toBe(CriticalIdentifiers.targetOf(actions[1]!))
+    expect(CriticalIdentifiers.isSuperseded(actions, 0)).toBe(true)
+    expect(CriticalIdentifiers.unresolvedErrors(actions)).toEqual([])
+  })
+
+  it("a pipe that writes is another call: `npm test | tee log` does not supersede `npm test`", () => {
+    const actions = [
+      run("npm test", { _tag: "failed", error: "1 failed" }),
+      run("npm test | tee log", { _tag: "ok", text: "" }, "e2")
+    ]
+    expect(CriticalIdentifiers.targetOf(actions[0]!)).not.toBe(CriticalIdentifiers.targetOf(actions[1]!))
+  })
+})

@@ -128,3 +128,77 @@ describe("ToolActions: checks and staging are side effects, not work", () => {
     expect(actions.map(ToolActions.isWork)).toEqual([false, false, true])
   })
 })
+
+describe("ShellCommand.withoutOutputFilters: the command a re-run with another output filter runs again", () => {
+  it("drops pure filters piped after the last command and the redirections that end it", () => {
+    expect(ShellCommand.withoutOutputFilters("cd pkg && npm run check 2>&1 | tail -5")).toBe("cd pkg && npm run check")
+    expect(ShellCommand.withoutOutputFilters(`cd pkg && npm run check 2>&1 | grep "error TS" | wc -l`)).toBe(
+      "cd pkg && npm run check"
+    )
+    expect(ShellCommand.withoutOutputFilters(`npm run check 2>&1 | grep -E "(error|success)" | head -20`)).toBe(
+      "npm run check"
+    )
+    expect(ShellCommand.withoutOutputFilters("python reproduce.py > /dev/null 2>&1")).toBe("python reproduce.py")
+  })
+
+  it("keeps a pipe that writes or acts, and a filter before a later command", () => {
+    expect(ShellCommand.withoutOutputFilters("npm test 2>&1 | tee test.log")).toBe("npm test 2>&1 | tee test.log")
+    expect(ShellCommand.withoutOutputFilters("git ls-files | xargs rm")).toBe("git ls-files | xargs rm")
+    expect(ShellCommand.withoutOutputFilters("npm test | tail -3 > last.txt")).toBe("npm test | tail -3 > last.txt")
+    expect(ShellCommand.withoutOutputFilters("make | tail -3 && cp a b")).toBe("make | tail -3 && cp a b")
+    expect(ShellCommand.withoutOutputFilters("sort -o out.txt")).toBe("sort -o out.txt")
+  })
+})
+
+describe("ShellCommand.filteredFailure: a filter hid the check's exit status", () => {
+  it("a filtered check whose shown output holds an error line failed", () => {
+    expect(
+      ShellCommand.filteredFailure(
+        `npm run check 2>&1 | grep "error TS"`,
+        "src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n"
+      )
+    ).toBe("src/a.ts(3,1): error TS2304: Cannot find name 'x'.")
+  })
+
+  it("no error line, an unfiltered line (its exit status is its own) or a filtered command that is not a check: undefined", () => {
+    expect(
+      ShellCommand.filteredFailure("npm run check 2>&1 | tail -3", "Waiting for the debugger to disconnect...")
+    ).toBe(undefined)
+    expect(ShellCommand.filteredFailure("npm run check", "error TS2304: Cannot find name 'x'.")).toBe(undefined)
+    expect(ShellCommand.filteredFailure("python app.py | tail -3", "ERROR: retrying")).toBe(undefined)
+  })
+
+  it("ToolActions reads a filtered check's outcome off its output", () => {
+    const [action] = ToolActions.actionsOf([
+      {
+        entryId: "e1",
+        message: {
+          role: "assistant",
+          content: [
+            {
+              type: "tool-call",
+              toolCallId: "c1",
+              toolName: "bash",
+              input: { command: `npm run check | grep "error TS"` }
+            }
+          ]
+        }
+      },
+      {
+        entryId: "e2",
+        message: {
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: "c1",
+              toolName: "bash",
+              output: { type: "text", value: "src/a.ts(3,1): error TS2304: Cannot find name 'x'." }
+            }
+          ]
+        }
+      }
+    ])
+    expect(action?.outcome).toEqual({ _tag: "failed", error: "src/a.ts(3,1): error TS2304: Cannot find name 'x'." })
+  })
+})

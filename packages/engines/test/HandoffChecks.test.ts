@@ -97,3 +97,51 @@ describe("done: checks and staging are not work done", () => {
     expect(content.progress.done.join("\n")).not.toContain("checks pass")
   })
 })
+
+describe("failed approaches: a re-run with another output filter supersedes the failure", () => {
+  it("`npm run check 2>&1 | tail -5` failed, then `… | tail -3` passed: no failed approach, no failure to resolve", () => {
+    const content = summarize(
+      withIds([
+        user("Make the check pass."),
+        ...run("cd pkg && npm run check 2>&1 | tail -5", "npm error command failed\nnpm error command sh -c tsgo"),
+        ...edit("src/a.ts"),
+        ...run("cd pkg && npm run check 2>&1 | tail -3", "Waiting for the debugger to disconnect..."),
+        assistant("The check passes.")
+      ])
+    )
+    expect(content.failedApproaches ?? []).toEqual([])
+    expect(content.nextSteps.join("\n")).not.toContain("Resolve the failure")
+    expect(content.progress.done).toContain("checks pass: `cd pkg && npm run check 2>&1 | tail -3`")
+  })
+
+  it('a last run through `| grep "error TS"` that printed type errors is the failure that stands', () => {
+    const content = summarize(
+      withIds([
+        user("Make the check pass."),
+        ...run("npm run check 2>&1 | tail -5", "npm error command failed"),
+        ...edit("src/a.ts"),
+        ...run(`npm run check 2>&1 | grep "error TS"`, "src/a.ts(3,1): error TS2304: Cannot find name 'x'."),
+        assistant("One error left.")
+      ])
+    )
+    const failed = (content.failedApproaches ?? []).join("\n")
+    expect(failed).toContain("error TS2304")
+    expect(failed).not.toContain("tail -5")
+    expect(content.progress.done.join("\n")).not.toContain("checks pass")
+  })
+
+  it("a text-action agent's script re-run without its filter supersedes the filtered failure", () => {
+    const act = (command: string) => assistant(`Running it.\n\n\`\`\`\n${command}\n\`\`\``)
+    const output = (text: string) => user(`${text}\n(Open file: /repo/a.py)\n(Current directory: /repo)\nbash-$`)
+    const content = summarize(
+      withIds([
+        user("Fix the crash in load()."),
+        act("python reproduce.py 2>&1 | tail -20"),
+        output("Traceback (most recent call last):\nValueError: bad input"),
+        act("python reproduce.py"),
+        output("Result: True")
+      ])
+    )
+    expect((content.failedApproaches ?? []).join("\n")).not.toContain("reproduce.py")
+  })
+})

@@ -12,7 +12,7 @@
  * @since 0.2.0
  */
 import type { Checkpoint } from "@context-engine/core"
-import { CheckpointRenderer } from "@context-engine/core"
+import { CheckpointRenderer, ShellCommand } from "@context-engine/core"
 import * as Constraints from "./Constraints.ts"
 import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
 import { shortDone } from "./Progress.ts"
@@ -69,12 +69,17 @@ const bindingFirst = (items: ReadonlyArray<string>): Array<Slot> =>
     .map(({ section, index, text }) => ({ section, index, text }))
 
 /**
- * A Done run's command without its output filter (`npm run check 2>&1 | tail -5` → `npm run check`): the key
- * of a check the agent ran again. A command clipped before its end or its first pipe has no key (two clipped
- * commands with one prefix may differ after it).
+ * A Done run's command without its output filters (`ShellCommand.withoutOutputFilters`: `npm run check 2>&1 |
+ * tail -5` → `npm run check`): the key of a command the agent ran again. A command clipped before its end has a key
+ * only when a filter began before the clip (two clipped commands with one prefix may differ after it).
  */
-const runKey = (text: string): string | undefined =>
-  /^(?:ran|the user ran) `([^`|]*?)(?:\s*2>&1)?\s*(?:\||`)/.exec(text)?.[1]?.trim()
+const runKey = (text: string): string | undefined => {
+  const run = /^(?:ran|the user ran) `([^`]*)`(…)?/.exec(text)
+  if (run === null) return undefined
+  const key = ShellCommand.withoutOutputFilters(run[1]!)
+  const filtered = ShellCommand.steps(key).length < ShellCommand.steps(run[1]!).length
+  return run[2] === undefined || filtered ? key : undefined
+}
 
 /**
  * Done items the tools evidence (edits, commands, results) before the
