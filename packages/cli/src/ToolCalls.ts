@@ -25,7 +25,7 @@
  *
  * @since 0.2.0
  */
-import type { Message } from "@context-engine/core"
+import { type Message, ShellCommand } from "@context-engine/core"
 
 /** @category models */
 export interface ToolCall {
@@ -69,10 +69,12 @@ const field = (input: unknown, names: ReadonlyArray<string>): string | undefined
   return undefined
 }
 
-/** The shell command of a call (its `command` / `cmd`, else its `summary` up to " ("), after a leading `cd DIR &&`. */
+/** The shell command of a call (its `command` / `cmd`, else its console `summary`: `ShellCommand.fromDisplay`), after a leading `cd DIR &&`. */
 const shellCommand = (call: ToolCall): string | undefined => {
   if (!SHELL.test(call.toolName)) return undefined
-  const command = field(call.input, ["command", "cmd"]) ?? field(call.input, ["summary"])?.split(" (")[0]
+  const summary = field(call.input, ["summary"])
+  const command =
+    field(call.input, ["command", "cmd"]) ?? (summary && ShellCommand.fromDisplay(summary.split("\n")[0]!))
   return command?.replace(/^\s*cd\s+\S+\s*&&\s*/, "")
 }
 

@@ -84,6 +84,39 @@ export const steps = (line: string): Array<Step> => {
   return out
 }
 
+/**
+ * The command of a shell call's one-line console display: Gemini CLI's Shell
+ * tool shows `<command> [in <dir>] (<description>) [background]` (its
+ * `ShellToolInvocation.getDescription`; newer versions print `[current
+ * working directory …]` when no directory was given), and a console
+ * transcript keeps only that line. The description is the model's own
+ * sentence for the run ("(Run all tests to verify the fix.)"), different
+ * at each run of the same command, so it is dropped: a parenthesis after a
+ * space that opens with a capital letter and runs to the end of the line
+ * (closed, or cut by the console's width).
+ *
+ * @category getters
+ */
+export const fromDisplay = (display: string): string => {
+  let text = display.trim().replace(/\s+\[background\]$/, "")
+  const closed = text.endsWith(")")
+  const open = closed ? matchingOpen(text) : text.lastIndexOf(" (") + 1
+  const rest = text.slice(open)
+  if (open > 0 && text[open - 1] === " " && /^\([A-Z]/.test(rest) && (closed || !rest.includes(")")))
+    text = text.slice(0, open)
+  return text.replace(/\s+\[(?:in|current working directory) [^\]]*\]\s*$/, "").trimEnd()
+}
+
+/** The index of the `(` that the `)` ending `text` closes, or -1. */
+const matchingOpen = (text: string): number => {
+  let depth = 0
+  for (let at = text.length - 1; at >= 0; at--) {
+    if (text[at] === ")") depth++
+    else if (text[at] === "(" && --depth === 0) return at
+  }
+  return -1
+}
+
 /** What one step or a whole line does (see the module docs), weakest first. */
 export type Kind = "look" | "stage" | "check" | "command"
 

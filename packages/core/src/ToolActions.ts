@@ -211,18 +211,17 @@ const SHELL_TOOL_RE =
 const GEMINI_WRITE_SUMMARY_RE = /^(?:Writing to (\S+)$|(\S+?): [\s\S]* => )/
 
 /**
- * The path or command of a console transcript's tool call: console logs show
- * only a one-line summary of the call (`Update(src/a.py)`, `Bash(git status)`,
- * `Shell git status (…)`, `Edit src/a.py: old… => new…`), imported as
- * `{ summary }`. A shell tool's summary is its command; a file tool's
- * one-token summary is its path, and so is the path of a write tool's
- * Gemini CLI description ({@link GEMINI_WRITE_SUMMARY_RE}).
+ * The path or command of a console transcript's tool call: console logs show only a one-line summary of the call
+ * (`Update(src/a.py)`, `Bash(git status)`, `Shell git status (…)`, `Edit src/a.py: old… => new…`), imported as
+ * `{ summary }`. A shell tool's summary holds its command (`ShellCommand.fromDisplay`); a file tool's one-token
+ * summary is its path, and so is the path of a write tool's Gemini CLI description ({@link GEMINI_WRITE_SUMMARY_RE}).
  */
 const fromSummary = (toolName: string, input: unknown): { path?: string; command?: string } => {
   const summary = stringField(input, ["summary"])
   if (summary === undefined || inputPath(input) !== undefined || inputCommand(input) !== undefined) return {}
+  const line = summary.split("\n")[0]!
   if (SHELL_TOOL_RE.test(toolName))
-    return { command: summary.split("\n")[0]!.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS) }
+    return { command: ShellCommand.fromDisplay(line).slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS) }
   const described = WRITE_TOOL_RE.test(toolName) ? GEMINI_WRITE_SUMMARY_RE.exec(summary.trim()) : null
   const named = described?.[1] ?? described?.[2]
   if (named !== undefined && /[./]/.test(named)) return { path: named }

@@ -202,3 +202,21 @@ describe("ShellCommand.filteredFailure: a filter hid the check's exit status", (
     expect(action?.outcome).toEqual({ _tag: "failed", error: "src/a.ts(3,1): error TS2304: Cannot find name 'x'." })
   })
 })
+
+describe("ShellCommand.fromDisplay: the command of Gemini CLI's one-line Shell display", () => {
+  it("drops the model's description, the directory and the background mark", () => {
+    expect(ShellCommand.fromDisplay("pytest --spec (Run all tests with spec output to verify the fix.)")).toBe(
+      "pytest --spec"
+    )
+    expect(ShellCommand.fromDisplay("npm test [in web] (Run the tests (unit only).) [background]")).toBe("npm test")
+    expect(ShellCommand.fromDisplay("git add docs/a.md (Stage the latest changes to docs/a.md and the")).toBe(
+      "git add docs/a.md"
+    )
+  })
+
+  it("keeps parentheses that are part of the command", () => {
+    expect(ShellCommand.fromDisplay(`grep -E "(error|success)" log.txt`)).toBe(`grep -E "(error|success)" log.txt`)
+    expect(ShellCommand.fromDisplay("(cd web && npm test)")).toBe("(cd web && npm test)")
+    expect(ShellCommand.fromDisplay("echo $(date)")).toBe("echo $(date)")
+  })
+})

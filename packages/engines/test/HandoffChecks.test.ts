@@ -145,3 +145,27 @@ describe("failed approaches: a re-run with another output filter supersedes the 
     expect((content.failedApproaches ?? []).join("\n")).not.toContain("reproduce.py")
   })
 })
+
+describe("failed approaches: a console Shell re-run with another description is the same command", () => {
+  it("Gemini CLI's `pytest --spec (…)` that failed is superseded by a later `pytest --spec (…)` that passed", () => {
+    const shell = (id: string, summary: string, text: string): Array<Message.Message> => [
+      calls({ id, name: "Shell", input: { summary } }),
+      results({ id, name: "Shell", text })
+    ]
+    const content = summarize(
+      withIds([
+        user("Fix the failing spec."),
+        ...shell(
+          "s1",
+          "pytest --spec (Run all tests to understand the requirements.)",
+          "E AssertionError: assert 1 == 2\n1 failed"
+        ),
+        ...edit("specs/a_spec.py"),
+        ...shell("s2", "pytest --spec (Run all tests to verify the fix.)", "12 passed"),
+        assistant("All specs pass.")
+      ])
+    )
+    expect((content.failedApproaches ?? []).join("\n")).not.toContain("pytest")
+    expect(content.progress.done).toContain("checks pass: `pytest --spec`")
+  })
+})
