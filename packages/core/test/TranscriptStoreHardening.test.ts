@@ -30,7 +30,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 let counter = 0
 const fresh = (name: string) => join(root, `${name}-${++counter}`)
 const mode = (path: string) => statSync(path).mode & 0o777
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50))
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe("JSONL store files", () => {
   it("refuses a symlink planted at a session file: nothing is written or read through it", async () => {
@@ -81,8 +81,11 @@ describe("JSONL store files", () => {
     const foreign = ["backup.lock.2024-01", `s.jsonl.lock.${dead}-0a1b`, `notes.lock.${dead}-0a1b2c3d4e5f`]
     for (const name of [own, ...foreign]) writeFileSync(join(directory, name), String(dead))
     JsonlTranscriptStore.open({ directory })
-    await settle()
-    expect(existsSync(join(directory, own))).toBe(false)
+    // Opening starts the sweep without awaiting it. Wait for the removal as long as a loaded disk takes (a fixed
+    // 50 ms sleep made the test a deadline on a readdir, an lstat and an unlink; 30 s is only a hang guard),
+    // then give a foreign file the sweep reads after its own one 50 ms to be (wrongly) removed too.
+    await expect.poll(() => existsSync(join(directory, own)), { timeout: 30_000, interval: 5 }).toBe(false)
+    await pause(50)
     for (const name of foreign) expect(existsSync(join(directory, name))).toBe(true)
   })
 })
