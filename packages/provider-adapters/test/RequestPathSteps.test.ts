@@ -10,26 +10,11 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as ContextController from "../src/ContextController.ts"
 import * as PromptAlignment from "../src/PromptAlignment.ts"
+import { byNamedMessage } from "./support/EntryIds.ts"
 
 const model = { provider: "openai.chat", modelId: "gpt-4o" }
 const options = { policy: { contextWindowTokens: 10_000_000 }, offload: { thresholdTokens: 300 } } as const
 const big = Array.from({ length: 400 }, (_, line) => `line ${line}`).join("\n")
-
-/**
- * The request with every transcript entry id it names (offload markers, restore calls) replaced by the position
- * of that message among the session's message entries. A session that offloaded a result at an earlier step holds
- * that edit entry before the later messages, so its ids differ from a fresh session's, which records every message
- * first: both name the same message.
- */
-const byMessagePosition = (prepared: ContextController.Prepared): unknown => {
-  const position = new Map<string, number>()
-  for (const entry of prepared.session.entries()) if (entry.kind === "message") position.set(entry.id, position.size)
-  return JSON.parse(
-    JSON.stringify(prepared.messages).replace(/default:\d+/g, (id) =>
-      position.has(id) ? `message#${position.get(id)}` : id
-    )
-  )
-}
 
 /** One message the application appends; tool calls and results use ids from a small pool (some never answered). */
 const message: fc.Arbitrary<Message.Message> = fc.oneof(
@@ -107,7 +92,9 @@ describe("request path, step after step", () => {
             if ("error" in freshOutcome || "error" in mineOutcome) expect(mineOutcome).toEqual(freshOutcome)
             else {
               const [prepared, fresh] = [mineOutcome.value, freshOutcome.value]
-              expect(byMessagePosition(prepared)).toEqual(byMessagePosition(fresh))
+              expect(byNamedMessage(prepared.messages, prepared.session)).toEqual(
+                byNamedMessage(fresh.messages, fresh.session)
+              )
               expect(prepared.rewritten).toBe(fresh.rewritten)
               expect(prepared.assembled.measurement).toEqual(fresh.assembled.measurement)
               // The application's own objects at the same positions.
