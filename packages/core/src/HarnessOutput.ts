@@ -13,6 +13,7 @@
  *
  * @since 0.6.0
  */
+import * as EditChange from "./EditChange.ts"
 import type { Entry } from "./Entry.ts"
 import type * as ToolActions from "./ToolActions.ts"
 
@@ -74,11 +75,13 @@ const source = "harness-output"
  * The edits a harness's output reports for the message `entryId`, in its
  * order: an applied edit (a created file's first one is `create`) with
  * outcome ok, an edit block that matched nothing with outcome failed and
- * aider's error line. Nothing for output that reports no edit.
+ * aider's error line. Nothing for output that reports no edit. An applied
+ * edit's `change` is read off the edit blocks of `reply`, the message's
+ * text (`EditChange.ofEditBlocks`), when given.
  *
  * @category constructors
  */
-export const editActions = (entryId: string, output: string): Array<ToolActions.Action> => {
+export const editActions = (entryId: string, output: string, reply?: string): Array<ToolActions.Action> => {
   const created = new Set<string>()
   const actions: Array<ToolActions.Action> = []
   for (const line of output.split("\n")) {
@@ -90,7 +93,8 @@ export const editActions = (entryId: string, output: string): Array<ToolActions.
       // aider names a created file by its absolute path, an applied edit by its repository-relative one.
       const made = [...created].find((file) => file === path || file.endsWith(`/${path}`))
       const kind = made !== undefined && created.delete(made) ? "create" : "edit"
-      actions.push({ entryId, toolName: kind, kind, path, outcome: { _tag: "ok", text: line.trim() }, source })
+      const change = reply === undefined ? undefined : EditChange.ofEditBlocks(reply, path)
+      actions.push({ entryId, toolName: kind, kind, path, outcome: { _tag: "ok", text: line.trim() }, source, change })
     }
     const failed = FAILED_RE.exec(line)
     if (failed !== null)

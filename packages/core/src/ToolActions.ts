@@ -21,12 +21,14 @@
  *
  * @since 0.2.0
  */
+import * as EditChange from "./EditChange.ts"
 import * as HarnessOutput from "./HarnessOutput.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import type { Message } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
 import * as ReadTools from "./ReadTools.ts"
 import * as ShellCommand from "./ShellCommand.ts"
+import * as ToolInput from "./ToolInput.ts"
 import * as ToolPairing from "./ToolPairing.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 
@@ -68,25 +70,17 @@ export interface Action {
   readonly command?: string | undefined
   readonly outcome: Outcome
   /** Todo / plan items, for `todo`. */
-  readonly todos?: ReadonlyArray<TodoItem> | undefined
+  readonly todos?: ReadonlyArray<ToolInput.TodoItem> | undefined
   /**
    * The call's own short description of what it does, when its input has
    * one (`description`: Claude Code's `Task` "short (3-5 word) description
    * of the task", its `Bash` description).
    */
   readonly description?: string | undefined
+  /** For an edit or create: what it changed (`EditChange`: the first line it brought), when its input shows it. */
+  readonly change?: EditChange.Change | undefined
   /** `"harness-output"` for an edit read off the harness's report (`HarnessOutput.editActions`), not a tool result. */
   readonly source?: "harness-output" | undefined
-}
-
-/**
- * One item of a todo or plan tool call.
- *
- * @category models
- */
-export interface TodoItem {
-  readonly text: string
-  readonly status: "pending" | "in_progress" | "completed"
 }
 
 const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i
@@ -98,76 +92,7 @@ const FAILED_EXIT_RE =
 /** Results an engine or importer wrote for a call that never finished (shared case C02): the outcome is unknown. */
 const INTERRUPTED_RE = /^\s*\[interrupted\]/i
 
-const record = (input: unknown): Record<string, unknown> | undefined =>
-  typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined
-
-const stringField = (input: unknown, keys: ReadonlyArray<string>): string | undefined => {
-  const fields = record(input)
-  if (!fields) return undefined
-  for (const key of keys) {
-    const value = fields[key]
-    if (typeof value === "string" && value.trim().length > 0) return value.trim()
-  }
-  return undefined
-}
-
-/**
- * The file path of a tool call's input (`path`, `file_path`, `filePath`, …).
- *
- * @category getters
- */
-export const inputPath = (input: unknown): string | undefined =>
-  stringField(input, ["path", "file_path", "filePath", "file", "filename", "notebook_path"])
-
-/**
- * The first line of a tool call's shell command (`command`, `cmd`), clipped
- * to an identifier's length; `undefined` for editor sub-commands (`view`,
- * `create`, `str_replace`, `insert`).
- *
- * @category getters
- */
-export const inputCommand = (input: unknown): string | undefined => {
-  const raw = stringField(input, ["command", "cmd", "script"])
-  if (raw === undefined || /^(?:view|create|str_replace|insert|undo_edit)$/.test(raw)) return undefined
-  return raw.split("\n")[0]!.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS)
-}
-
-const STATUS: Record<string, TodoItem["status"]> = {
-  completed: "completed",
-  complete: "completed",
-  done: "completed",
-  in_progress: "in_progress",
-  "in-progress": "in_progress",
-  active: "in_progress",
-  pending: "pending",
-  todo: "pending",
-  open: "pending"
-}
-
-/**
- * The todo / plan items of a tool call's input: the first array of objects
- * holding a text (`content`, `step`, `title`, `text`, `task`, `description`)
- * and a `status`.
- *
- * @category getters
- */
-export const todoItems = (input: unknown): Array<TodoItem> | undefined => {
-  const fields = record(input)
-  if (!fields) return undefined
-  for (const value of Object.values(fields)) {
-    if (!Array.isArray(value)) continue
-    const items = value.flatMap((item): Array<TodoItem> => {
-      const text = stringField(item, ["content", "step", "title", "text", "task", "description"])
-      const status = stringField(item, ["status", "state"])?.toLowerCase()
-      const done = record(item)?.done === true || record(item)?.completed === true
-      return text === undefined
-        ? []
-        : [{ text, status: done ? "completed" : ((status ? STATUS[status] : undefined) ?? "pending") }]
-    })
-    if (items.length > 0) return items
-  }
-  return undefined
-}
+export { inputCommand, inputPath, type TodoItem, todoItems } from "./ToolInput.ts"
 
 const ERROR_WORD_RE = /\b(?:error|failed|failure|exception|cannot|not found)\b/i
 
@@ -217,8 +142,9 @@ const GEMINI_WRITE_SUMMARY_RE = /^(?:Writing to (\S+)$|(\S+?): [\s\S]* => )/
  * summary is its path, and so is the path of a write tool's Gemini CLI description ({@link GEMINI_WRITE_SUMMARY_RE}).
  */
 const fromSummary = (toolName: string, input: unknown): { path?: string; command?: string } => {
-  const summary = stringField(input, ["summary"])
-  if (summary === undefined || inputPath(input) !== undefined || inputCommand(input) !== undefined) return {}
+  const summary = ToolInput.stringField(input, ["summary"])
+  if (summary === undefined || ToolInput.inputPath(input) !== undefined || ToolInput.inputCommand(input) !== undefined)
+    return {}
   const line = summary.split("\n")[0]!
   if (SHELL_TOOL_RE.test(toolName))
     return { command: ShellCommand.fromDisplay(line).slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS) }
@@ -235,10 +161,10 @@ const fromSummary = (toolName: string, input: unknown): { path?: string; command
 
 const kindOf = (toolName: string, input: unknown): Action["kind"] => {
   const summarized = fromSummary(toolName, input)
-  const path = inputPath(input) ?? summarized.path
-  const command = inputCommand(input) ?? summarized.command
-  const sub = stringField(input, ["command"])
-  if (TODO_TOOL_RE.test(toolName) && todoItems(input) !== undefined) return "todo"
+  const path = ToolInput.inputPath(input) ?? summarized.path
+  const command = ToolInput.inputCommand(input) ?? summarized.command
+  const sub = ToolInput.stringField(input, ["command"])
+  if (TODO_TOOL_RE.test(toolName) && ToolInput.todoItems(input) !== undefined) return "todo"
   if (path !== undefined && WRITE_TOOL_RE.test(toolName) && sub !== "view")
     return CREATE_TOOL_RE.test(toolName) || sub === "create" ? "create" : "edit"
   // A directory tool's path is where it looks (Claude Code's Glob and LS, pi's ls / find): no file was read.
@@ -297,7 +223,8 @@ const observedOutcome = (observation: string): Outcome => {
  * path is its first argument when that looks like a path, else the file the observation's viewer shows (an `edit
  * 12:15` edits the open file), in full as the viewer shows it.
  */
-const textAction = (item: Item, next: Item | undefined): Action | undefined => {
+const textAction = (items: ReadonlyArray<Item>, index: number): Action | undefined => {
+  const [item, next] = [items[index]!, items[index + 1]]
   const message = item.message
   if (message.role !== "assistant" || hasToolCall(message) || next?.message.role !== "user") return undefined
   const text = MessageParts.textOf(message.content).trimEnd()
@@ -327,15 +254,10 @@ const textAction = (item: Item, next: Item | undefined): Action | undefined => {
       : shown !== undefined && (shown === named || shown.endsWith(`/${named.replace(/^\.\//, "")}`))
         ? shown
         : named
-  const input = { command, path }
-  return {
-    entryId: item.entryId,
-    toolName,
-    kind: kindOf(toolName, input),
-    path,
-    command,
-    outcome: judged(command, observedOutcome(observation))
-  }
+  const edits = kindOf(toolName, { command, path })
+  const change = edits === "edit" || edits === "create" ? EditChange.ofTextEdit(block!, items, index) : undefined
+  const outcome = judged(command, observedOutcome(observation))
+  return { entryId: item.entryId, toolName, kind: edits, path, command, outcome, change }
 }
 
 /**
@@ -356,24 +278,26 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
   for (const [index, item] of items.entries()) {
     const message: Message = item.message
     if (message.role !== "assistant") continue
-    const action = textAction(item, items[index + 1])
+    const action = textAction(items, index)
     if (action !== undefined) actions.push(action)
-    if (item.harnessOutput !== undefined) actions.push(...HarnessOutput.editActions(item.entryId, item.harnessOutput))
+    if (item.harnessOutput !== undefined)
+      actions.push(...HarnessOutput.editActions(item.entryId, item.harnessOutput, MessageParts.textOf(message.content)))
     if (typeof message.content === "string") continue
     for (const part of message.content) {
       if (part.type !== "tool-call") continue
       const kind = kindOf(part.toolName, part.input)
       const summarized = fromSummary(part.toolName, part.input)
-      const command = inputCommand(part.input) ?? summarized.command
+      const command = ToolInput.inputCommand(part.input) ?? summarized.command
       actions.push({
         entryId: item.entryId,
         toolName: part.toolName,
         kind,
-        path: inputPath(part.input) ?? summarized.path,
+        path: ToolInput.inputPath(part.input) ?? summarized.path,
         command,
         outcome: judged(command, results.get(part.toolCallId) ?? { _tag: "unknown" }),
-        todos: kind === "todo" ? todoItems(part.input) : undefined,
-        description: stringField(part.input, ["description"])?.split("\n")[0]
+        todos: kind === "todo" ? ToolInput.todoItems(part.input) : undefined,
+        change: kind === "edit" || kind === "create" ? EditChange.ofToolInput(part.input) : undefined,
+        description: ToolInput.stringField(part.input, ["description"])?.split("\n")[0]
       })
     }
   }

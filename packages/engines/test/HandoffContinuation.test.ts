@@ -106,7 +106,8 @@ const textActionSession: ReadonlyArray<Message.Message> = [
 describe("done: a text-action agent's commands are its actions", () => {
   it("the commands written in closing fences, with their output as the next user message, are listed as done and failed", () => {
     const content = summarize(withIds(textActionSession, "swe:"))
-    expect(content.progress.done).toEqual(["created `/repo/repro.py` (2 edits)"])
+    // The newest edit's first new line says what the file holds (EditChange.ofTextEdit).
+    expect(content.progress.done).toEqual(["created `/repo/repro.py` (2 edits) — adds `from src.loader import load`"])
     expect(content.progress.inProgress).toEqual([])
     expect(content.failedApproaches).toEqual([
       "`python repro.py` failed: IndexError: string index out of range",
@@ -184,7 +185,7 @@ describe("next steps: where the work stopped", () => {
     )
     expect(content.failedApproaches).toEqual(["`python repro.py` failed: IndexError: string index out of range"])
     expect(content.nextSteps.join("\n")).not.toContain("Resolve the failure")
-    expect(content.progress.done).toContain("edited `/repo/src/loader.py`")
+    expect(content.progress.done).toContain("edited `/repo/src/loader.py` — adds `return x[0] if x else None`")
   })
 
   it("a failure before the user's latest message is not where the work stopped", () => {
@@ -310,7 +311,9 @@ describe("the real transcripts of the new-user trial", () => {
   it("SWE-agent (text actions): the reproduction script, the failed run and the three rejected edits are in the handoff", async () => {
     const items = await messagesOf("swe-agent/pydicom__pydicom-1458.traj")
     const content = summarize(items.slice(0, 20), items.slice(2, 3))
-    expect(content.progress.done).toContain("created `/pydicom__pydicom/reproduce_bug.py` (2 edits)")
+    expect(content.progress.done).toContain(
+      "created `/pydicom__pydicom/reproduce_bug.py` (2 edits) — adds `import numpy as np`"
+    )
     expect(content.failedApproaches?.join("\n")).toMatch(/edit 287:295.*numpy_handler\.py.*failed \(3 attempts\)/)
     expect(content.nextSteps.join("\n")).toContain("Resolve the failure the work stopped at")
   })

@@ -88,7 +88,11 @@ describe("edits a harness applied from the model's text", () => {
   it("are done when applied; a block that matched nothing is a failed approach until a later edit of the file applied", () => {
     const content = Extract.extract(items)
     expect(content.progress.done).toEqual(
-      expect.arrayContaining(["edited `net/client.py`", "created `tests/test_client.py`"])
+      expect.arrayContaining([
+        // The applied block's new line, not the failed block's (EditChange.ofEditBlocks).
+        "edited `net/client.py` — adds `delay = 2`",
+        "created `tests/test_client.py` — adds `def test_delay(): ...`"
+      ])
     )
     // The ledger's file lines are the files tool calls touched (the validator's critical identifiers); these are Done items.
     expect(content.filesModified).toEqual([])
@@ -151,6 +155,6 @@ describe("the compaction reads each message's harness output from the transcript
     if (preparation._tag !== "Ready") throw new Error(preparation.note)
     const covered = [...preparation.covered, ...preparation.turnPrefix]
     expect(covered.find((item) => item.entryId === "m2")?.harnessOutput).toBe(steps[2]!.output)
-    expect(Extract.extract(covered).progress.done).toContain("edited `net/client.py`")
+    expect(Extract.extract(covered).progress.done).toContain("edited `net/client.py` — adds `delay = 2`")
   })
 })

@@ -15,7 +15,7 @@ import type { Checkpoint } from "@context-engine/core"
 import { CheckpointRenderer, ShellCommand } from "@context-engine/core"
 import * as Constraints from "./Constraints.ts"
 import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
-import { shortDone } from "./Progress.ts"
+import { shortDone, withoutChange } from "./Progress.ts"
 import { REPORTED } from "./Reports.ts"
 
 type Content = Checkpoint.CheckpointContent
@@ -182,18 +182,29 @@ const droppedNote = (content: Content, kept: ReadonlySet<string>, maxTokens: num
   return [`older items left out to fit ${maxTokens} tokens: ${parts.join(", ")}`]
 }
 
+/** Items of every section, to compare how much two fills keep. */
+const itemCount = (content: Content): number => Object.values(sizes(content)).reduce((sum, size) => sum + size, 0)
+
 /**
  * Keeps the content's items by priority until its rendering fits
- * `maxTokens` (in tokens of `countTokens`). When Done items would be left
- * out, it tries their short form (`Progress.shortDone`) and keeps whichever
- * fill lists more finished work. The goal is always kept (clipped
- * by the extractor); when even the goal and the first next step do not fit,
- * the result is that minimum (validation then decides).
+ * `maxTokens` (in tokens of `countTokens`). When items would be left out,
+ * the lines file edits quote (`Progress.withoutChange`) go first: the fill
+ * without them is kept when it keeps more items. When Done items would
+ * still be left out, it tries their short form (`Progress.shortDone`) and
+ * keeps whichever fill lists more finished work. The goal is always kept
+ * (clipped by the extractor); when even the goal and the first next step do
+ * not fit, the result is that minimum (validation then decides).
  *
  * @category combinators
  */
 export const fitToBudget = (content: Content, maxTokens: number, countTokens: (text: string) => number): Content => {
-  const fitted = fitOnce(content, maxTokens, countTokens)
+  const full = fitOnce(content, maxTokens, countTokens)
+  if (itemCount(full) === itemCount(content)) return full
+  const plainDone = content.progress.done.map(withoutChange)
+  const plain = plainDone.some((item, index) => item !== content.progress.done[index])
+    ? fitOnce({ ...content, progress: { ...content.progress, done: plainDone } }, maxTokens, countTokens)
+    : full
+  const fitted = itemCount(plain) > itemCount(full) ? plain : full
   if (fitted.progress.done.length === content.progress.done.length) return fitted
   // Done items were left out: in their short form (the action and its outcome's ids), without the file
   // edits the artifact ledger already lists, more of them may stay.

@@ -11,20 +11,50 @@
 import {
   type Checkpoint,
   CriticalIdentifiers,
+  type EditChange,
   IdentifierExtraction,
   ToolActions,
   UserSpeech
 } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
-import { assistantText, clip, ITEM_CHARS } from "./Text.ts"
+import { assistantText, clip, ITEM_CHARS, wholeWords } from "./Text.ts"
 
 const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
 
-/** A command or path in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still occurs in the transcript. */
-const code = (text: string): string => {
+/**
+ * A command, path or line of code in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still
+ * occurs in the transcript; `head` takes the prefix (by default the first 139 characters of a longer text).
+ */
+const code = (text: string, head = (flat: string) => (flat.length <= 140 ? flat : flat.slice(0, 139))): string => {
   const flat = text.trim()
-  const head = flat.length <= 140 ? flat : flat.slice(0, 139)
-  return head.includes("`") ? `"${head}"${head === flat ? "" : "…"}` : `\`${head}\`${head === flat ? "" : "…"}`
+  const kept = head(flat)
+  return kept.includes("`") ? `"${kept}"${kept === flat ? "" : "…"}` : `\`${kept}\`${kept === flat ? "" : "…"}`
+}
+
+/**
+ * Longest line of code an edit's clause quotes, in characters: about one line of code — enough for a condition or
+ * an import (`if not items:`, `from .client import Client, retry_policy`), short beside the Done item's
+ * 220-character quote limit (`ITEM_CHARS`).
+ */
+const CHANGE_CHARS = 100
+
+/** The clause an edit's Done item ends with: ` — adds \`line\`` (`EditChange`), cut only between words. */
+const changeClause = (change: EditChange.Change | undefined): string =>
+  change === undefined ? "" : ` — ${change.verb} ${code(change.line, (flat) => wholeWords(flat, CHANGE_CHARS))}`
+
+/** Where a Done item's edit clause starts ({@link changeClause}). */
+const CHANGE_CLAUSE_RE = / — (?:adds|removes) [`"]/
+
+/**
+ * A Done item without the line its edit quotes ({@link changeClause}): the
+ * first thing a tight budget drops — the file edit stays listed, its new
+ * line is still in the file.
+ *
+ * @category getters
+ */
+export const withoutChange = (item: string): string => {
+  const clause = item.search(CHANGE_CLAUSE_RE)
+  return clause < 0 ? item : item.slice(0, clause)
 }
 
 /** One finished item and where it happened (its entry's position), so Done reads oldest → newest across kinds. */
@@ -73,12 +103,13 @@ const SHORT_DONE_CHARS = 70
 /**
  * A Done item in its short form, for a tight budget: the action with only
  * the identifiers of its outcome (hashes, prefixed ids) — `deploy → dep_01J9…`
- * — so every finished side effect can stay listed instead of the oldest being
- * left out.
+ * — and an edit without the line it quotes ({@link changeClause}), so every
+ * finished side effect can stay listed instead of the oldest being left out.
  *
  * @category getters
  */
-export const shortDone = (item: string): string => {
+export const shortDone = (done: string): string => {
+  const item = withoutChange(done)
   const arrow = item.indexOf(" → ")
   if (arrow < 0) return clip(item, SHORT_DONE_CHARS)
   const result = item.slice(arrow + 3)
@@ -91,7 +122,10 @@ export const doneOf = (
   artifacts: ReadonlyArray<Checkpoint.Artifact>,
   position: (entryId: string) => number
 ): Array<DoneItem> => {
-  const edits = new Map<string, { count: number; created: boolean; entryId: string }>()
+  const edits = new Map<
+    string,
+    { count: number; created: boolean; entryId: string; change: EditChange.Change | undefined }
+  >()
   const done: Array<DoneItem> = []
   for (const action of actions) {
     // A check reports the state the work left and staging drafts a commit: neither is work done (`ToolActions.isWork`).
@@ -102,7 +136,9 @@ export const doneOf = (
       edits.set(action.path, {
         count: (known?.count ?? 0) + 1,
         created: known?.created ?? action.kind === "create",
-        entryId: action.entryId
+        entryId: action.entryId,
+        // The newest edit's change: an older edit's line may be gone since.
+        change: action.change
       })
     } else if (action.command !== undefined && !/\bgit\s+commit\b/.test(action.command)) {
       const result = action.outcome.text
@@ -121,7 +157,7 @@ export const doneOf = (
   for (const [path, edit] of edits)
     done.push({
       at: position(edit.entryId),
-      text: `${edit.created ? "created" : "edited"} ${code(path)}${edit.count > 1 ? ` (${edit.count} edits)` : ""}`
+      text: `${edit.created ? "created" : "edited"} ${code(path)}${edit.count > 1 ? ` (${edit.count} edits)` : ""}${changeClause(edit.change)}`
     })
   for (const artifact of artifacts)
     if (artifact.kind === "commit")

@@ -20,6 +20,30 @@ export const clip = (text: string, max: number): string => {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
 
+/** A character of a word or identifier (letters, digits, `_`, `$`): a cut between two of them splits it. */
+const WORD_CHAR_RE = /[\p{L}\p{N}_$]/u
+
+/**
+ * The longest prefix of `text` (trimmed; one line of code, its spacing kept
+ * so the prefix still occurs where it was quoted from) of at most `max`
+ * characters that ends between words — never inside an identifier or a
+ * word — with trailing spaces trimmed; the whole text when it fits. A first
+ * word longer than `max` is kept whole: half an identifier names nothing.
+ *
+ * @category getters
+ */
+export const wholeWords = (text: string, max: number): string => {
+  const flat = text.trim()
+  if (flat.length <= max) return flat
+  const inWord = (at: number) =>
+    (WORD_CHAR_RE.test(flat[at - 1]!) && WORD_CHAR_RE.test(flat[at]!)) || /[\uD800-\uDBFF]/.test(flat[at - 1]!)
+  let end = max
+  while (end > 0 && inWord(end)) end--
+  if (end > 0) return flat.slice(0, end).trimEnd()
+  const first = flat.search(/[^\p{L}\p{N}_$]/u)
+  return first < 0 ? flat : flat.slice(0, first)
+}
+
 /**
  * `text` on one line cut to at most `max` characters by dropping its middle
  * (` … `), keeping the first two thirds and the end: a long user message
