@@ -126,9 +126,13 @@ const RANK: Record<Kind, number> = { look: 0, stage: 1, check: 2, command: 3 }
 const PREFIX_RE =
   /^(?:(?:\w+=(?:"[^"]*"|'[^']*'|\S*)|time|env|nice(?:\s+-n\s*-?\d+)?|timeout(?:\s+-\S+)*\s+\d+\w?)\s+)+/
 
-/** Steps that only look: the read-only programs, the shell's own bookkeeping, and SWE-agent's viewer commands. */
+/**
+ * Steps that only look: the read-only programs, the shell's own bookkeeping (`cd`, `export`, `set`, and `source` /
+ * `.` of a file — how a virtualenv or a project's variables are set up: `source .venv/bin/activate && pytest` is a
+ * test run), and SWE-agent's viewer commands.
+ */
 const LOOK_RE =
-  /^(?:cd|pushd|popd|export|set|true|grep|egrep|fgrep|rg|ag|ls|ll|cat|bat|less|more|head|tail|find|fd|wc|pwd|which|whereis|type|echo|printf|tree|file|stat|du|df|env|ps|sed\s+-n|awk|sort|uniq|cut|tr|nl|column|diff|open|goto|scroll_(?:up|down)|search_(?:file|dir)|find_file|git\s+(?:status|diff|log|show|branch\s*$|branch\s+-[avr]|remote|blame|ls-files|rev-parse|config\s+--get))(?:\s|$)/
+  /^(?:cd|pushd|popd|export|set|source|\.|true|grep|egrep|fgrep|rg|ag|ls|ll|cat|bat|less|more|head|tail|find|fd|wc|pwd|which|whereis|type|echo|printf|tree|file|stat|du|df|env|ps|sed\s+-n|awk|sort|uniq|cut|tr|nl|column|diff|open|goto|scroll_(?:up|down)|search_(?:file|dir)|find_file|git\s+(?:status|diff|log|show|branch\s*$|branch\s+-[avr]|remote|blame|ls-files|rev-parse|config\s+--get))(?:\s|$)/
 
 /**
  * Pure output filters: programs that, after a pipe, only cut, search, count

@@ -48,7 +48,9 @@ describe("ShellCommand.kindOf", () => {
       "go vet ./... && go test ./internal/...",
       "ruff check .",
       "make",
-      "npm test > /dev/null 2>&1"
+      "npm test > /dev/null 2>&1",
+      "source .venv/bin/activate && pytest --spec",
+      ". venv/bin/activate; python -m pytest"
     ]
     expect(kinds(checks)).toEqual(checks.map((line) => [line, "check"]))
   })
@@ -82,6 +84,8 @@ describe("ShellCommand.kindOf", () => {
       "npm run lint:fix",
       "vitest run -u",
       "python reproduce.py",
+      "./scripts/deploy.sh",
+      "source env.sh && ./migrate.sh",
       "make install"
     ]
     expect(kinds(commands)).toEqual(commands.map((line) => [line, "command"]))
