@@ -30,12 +30,18 @@ export const ERROR_PREFIX_CHARS = 60
 
 const unique = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
 
-/** The last step of a shell command chain (`a && b; c` → `c`): the step a failure most likely comes from. */
-const lastStep = (command: string): string =>
-  command
-    .split(/&&|\|\||;/)
-    .at(-1)!
-    .trim()
+/**
+ * The last step of a shell command chain (`a && b; c | d` → `c | d`): the step a failure most likely comes from — the
+ * pipeline after the last `&&`, `||`, `;` or `&` outside quotes (`ShellCommand.steps`).
+ */
+const lastStep = (command: string): string => {
+  const all = ShellCommand.steps(command)
+  const from = all.findLastIndex((step) => step.operator !== "|")
+  return all
+    .slice(Math.max(0, from))
+    .map((step) => (step.operator === "|" ? `| ${step.text}` : step.text))
+    .join(" ")
+}
 
 /**
  * What a call acts on, for telling a retry of it: an edit's or create's file

@@ -107,3 +107,19 @@ describe("CriticalIdentifiers.targetOf: a re-run with another output filter is t
     expect(CriticalIdentifiers.targetOf(actions[0]!)).not.toBe(CriticalIdentifiers.targetOf(actions[1]!))
   })
 })
+
+describe("CriticalIdentifiers.isSuperseded: the failed chain's last step is split outside quotes", () => {
+  it("a quoted ';' in a commit message is not a step: an unrelated later command does not supersede the commit", () => {
+    const actions: Array<ToolActions.Action> = [
+      {
+        entryId: "e1",
+        toolName: "bash",
+        kind: "command",
+        command: `git commit -m "parser: tabs; spaces"`,
+        outcome: { _tag: "failed", error: "nothing to commit" }
+      },
+      { entryId: "e2", toolName: "bash", kind: "command", command: `echo spaces"`, outcome: { _tag: "ok", text: "" } }
+    ]
+    expect(CriticalIdentifiers.isSuperseded(actions, 0)).toBe(false)
+  })
+})
