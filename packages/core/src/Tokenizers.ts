@@ -145,12 +145,69 @@ export const ready = (id: TokenizerId): Effect.Effect<void> =>
  */
 export const loadedEncodings = (): ReadonlyArray<Encoding> => [...ranks.keys()]
 
+/** The parts of gpt-tokenizer's (4.0.0) `BytePairEncodingCore` that {@link bomExact} corrects. */
+interface EncoderCore {
+  tokenSplitRegex: RegExp
+  getBpeRankFromBytes: (key: Uint8Array) => number | undefined
+  readonly binarySearch: (key: Uint8Array) => number
+  readonly bytePairNonUtfSortedEncoder: ReadonlyArray<readonly [Uint8Array, number]>
+}
+
+/**
+ * Makes gpt-tokenizer count U+FEFF (the byte order mark, "zero width no-break
+ * space") as tiktoken does; it counted "\uFEFF" as 2 tokens and
+ * "\uFEFF\uFEFF" as 4 where tiktoken (OpenAI's reference) counts 1 each.
+ * Two causes, both in gpt-tokenizer 4.0.0:
+ *
+ * - the rank of a byte sequence is looked up by its text decoded with a
+ *   default `TextDecoder`, which drops a leading byte order mark, so the
+ *   tokens that begin with one (o200k: "\uFEFF", "\uFEFFusing",
+ *   "\uFEFFnamespace", …; stored as bytes in its rank table) are never merged:
+ *   such sequences are looked up by their bytes instead;
+ * - its split pattern's `\s` is JavaScript's, which includes U+FEFF, where
+ *   tiktoken's (Rust `regex`, Unicode White_Space) does not: U+FEFF is taken
+ *   out of `\s` (and put into `\S` and the "neither space, letter nor
+ *   number" class).
+ *
+ * Returns false (and changes nothing) when the encoder's internals are not
+ * the expected ones (another gpt-tokenizer version).
+ */
+const bomExact = (api: GptEncoding): boolean => {
+  const core = (api as unknown as { bytePairEncodingCoreProcessor?: Partial<EncoderCore> })
+    .bytePairEncodingCoreProcessor
+  if (
+    !(core?.tokenSplitRegex instanceof RegExp) ||
+    typeof core.getBpeRankFromBytes !== "function" ||
+    typeof core.binarySearch !== "function" ||
+    !Array.isArray(core.bytePairNonUtfSortedEncoder)
+  )
+    return false
+  const found = core as EncoderCore
+  const byString = found.getBpeRankFromBytes.bind(found)
+  found.getBpeRankFromBytes = (key) => {
+    if (key[0] !== 0xef || key[1] !== 0xbb || key[2] !== 0xbf) return byString(key)
+    const at = found.binarySearch(key)
+    return at === -1 ? undefined : found.bytePairNonUtfSortedEncoder[at]![1]
+  }
+  // The "neither space, letter nor number" class gains U+FEFF; elsewhere `\s` loses it and `\S` gains it.
+  const other = String.raw`[^\s\p{L}\p{N}]`
+  found.tokenSplitRegex = new RegExp(
+    found.tokenSplitRegex.source
+      .split(other)
+      .map((part) => part.replace(/\\[sS]/g, (sequence) => (sequence === "\\s" ? "[^\\S\\uFEFF]" : "[\\S\\uFEFF]")))
+      .join(String.raw`(?:${other}|\uFEFF)`),
+    found.tokenSplitRegex.flags
+  )
+  return true
+}
+
 // Building an encoder from its rank table costs ~300 ms, so it happens once, on first use.
 const gptEncoding = (encoding: Encoding): GptEncoding => {
   let api = gptEncodings.get(encoding)
   if (api === undefined) {
     const table = ranksOf(encoding)
     api = GptEncoding.getEncodingApi(encoding, () => table)
+    bomExact(api)
     gptEncodings.set(encoding, api)
   }
   return api

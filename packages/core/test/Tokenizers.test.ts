@@ -61,6 +61,31 @@ describe("Tokenizers", () => {
     }
   }, 60_000)
 
+  it("counts the byte order mark (U+FEFF) as tiktoken does, in both encodings", () => {
+    // The property above found "\uFEFF" (seed 1312480421 at 100× runs): gpt-tokenizer 4.0.0 counted it as 2 tokens
+    // (it drops a leading byte order mark when it decodes a byte sequence to look up its rank, and its split
+    // pattern's \s includes U+FEFF); tiktoken, the reference, as 1. Tokenizers.bomExact corrects both.
+    const texts = [
+      "\uFEFF",
+      "\uFEFF\uFEFF",
+      "\uFEFF\n",
+      "\uFEFFusing System;\n",
+      "\uFEFF  x",
+      "a \uFEFF\uFEFF  \n\n b",
+      "x\uFEFF//y"
+    ]
+    for (const encoding of ["o200k_base", "cl100k_base"] as const) {
+      const js = Tokenizers.gptTokenizer(encoding)
+      const wasm = Tiktoken.make(encoding)
+      try {
+        expect(wasm.count("\uFEFF")).toBe(1)
+        expect(texts.map((text) => js.count(text))).toEqual(texts.map((text) => wasm.count(text)))
+      } finally {
+        wasm.free()
+      }
+    }
+  })
+
   it("counts special-token text as ordinary text instead of throwing", () => {
     const text = "before <|endoftext|> after <|im_start|>"
     const js = Tokenizers.gptTokenizer("o200k_base")
