@@ -17,9 +17,14 @@
  *   inside the batch record. Prints `writes <n>` and `done` when it finished
  *   before the `name`-th write.
  *
- * stdout writes to a pipe are synchronous on Linux, so an `ack` line the
- * parent reads was printed after the append was acknowledged.
+ * Every line is in the stdout pipe before the child goes on (`say`), so the
+ * parent, which reads the pipe to its end after the kill, sees every line the
+ * child printed: an `ack` after the append was acknowledged, a `begin-cp`
+ * before the install began. (`process.stdout.write` queues a line inside the
+ * process when the pipe is full, and a SIGKILL drops the queue: on a loaded
+ * machine the parent then missed checkpoints the child had installed.)
  */
+import { writeSync } from "node:fs"
 import { open } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { createInterface } from "node:readline"
@@ -44,7 +49,20 @@ const store: AsyncTranscriptStore =
     ? JsonlTranscriptStore.open({ directory: location })
     : SqliteTranscriptStore.open({ filename: location })
 
-const say = (line: string) => process.stdout.write(`${line}\n`)
+const pause = new Int32Array(new SharedArrayBuffer(4))
+/** Writes `line` to stdout with blocking writes, waiting 1 ms while the pipe is full (the parent reads it). */
+const say = (line: string) => {
+  const bytes = Buffer.from(`${line}\n`)
+  let written = 0
+  while (written < bytes.length) {
+    try {
+      written += writeSync(1, bytes, written)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error
+      Atomics.wait(pause, 0, 0, 1)
+    }
+  }
+}
 const timestamp = "2026-01-01T00:00:00.000Z"
 
 const message = (id: string, parentId: string | null, text: string): MessageEntry => ({
