@@ -235,7 +235,8 @@ describe.each(["jsonl", "sqlite"] as const)("%s store under SIGKILL", (name) => 
     )
     // Every operation the parent waited for is among the acknowledged ones (plus whatever came before the kill).
     expect(tally.acknowledged).toBeGreaterThanOrEqual(tally.minimumAcknowledged)
-  }, 180_000)
+    // A hang guard only: 200 kills took 130–180 s per store on the shared 2-core machine at load average 10–13.
+  }, 600_000)
 })
 
 describe.each(["jsonl", "sqlite"] as const)("%s store: two processes racing to install a checkpoint", (name) => {
