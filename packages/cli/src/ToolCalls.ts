@@ -15,10 +15,10 @@
  * `cat`, `head`, `tail`, `less` or `more` is a read of that file. A side
  * effect is a tool whose name contains `write`, `edit`, `update`, `insert`,
  * `create`, `delete`, `bash`, `shell`, `exec`, `run`, `commit`, `patch`,
- * `move` or `replace` — except shell commands that only look, test or
- * build (`ls`, `cat`, `grep`, `find`, `git status|diff|log|show`, `pytest`,
- * `npm test`, `npm run build`, … see {@link LOOK_TEST_OR_BUILD}): running
- * them again after a compaction repeats no effect an agent would regret.
+ * `move` or `replace` — except shell commands that only look, check (test,
+ * type-check, lint, build) or stage (`ShellCommand.kindOf`: a line whose
+ * every step is one; `npm run build && cp …` is a command): running them
+ * again after a compaction repeats no effect an agent would regret.
  * A repeat is the same tool with the same input; calls that carry only a
  * console `summary` (an edit's file name, not its change) are compared only
  * when they are shell commands, whose summary is the command itself.
@@ -39,16 +39,6 @@ const SIDE_EFFECT = /write|edit|update|insert|create|delete|bash|shell|exec|run|
 const SHELL = /bash|shell|exec|terminal|command/i
 /** A shell command that reads one file: `cat FILE`, `head -n 20 FILE`, … */
 const SHELL_READ = /^\s*(?:cat|head|tail|less|more)(?:\s+-{1,2}[\w=]+(?:\s+\d+)?)*\s+([^\s|;&<>]+)\s*$/
-
-/**
- * Shell commands that only look, test or build: the first program of the
- * command (after `cd DIR &&`). Running them again changes nothing an agent
- * would regret; they are not counted as repeated side effects.
- *
- * @category constants
- */
-export const LOOK_TEST_OR_BUILD =
-  /^(?:ls|cat|head|tail|less|more|grep|rg|find|tree|wc|pwd|echo|which|file|stat|du|df|diff|git\s+(?:status|diff|log|show|branch|blame)|pytest|python3?\s+-m\s+pytest|(?:npm|pnpm|yarn)\s+(?:run\s+)?(?:test|check|lint|typecheck|build)|npx\s+(?:vitest|jest|tsc)|vitest|jest|tsc|cargo\s+(?:test|check|build)|go\s+(?:test|vet|build)|make)\b/
 
 /** The tool calls of a message list, with the index of the message holding each. @category utils */
 export const calls = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<ToolCall> =>
@@ -99,7 +89,7 @@ const comparable = (call: ToolCall): boolean => !onlySummary(call.input) || shel
 export const isSideEffect = (call: ToolCall): boolean => {
   if (readTarget(call) !== undefined || !SIDE_EFFECT.test(call.toolName)) return false
   const shell = shellCommand(call)
-  return shell === undefined || !LOOK_TEST_OR_BUILD.test(shell.trim())
+  return shell === undefined || ShellCommand.kindOf(shell) === "command"
 }
 
 /**

@@ -24,7 +24,9 @@ describe("ToolCalls classification (replay's damage measures)", () => {
       ["insert", { text: "x" }],
       ["bash", { command: "git commit -am wip" }],
       ["Shell", { summary: "rm -rf build (Cleaning.)" }],
-      ["bash", { command: "cd /repo && npm install left-pad" }]
+      ["bash", { command: "cd /repo && npm install left-pad" }],
+      ["bash", { command: "npm run build && cp -r dist ../site" }],
+      ["bash", { command: "ls && rm -rf build" }]
     ] as const)
       expect(ToolCalls.isSideEffect(call(name, input)), name).toBe(true)
     for (const [name, input] of [
@@ -34,6 +36,7 @@ describe("ToolCalls classification (replay's damage measures)", () => {
       ["bash", { command: "npm run check 2>&1 | tail -5" }],
       ["bash", { command: "cd packages/coding-agent && npm run build 2>&1 | tail -5" }],
       ["bash", { command: "cat src/a.ts" }],
+      ["bash", { command: "git add src/a.ts" }],
       ["read", { path: "a.ts" }],
       ["Grep", { summary: "/Users/x" }]
     ] as const)
