@@ -14,7 +14,10 @@
  *   showed them — {@link ofTextEdit};
  * - edit blocks a harness applied from the model's reply: aider's
  *   `<<<<<<< SEARCH` (older `ORIGINAL`) / `=======` / `>>>>>>> REPLACE`
- *   (`UPDATED`) blocks, each after a line naming its file — {@link ofEditBlocks}.
+ *   (`UPDATED`) blocks, each after a line naming its file — {@link ofEditBlocks};
+ * - the diff a console shows as an edit's result, when the console
+ *   transcript kept only the call's one-line summary: numbered lines marked
+ *   `-` (replaced) and `+` (new) — {@link ofDisplayedDiff}.
  *
  * @since 0.6.0
  */
@@ -216,4 +219,37 @@ export const ofEditBlocks = (text: string, path: string): Change | undefined => 
     at = close
   }
   return undefined
+}
+
+/** A numbered line of a displayed diff with a `-` / `+` marker after its gutter: the marker's column is group 1's length. */
+const MARKED_LINE_RE = /^(\s*\d+\s+)[+-](?: |$)/
+
+/**
+ * The change a console's displayed diff shows (`result`: the edit's tool
+ * result as a console transcript recorded it) — Claude Code's
+ * `Updated <path> with 1 addition and 1 removal` followed by `   120 -  old`
+ * / `   120 +  new` lines, Gemini CLI's `4    - old` / `4    + new`. The
+ * marker sits in one column right after the line-number gutter: the
+ * leftmost column where a numbered line holds `-` or `+` (a context line
+ * whose own text starts with `- `, a markdown item, has its dash further
+ * right, after the gutter's padding). `undefined` when no line is marked.
+ * For edits only: a written file's display is its numbered content, where
+ * a markdown item's dash right after the number reads like a marker.
+ *
+ * @category constructors
+ */
+export const ofDisplayedDiff = (result: string): Change | undefined => {
+  const lines = result.split("\n")
+  const columns = lines.flatMap((line) => {
+    const marked = MARKED_LINE_RE.exec(line)
+    return marked === null ? [] : [marked[1]!.length]
+  })
+  if (columns.length === 0) return undefined
+  const column = Math.min(...columns)
+  const side = (marker: string) =>
+    lines
+      .filter((line) => line[column] === marker && /^\s*\d+\s+$/.test(line.slice(0, column)))
+      .map((line) => line.slice(column + 1))
+      .join("\n")
+  return between(side("-"), side("+"))
 }

@@ -288,15 +288,23 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
       const kind = kindOf(part.toolName, part.input)
       const summarized = fromSummary(part.toolName, part.input)
       const command = ToolInput.inputCommand(part.input) ?? summarized.command
+      const outcome = judged(command, results.get(part.toolCallId) ?? { _tag: "unknown" })
       actions.push({
         entryId: item.entryId,
         toolName: part.toolName,
         kind,
         path: ToolInput.inputPath(part.input) ?? summarized.path,
         command,
-        outcome: judged(command, results.get(part.toolCallId) ?? { _tag: "unknown" }),
+        outcome,
         todos: kind === "todo" ? ToolInput.todoItems(part.input) : undefined,
-        change: kind === "edit" || kind === "create" ? EditChange.ofToolInput(part.input) : undefined,
+        // A console transcript keeps only the call's summary: the change is the diff its result shows.
+        change:
+          kind !== "edit" && kind !== "create"
+            ? undefined
+            : (EditChange.ofToolInput(part.input) ??
+              (kind === "edit" && summarized.path !== undefined && outcome._tag === "ok"
+                ? EditChange.ofDisplayedDiff(outcome.text)
+                : undefined)),
         description: ToolInput.stringField(part.input, ["description"])?.split("\n")[0]
       })
     }

@@ -124,3 +124,32 @@ describe("ofEditBlocks", () => {
     expect(EditChange.ofEditBlocks(reply.join("\n"), "pp/main.py")).toBeUndefined()
   })
 })
+
+describe("ofDisplayedDiff", () => {
+  it("Claude Code console's diff: the marker one space after the line number", () => {
+    const result = [
+      "Updated src/query.py with 1 addition and 1 removal",
+      "       117            cursor = conn.cursor()",
+      "       120 -              SELECT title, author, state, sample",
+      "       120 +              SELECT title, author, state",
+      "       121                FROM assets"
+    ].join("\n")
+    expect(EditChange.ofDisplayedDiff(result)).toEqual({ verb: "adds", line: "SELECT title, author, state" })
+  })
+
+  it("Gemini CLI console's diff, where a context line of a markdown list starts with '- ' further right", () => {
+    const result = [
+      "1      # Notes",
+      "2      - first item",
+      "3    - old rule",
+      "3    + new rule",
+      "4      - last item"
+    ].join("\n")
+    expect(EditChange.ofDisplayedDiff(result)).toEqual({ verb: "adds", line: "new rule" })
+  })
+
+  it("a result without marked numbered lines has no change", () => {
+    expect(EditChange.ofDisplayedDiff("Wrote 2 lines to a.py\n   1 import os\n   2 x = 1")).toBeUndefined()
+    expect(EditChange.ofDisplayedDiff("The file has been updated.")).toBeUndefined()
+  })
+})

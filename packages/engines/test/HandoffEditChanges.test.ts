@@ -186,6 +186,21 @@ describe("text-action edits say what they changed", () => {
   })
 })
 
+describe("console transcripts keep only a call's summary: the diff its result shows", () => {
+  it("a summary-only edit's Done item quotes the line its displayed diff added", () => {
+    const done = doneOf([
+      user("Stop selecting the sample flag."),
+      ...call(
+        "c1",
+        "Update",
+        { summary: "src/query.py" },
+        "Updated src/query.py with 1 addition and 1 removal\n   12 -      SELECT title, sample\n   12 +      SELECT title"
+      )
+    ])
+    expect(done).toEqual(["edited `src/query.py` — adds `SELECT title`"])
+  })
+})
+
 describe("under a tight budget the quoted line goes first", () => {
   const line = (index: number) =>
     `export const handlerNumber${index} = registerTheHandlerWithAVeryDescriptiveName(routeTable, middlewareStack, ${index})`
