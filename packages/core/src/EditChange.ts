@@ -127,10 +127,21 @@ const SHOWN_LINE_RE = /^(\d+):(.*)$/gm
 const END_OF_EDIT = "end_of_edit"
 
 /**
+ * Observations looked back through for the screen an edit's line numbers
+ * refer to. SWE-agent's viewer reprints its window after every `open`,
+ * `goto`, `scroll_*` and `edit`, so that screen is among the last few
+ * observations; the bound keeps reading every edit of a session linear in
+ * its length (issue #13: compaction must grow linearly), where an edit of
+ * lines no screen showed would otherwise read back to the session's start.
+ */
+const SCREEN_LOOKBACK_MESSAGES = 50
+
+/**
  * Lines `from`–`to` as the newest earlier observation that shows line
- * `from` showed them (within one observation the last screen wins:
- * SWE-agent's report of a failed edit shows the rejected result first and
- * "the original code before your edit" last).
+ * `from` showed them, within {@link SCREEN_LOOKBACK_MESSAGES} messages
+ * (within one observation the last screen wins: SWE-agent's report of a
+ * failed edit shows the rejected result first and "the original code
+ * before your edit" last).
  */
 const shownLines = (
   items: ReadonlyArray<{ readonly message: Message }>,
@@ -138,7 +149,7 @@ const shownLines = (
   from: number,
   to: number
 ): string => {
-  for (let at = index - 1; at >= 0; at--) {
+  for (let at = index - 1; at >= Math.max(0, index - SCREEN_LOOKBACK_MESSAGES); at--) {
     const message = items[at]!.message
     if (message.role !== "user") continue
     const shown = new Map<number, string>()
@@ -155,9 +166,9 @@ const shownLines = (
  * The change of a text action's edit block (`block`: the fenced command,
  * its first line the command, then the new lines up to `end_of_edit`) — the
  * new lines against lines N–M of the command's `N:M` range as the newest
- * earlier observation of `items` (before `index`, the action's message)
- * showed them; against nothing when no observation showed them or the
- * command has no range. `undefined` for a command without new lines.
+ * earlier observation of `items` (before `index`, the action's message,
+ * at most 50 messages back) showed them; against nothing when no such
+ * observation showed them or the command has no range. `undefined` for a command without new lines.
  *
  * @category constructors
  */

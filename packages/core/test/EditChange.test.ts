@@ -81,6 +81,17 @@ describe("ofTextEdit", () => {
     expect(EditChange.ofTextEdit("edit 2:2\n    return x\nend_of_edit", items, 2)).toBeUndefined()
   })
 
+  it("reads the screen among the last 50 messages only: an older one is not looked for (linear in the session)", () => {
+    const screen = user(["[File: /r/a.py (2 lines total)]", "1:def f(x):", "2:    return x"].join("\n"))
+    const filler = (count: number) => Array.from({ length: count }, (_, at) => user(`ran step ${at}`))
+    const itemsWith = (gap: number) => [screen, ...filler(gap)].map((message) => ({ message }))
+    const edit = "edit 2:2\n    return x\n    # done\nend_of_edit"
+    // Ten messages back the screen shows `return x`: the edit adds only the comment.
+    expect(EditChange.ofTextEdit(edit, itemsWith(10), 11)).toEqual({ verb: "adds", line: "# done" })
+    // Sixty back it is not read: the new lines stand alone, the first one counts.
+    expect(EditChange.ofTextEdit(edit, itemsWith(60), 61)).toEqual({ verb: "adds", line: "return x" })
+  })
+
   it("a command without new lines has no change; without a shown range the new lines stand alone", () => {
     expect(EditChange.ofTextEdit("create a.py", [], 0)).toBeUndefined()
     expect(EditChange.ofTextEdit("edit 5:6\nimport sys\nend_of_edit", [], 0)).toEqual({
