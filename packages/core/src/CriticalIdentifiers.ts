@@ -37,10 +37,7 @@ const unique = (items: ReadonlyArray<string>): Array<string> => [...new Set(item
 const lastStep = (command: string): string => {
   const all = ShellCommand.steps(command)
   const from = all.findLastIndex((step) => step.operator !== "|")
-  return all
-    .slice(Math.max(0, from))
-    .map((step) => (step.operator === "|" ? `| ${step.text}` : step.text))
-    .join(" ")
+  return ShellCommand.joined(all.slice(Math.max(0, from)))
 }
 
 /**

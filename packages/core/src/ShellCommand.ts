@@ -117,6 +117,16 @@ const matchingOpen = (text: string): number => {
   return -1
 }
 
+/**
+ * Steps back into one line, joined by single spaces with the operators
+ * between them (the first step's own operator left out: `["a", "&& b", "|
+ * c"]` → `a && b | c`).
+ *
+ * @category getters
+ */
+export const joined = (parts: ReadonlyArray<Step>): string =>
+  parts.map((step, index) => (index === 0 ? step.text : `${step.operator} ${step.text}`)).join(" ")
+
 /** What one step or a whole line does (see the module docs), weakest first. */
 export type Kind = "look" | "stage" | "check" | "command"
 
@@ -221,10 +231,7 @@ export const withoutOutputFilters = (line: string): string => {
   const all = steps(line)
   let end = all.length
   while (end > 1 && isFilter(all[end - 1]!)) end--
-  let text = all
-    .slice(0, end)
-    .map((step) => (step.operator === "" ? step.text : `${step.operator} ${step.text}`))
-    .join(" ")
+  let text = joined(all.slice(0, end))
   for (let stripped = text.replace(DISCARD_RE, ""); stripped !== text; stripped = text.replace(DISCARD_RE, ""))
     text = stripped
   return text
