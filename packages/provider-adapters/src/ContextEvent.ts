@@ -122,6 +122,20 @@ export type ContextEvent =
       readonly retryAfterMs: number
     }
   | {
+      /**
+       * A background load of the session worked after failed ones (`store-load-failed`): the next request uses the
+       * stored session and appends the prompt's messages to it, once each (`ControllerSessions`). What only the
+       * in-memory session held meanwhile (checkpoints, offload edits, events) is not carried over; a compaction the
+       * stored session needs runs again. Once per outage, when the load settles.
+       */
+      readonly type: "store-load-recovered"
+      readonly sessionId: string
+      /** Failed loads of this outage, in a row, before this one worked (≥ 1). */
+      readonly failedLoads: number
+      /** Ms from the outage's first failed load to this load's success (the controller's clock `now`). */
+      readonly outageMs: number
+    }
+  | {
       /** The request body was refused as too large (HTTP 413, C20): the route's byte cap is learned. */
       readonly type: "body-too-large"
       readonly sessionId: string

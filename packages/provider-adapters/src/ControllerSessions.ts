@@ -18,7 +18,9 @@
  *   {@link loadRetryDelayMs} from the failure before it (1 s × 1.6ⁿ⁻¹, at
  *   most 120 s, gRPC's connection backoff) and is started by the first
  *   request after that time; one load per session is in flight at most.
- * - The first request after a load that worked uses the stored session: its
+ * - A load that works after failed ones is reported (`store-load-recovered`,
+ *   with the failed loads and the outage's length), once per outage, when it
+ *   settles. The first request after it uses the stored session: its
  *   sync finds the longest prefix of the prompt that the stored transcript
  *   holds and appends the rest, so the messages the in-memory session held
  *   are stored once each, in order. What only the in-memory session held
@@ -96,12 +98,14 @@ interface Fallback {
   retryAtMs: number
   /** A retry is in flight. */
   retrying: boolean
+  /** When the first load of this outage failed, in ms since the epoch (the controller's clock). */
+  readonly firstFailedAtMs: number
 }
 
 /**
  * The sessions of a controller built from `options` (its store, message
- * ids, history check and clock `now`); `emit` reports `store-failed` and
- * `store-load-failed`.
+ * ids, history check and clock `now`); `emit` reports `store-failed`,
+ * `store-load-failed` and `store-load-recovered`.
  *
  * @category constructors
  */
@@ -137,6 +141,12 @@ export const make = (options: ControllerOptions, emit: (event: ContextEvent) => 
         if (fallbacks.get(sessionId) !== fallback) return
         fallbacks.delete(sessionId)
         sessions.set(sessionId, Promise.resolve(loaded))
+        emit({
+          type: "store-load-recovered",
+          sessionId,
+          failedLoads: fallback.consecutiveFailures,
+          outageMs: Math.max(0, nowMs() - fallback.firstFailedAtMs)
+        })
       },
       (error: unknown) => {
         if (fallbacks.get(sessionId) !== fallback) return
@@ -151,7 +161,7 @@ export const make = (options: ControllerOptions, emit: (event: ContextEvent) => 
       return await open(sessionId, options.store)
     } catch (error) {
       const memory = await open(sessionId, undefined)
-      const fallback: Fallback = { consecutiveFailures: 0, retryAtMs: 0, retrying: false }
+      const fallback: Fallback = { consecutiveFailures: 0, retryAtMs: 0, retrying: false, firstFailedAtMs: nowMs() }
       fallbacks.set(sessionId, fallback)
       loadFailed(sessionId, fallback, error)
       return memory

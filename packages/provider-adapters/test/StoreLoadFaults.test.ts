@@ -203,6 +203,63 @@ describe("a store whose load rejects", () => {
   })
 })
 
+/** Lets the background load a request started settle (its `then` runs on a later turn of the event loop). */
+const backgroundSettled = () => new Promise((resolve) => setImmediate(resolve))
+
+const recoveries = (events: ReadonlyArray<ContextEvent>) =>
+  events.flatMap((event) => (event.type === "store-load-recovered" ? [event] : []))
+
+describe("a store whose load works again after failing", () => {
+  it("the app is told once, with the failed loads and the outage's length; never while loads fail or when none failed", async () => {
+    let clockMs = 1_000_000
+    const inner = InMemoryTranscriptStore.open()
+    // Loads 0–2 fail (the first, its retry at once, the retry 1 s later); load 3 works.
+    const { store, loadTimes } = loadFaultyStore(inner, (load) => (load <= 2 ? "throw" : "ok"))
+    const { events, model } = setup(store, () => clockMs)
+    const { turn } = conversation(model)
+    await turn(0)
+    await backgroundSettled()
+    expect(loadFailures(events).map((event) => event.consecutiveFailures)).toEqual([1, 2])
+    expect(recoveries(events)).toEqual([])
+    clockMs += 1_500
+    await turn(1)
+    await backgroundSettled()
+    expect(loadFailures(events)).toHaveLength(3)
+    expect(recoveries(events)).toEqual([])
+    clockMs += 2_000
+    await turn(2)
+    await backgroundSettled()
+    expect(loadTimes).toHaveLength(4)
+    expect(recoveries(events)).toEqual([
+      { type: "store-load-recovered", sessionId: "s", failedLoads: 3, outageMs: 3_500 }
+    ])
+    // The stored session is used from the next request on, and nothing more is reported.
+    await turn(3)
+    await turn(4)
+    expect(recoveries(events)).toHaveLength(1)
+    expect(await storedTexts(inner)).toEqual([
+      "You review code.",
+      "Turn 0",
+      "noted",
+      "Turn 1",
+      "noted",
+      "Turn 2",
+      "noted",
+      "Turn 3",
+      "noted",
+      "Turn 4"
+    ])
+  })
+
+  it("a store whose loads never fail reports no recovery", async () => {
+    const { events, model } = setup(InMemoryTranscriptStore.open())
+    const { turn } = conversation(model)
+    await turn(0)
+    await turn(1)
+    expect(recoveries(events)).toEqual([])
+  })
+})
+
 describe("a store whose load fails when the controller reads a session again", () => {
   it("after another worker wrote to the session: the request goes out from memory, and the next one uses the store", async () => {
     const inner = InMemoryTranscriptStore.open()
