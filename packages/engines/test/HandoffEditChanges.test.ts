@@ -236,3 +236,67 @@ describe("under a tight budget the quoted line goes first", () => {
     expect(fitted.progress.done).toEqual(content.progress.done)
   })
 })
+
+describe("an iterative update: a file edited in both ranges", () => {
+  const summarize = (
+    messages: ReadonlyArray<Message.Message>,
+    prefix: string,
+    previous?: Checkpoint.CheckpointContent
+  ) =>
+    ExtractiveSummarizer.summarizeSync({
+      covered: withIds(messages, prefix),
+      ...(previous
+        ? {
+            previous: {
+              id: "cp",
+              generation: 1,
+              coveredRange: { fromEntryId: null, toEntryId: "a8" },
+              firstKeptEntryId: null,
+              tokensBefore: 0,
+              tokensAfter: 0,
+              summarizer: { kind: "extractive", promptVersion: ExtractiveSummarizer.PROMPT_VERSION },
+              content: previous,
+              createdAt: new Date(0).toISOString()
+            } satisfies Checkpoint.Checkpoint
+          }
+        : {}),
+      kept: [],
+      maxTokens: 4_000,
+      countTokens: count
+    }).progress.done
+
+  it("is one Done item: both ranges' edits counted, the newer edit's change, created when the earlier range created it", () => {
+    const first = ExtractiveSummarizer.summarizeSync({
+      covered: withIds(
+        [
+          user("Add a retry helper and use it in the client."),
+          ...call("a1", "write", { path: "src/retry.ts", content: "export const retry = () => {}" }),
+          ...call("a2", "edit", { path: "src/client.ts", oldText: "send()", newText: "retry(send)" }),
+          ...call("a3", "edit", { path: "src/client.ts", oldText: "retry(send)", newText: "retry(send, 3)" })
+        ],
+        "a"
+      ),
+      kept: [],
+      maxTokens: 4_000,
+      countTokens: count
+    })
+    expect(first.progress.done).toEqual([
+      "created `src/retry.ts` — adds `export const retry = () => {}`",
+      "edited `src/client.ts` (2 edits) — adds `retry(send, 3)`"
+    ])
+    const done = summarize(
+      [
+        user("Give the retry helper a delay."),
+        ...call("b1", "edit", { path: "src/retry.ts", oldText: "() => {}", newText: "(delayMs = 100) => {}" }),
+        ...call("b2", "edit", { path: "src/docs.md", oldText: "x", newText: "Retries wait `delayMs`." })
+      ],
+      "b",
+      first
+    )
+    expect(done).toEqual([
+      "edited `src/client.ts` (2 edits) — adds `retry(send, 3)`",
+      "created `src/retry.ts` (2 edits) — adds `(delayMs = 100) => {}`",
+      'edited `src/docs.md` — adds "Retries wait `delayMs`."'
+    ])
+  })
+})

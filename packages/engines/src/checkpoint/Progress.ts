@@ -42,6 +42,12 @@ const CHANGE_CHARS = 100
 const changeClause = (change: EditChange.Change | undefined): string =>
   change === undefined ? "" : ` — ${change.verb} ${code(change.line, (flat) => wholeWords(flat, CHANGE_CHARS))}`
 
+/**
+ * A Done item for a file's edits, as {@link doneOf} writes it: `edited` or `created`, the path in code, the
+ * count when more than one (`(3 edits)`), then any clause. Groups: verb, path as written, count.
+ */
+export const EDIT_ITEM_RE = /^(edited|created) (`[^`]*`…?|"[^"]*"…?)(?: \((\d+) edits\))?/
+
 /** Where a Done item's edit clause starts ({@link changeClause}). */
 const CHANGE_CLAUSE_RE = / — (?:adds|removes) [`"]/
 

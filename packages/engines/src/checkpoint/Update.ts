@@ -6,7 +6,8 @@
  * and the goal keeps the session's overall goal (the earlier checkpoints'
  * goal) while it is open (issue #11 requirement 1);
  * finished work never regresses to pending (an item done in either is
- * removed from in-progress and next steps); a newer task-setting request
+ * removed from in-progress and next steps); a file edited in both ranges is
+ * one Done item with the newer edit's change; a newer task-setting request
  * supersedes the earlier range's next steps (the plan for the earlier
  * request is not carried as pending); earlier constraints, decisions,
  * failed approaches, the artifact ledger and the key code identifiers
@@ -18,10 +19,41 @@
 import { type Checkpoint, IdentifierExtraction } from "@context-engine/core"
 import { SESSION_START } from "./Extract.ts"
 import * as Ledger from "./Ledger.ts"
+import { EDIT_ITEM_RE } from "./Progress.ts"
 
 type Content = Checkpoint.CheckpointContent
 
 const union = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<string> => [...new Set([...a, ...b])]
+
+/**
+ * The Done lists merged: the earlier items, then the later ones, each once —
+ * except a file edited in both ranges, which is one item where the later
+ * range put it: the edits of both counted, `created` when the earlier range
+ * created it, and only the later range's clause (the newest edit's change;
+ * the line an earlier edit added may be gone since, `Progress.doneOf`).
+ */
+const mergeDone = (earlier: ReadonlyArray<string>, later: ReadonlyArray<string>): Array<string> => {
+  const edits = new Map<string, { readonly created: boolean; readonly count: number }>()
+  for (const item of earlier) {
+    const match = EDIT_ITEM_RE.exec(item)
+    if (match) edits.set(match[2]!, { created: match[1] === "created", count: Number(match[3] ?? 1) })
+  }
+  const merged = new Set<string>()
+  const newer = later.map((item) => {
+    const match = EDIT_ITEM_RE.exec(item)
+    const before = match ? edits.get(match[2]!) : undefined
+    if (!match || !before) return item
+    merged.add(match[2]!)
+    const count = before.count + Number(match[3] ?? 1)
+    const verb = before.created ? "created" : match[1]
+    return `${verb} ${match[2]} (${count} edits)${item.slice(match[0].length)}`
+  })
+  const older = earlier.filter((item) => {
+    const path = EDIT_ITEM_RE.exec(item)?.[2]
+    return path === undefined || !merged.has(path)
+  })
+  return union(older, newer)
+}
 
 /** Lower-cased words of 4+ letters, to recognise the same work item in two wordings. */
 const words = (text: string): Set<string> => new Set(text.toLowerCase().match(/[\p{L}\p{N}_]{4,}/gu) ?? [])
@@ -85,7 +117,7 @@ const goalOf = (
  * @category combinators
  */
 export const mergeContent = (earlier: Content, later: Content): Content => {
-  const done = union(earlier.progress.done, later.progress.done)
+  const done = mergeDone(earlier.progress.done, later.progress.done)
   const inProgress = notDone(union(earlier.progress.inProgress, later.progress.inProgress), done)
   // Newer steps first; earlier ones survive until done (the budget fill drops the oldest when short).
   const nextSteps = notDone(union(later.nextSteps, earlier.nextSteps), done)
