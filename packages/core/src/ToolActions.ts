@@ -21,6 +21,7 @@
  *
  * @since 0.2.0
  */
+import * as ApplyPatch from "./ApplyPatch.ts"
 import * as EditChange from "./EditChange.ts"
 import * as HarnessOutput from "./HarnessOutput.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
@@ -261,11 +262,40 @@ const textAction = (items: ReadonlyArray<Item>, index: number): Action | undefin
 }
 
 /**
+ * The actions of a call that carries a Codex patch (`ApplyPatch`; whatever
+ * the tool's name — Codex sends one as a shell command too): one per file,
+ * with the call's outcome — an added file is created, an updated one edited
+ * (at the path it moved to), a deleted one a command named by its header
+ * line. Empty for any other call.
+ */
+const patchActions = (
+  entryId: string,
+  part: { readonly toolName: string; readonly toolCallId: string; readonly input: unknown },
+  results: ReadonlyMap<string, Outcome>
+): Array<Action> => {
+  const patch = ApplyPatch.patchOf(part.input)
+  if (patch === undefined) return []
+  const outcome = results.get(part.toolCallId) ?? { _tag: "unknown" }
+  return ApplyPatch.files(patch).map((file): Action => {
+    const base = { entryId, toolName: part.toolName, outcome }
+    if (file.op === "delete") return { ...base, kind: "command", command: file.header }
+    return {
+      ...base,
+      kind: file.op === "add" ? "create" : "edit",
+      path: file.movedTo ?? file.path,
+      change: file.change
+    }
+  })
+}
+
+/**
  * Every tool call of the items, classified, with its outcome, oldest first
  * — and every text action ({@link textAction}: a command written at the end
  * of a response whose output came back as the next user-role message) and
  * every edit the harness's output reports for a message
- * (`HarnessOutput.editActions`: aider's applied and failed edit blocks).
+ * (`HarnessOutput.editActions`: aider's applied and failed edit blocks). A
+ * call carrying a Codex patch is one action per file it touches
+ * (`ApplyPatch`).
  *
  * @category constructors
  */
@@ -285,6 +315,11 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
     if (typeof message.content === "string") continue
     for (const part of message.content) {
       if (part.type !== "tool-call") continue
+      const patched = patchActions(item.entryId, part, results)
+      if (patched.length > 0) {
+        actions.push(...patched)
+        continue
+      }
       const kind = kindOf(part.toolName, part.input)
       const summarized = fromSummary(part.toolName, part.input)
       const command = ToolInput.inputCommand(part.input) ?? summarized.command

@@ -12,6 +12,7 @@
  */
 
 export * as ActiveView from "./ActiveView.ts"
+export * as ApplyPatch from "./ApplyPatch.ts"
 export * as ArrayLineage from "./ArrayLineage.ts"
 export * as BackendTranscriptStore from "./BackendTranscriptStore.ts"
 export * as BranchRoot from "./BranchRoot.ts"

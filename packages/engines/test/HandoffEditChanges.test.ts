@@ -7,7 +7,7 @@
  * `edit N:M` block and the edit blocks a harness applied. Under a tight
  * budget the quoted line goes before any item does.
  */
-import { Checkpoint, CheckpointRenderer, type Message } from "@context-engine/core"
+import { Checkpoint, CheckpointRenderer, CheckpointValidation, type Message } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import { fitToBudget } from "../src/checkpoint/Fit.ts"
 import { withoutChange } from "../src/checkpoint/Progress.ts"
@@ -298,5 +298,57 @@ describe("an iterative update: a file edited in both ranges", () => {
       "created `src/retry.ts` (2 edits) — adds `(delayMs = 100) => {}`",
       'edited `src/docs.md` — adds "Retries wait `delayMs`."'
     ])
+  })
+})
+
+describe("Codex patches say what they changed", () => {
+  const patch = [
+    "*** Begin Patch",
+    "*** Update File: src/retry.ts",
+    "@@ export const retry",
+    "-export const retry = (attempts: number) => {",
+    "+export const retry = (attempts: number, delayMs = 100) => {",
+    "*** Add File: docs/retry.md",
+    "+# Retry policy",
+    "*** End Patch"
+  ].join("\n")
+  const session = withIds([
+    user("Give the retry helper a delay and document it."),
+    ...call("p1", "apply_patch", patch, "Success. Updated the following files:\nM src/retry.ts\nA docs/retry.md"),
+    ...call("p2", "shell", { command: ["apply_patch", patch.replace("delayMs = 100", "delayMs = 250")] }, "Success.")
+  ])
+  const content = ExtractiveSummarizer.summarizeSync({
+    covered: session,
+    kept: [],
+    maxTokens: 4_000,
+    countTokens: count
+  })
+
+  it("each file a patch touches is a Done item with its change, and a modified file of the ledger", () => {
+    expect(content.progress.done).toEqual([
+      "edited `src/retry.ts` (2 edits) — adds `export const retry = (attempts: number, delayMs = 250) => {`",
+      "created `docs/retry.md` (2 edits) — adds `# Retry policy`"
+    ])
+    expect(content.filesModified).toEqual(["src/retry.ts", "docs/retry.md"])
+  })
+
+  it("passes the validator: the paths and lines it names are the patch's own", () => {
+    const report = CheckpointValidation.validate({
+      checkpoint: {
+        id: "cp",
+        generation: 1,
+        coveredRange: { fromEntryId: null, toEntryId: "e4" },
+        firstKeptEntryId: null,
+        tokensBefore: 0,
+        tokensAfter: 0,
+        summarizer: { kind: "extractive", promptVersion: ExtractiveSummarizer.PROMPT_VERSION },
+        content,
+        createdAt: new Date(0).toISOString()
+      },
+      covered: session.map((item) => item.message),
+      checkpointTokens: count(CheckpointRenderer.renderContent(content)),
+      replacedTokens: 100_000
+    })
+    expect(report.checks.filter((check) => !check.ok)).toEqual([])
   })
 })
