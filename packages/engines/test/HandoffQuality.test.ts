@@ -26,6 +26,23 @@ describe("constraints", () => {
     expect(items).toEqual(['"drop the legacy wrapper class." (e9; said 3 times)'])
   })
 
+  it("a question or a bare link said again is not a rule", () => {
+    const speech = [
+      { entryId: "e1", text: "is there a portable way to run a subprocess with the terminal? including curses, etc." },
+      { entryId: "e2", text: "https://example.com/docs/install.html" },
+      { entryId: "e2b", text: "how do i run the tests" },
+      { entryId: "e2c", text: "how do i run the tests" },
+      { entryId: "e3", text: "is there a portable way to run a subprocess with the terminal? including curses, etc." },
+      { entryId: "e4", text: "https://example.com/docs/install.html" },
+      { entryId: "e5", text: "can you keep the old loader? It is still used." },
+      { entryId: "e6", text: "can you keep the old loader? It is still used." }
+    ]
+    // A question that asks for something ("can you keep …?") is a request; repeated, it is insisted on.
+    expect(Constraints.fromSpeech(speech)).toEqual([
+      '"can you keep the old loader? It is still used." (e6; said 2 times)'
+    ])
+  })
+
   it("the same words far apart (a new session) are not a repeat", () => {
     const speech = [
       { entryId: "e0", text: "drop the legacy wrapper class." },

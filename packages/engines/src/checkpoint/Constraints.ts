@@ -12,6 +12,8 @@
  * A message the user had to repeat word for word ("drop the X nonsense." three
  * times) is a correction in force whatever its wording: the agent did not do
  * it the first time. Repeats become one item that says how often it was said.
+ * A question or a bare link asked again is not a rule (a link names a page;
+ * a question wants an answer).
  *
  * @since 0.2.0
  */
@@ -94,17 +96,34 @@ const REPEAT_WINDOW = 4
 /** Fewest words of a repeated message for the repeat to count as insistence (not "hi", "do that"). */
 const REPEAT_MIN_WORDS = 3
 
+/** A link or a path: a message of only these names something, it asks nothing. */
+const LINK_OR_PATH_RE = /\b[a-z][a-z+.-]*:\/\/\S+|(?:^|\s)[~.]?\/\S+/gi
+
+/** A sentence that opens as a question, typed with or without its question mark ("how do i run tests"). */
+const INTERROGATIVE_RE = /^(?:how|what|where|which|who|whom|whose|when|is there|are there|is it|am i|do i|does)\b/i
+
+/**
+ * A message that opens with a question that is not a request ("is there a
+ * portable way to …? including …", "how do i run tests"): asked again, it
+ * is still a question — the user wants an answer, not a rule kept.
+ */
+const opensWithQuestion = (text: string): boolean => {
+  const first = (sentences(text)[0] ?? "").trim()
+  return (first.endsWith("?") || INTERROGATIVE_RE.test(first)) && !REQUEST_QUESTION_RE.test(first)
+}
+
 /**
  * Per message, how many times in a row (each within {@link REPEAT_WINDOW}
  * user messages of the last) the user has said it by then; 1 for a message
- * said once, a greeting or a question.
+ * said once, a greeting, a question or a bare link or path (words are
+ * counted without links and paths).
  */
 const repeats = (speech: ReadonlyArray<{ readonly text: string }>): Array<number> => {
   const last = new Map<string, { index: number; times: number }>()
   return speech.map((item, index) => {
     const key = keyOf(item.text)
-    const words = key.match(/[\p{L}\p{N}_`'-]+/gu)?.length ?? 0
-    if (words < REPEAT_MIN_WORDS || key.endsWith("?")) return 1
+    const words = key.replace(LINK_OR_PATH_RE, " ").match(/[\p{L}\p{N}_`'-]+/gu)?.length ?? 0
+    if (words < REPEAT_MIN_WORDS || key.endsWith("?") || opensWithQuestion(item.text)) return 1
     const known = last.get(key)
     const times = known && index - known.index <= REPEAT_WINDOW ? known.times + 1 : 1
     last.set(key, { index, times })
@@ -130,6 +149,8 @@ export const fromSpeech = (
   const carriedKeys = carried.map(keyOf)
   const isCarried = (sentence: string) => carriedKeys.some((text) => text.includes(keyOf(sentence)))
   const out = new Map<string, string>()
+  // Each message's key in `out`, by the message's own key.
+  const itemOf = new Map<string, string>()
   speech.forEach((item, index) => {
     const times = said[index]!
     const correction = CORRECTION_RE.test(item.text)
@@ -146,12 +167,12 @@ export const fromSpeech = (
           )
     if (kept.length === 0 || kept.every((sentence) => BARE_NO_RE.test(sentence))) return
     const quote = `"${clip(kept.join(" … "), CONSTRAINT_CHARS)}"`
-    // A repeat replaces the earlier item (same message or same rule words): one line, the newest entry id.
-    for (const key of [keyOf(item.text), quote]) out.delete(key)
-    out.set(
-      times > 1 ? keyOf(item.text) : quote,
-      `${quote} (${item.entryId}${times > 1 ? `; said ${times} times` : ""})`
-    )
+    // A repeat replaces the earlier item (same message — quoted whole or in part — or same rule words): one line,
+    // the newest entry id.
+    for (const key of [keyOf(item.text), quote, itemOf.get(keyOf(item.text))]) if (key !== undefined) out.delete(key)
+    const key = times > 1 ? keyOf(item.text) : quote
+    itemOf.set(keyOf(item.text), key)
+    out.set(key, `${quote} (${item.entryId}${times > 1 ? `; said ${times} times` : ""})`)
   })
   return [...out.values()]
 }
