@@ -17,9 +17,10 @@
  *   (`DegenerateSummary`, shared case C17);
  * - `identifier-retention`: at least `minIdentifierRetention` of the covered
  *   range's *critical* identifiers (`CriticalIdentifiers`: those in the
- *   user's words, modified artifacts, unresolved errors — judged from the
- *   transcript, not from what the summarizer listed) are kept; the ratio is
- *   `identifierRetention`;
+ *   user's words that are still live — said in the recent turns or acted on
+ *   by a later call —, modified artifacts, unresolved errors — judged from
+ *   the transcript, not from what the summarizer listed) are kept; the ratio
+ *   is `identifierRetention`;
  * - `asks-from-user`: every pending ask shares at least
  *   {@link MIN_ASK_WORD_OVERLAP} of its words with something the user said
  *   (covered range, kept tail or previous checkpoint), so `/compact` instructions or a

@@ -4,7 +4,10 @@
  * summary and the offline one face the same rule.
  *
  * - identifiers in the user's own words (paths, URLs, hashes, ids, ports —
- *   `UserSpeech.spokenText`, so shell output and pasted logs do not count);
+ *   `UserSpeech.spokenText`, so shell output and pasted logs do not count)
+ *   that are still live ({@link livenessIn}): said in the newest
+ *   {@link RECENT_USER_TURNS} user turns, or acted on — named by a call
+ *   (tool call, text or harness action) after the user said it;
  * - artifacts the agent modified or created (successful edit / write calls);
  * - unresolved errors: the first error line of each failed side-effect call
  *   that no later call with the same target repaired (the latest
@@ -18,6 +21,7 @@
  */
 import type { Identifiers } from "./Checkpoint.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
+import * as JsonSafety from "./JsonSafety.ts"
 import type { Message } from "./Message.ts"
 import * as ShellCommand from "./ShellCommand.ts"
 import * as ToolActions from "./ToolActions.ts"
@@ -27,6 +31,19 @@ import * as UserSpeech from "./UserSpeech.ts"
 export const MAX_UNRESOLVED_ERRORS = 3
 /** Characters of an error line that must occur for it to count as kept. */
 export const ERROR_PREFIX_CHARS = 60
+
+/**
+ * User turns (messages in the user's own words, `UserSpeech.isSpeech`) whose
+ * identifiers are live by recency ({@link livenessIn}). Own rule: the current
+ * request and the ones shortly before it are what a continuing model acts on
+ * (in aider's history, 20 turns reach back to the previous afternoon, past
+ * the start of the last day's work that the continuity scenario names as the
+ * current thread); a URL or path the user said earlier that no call has used since
+ * belongs to a request long answered.
+ *
+ * @category constants
+ */
+export const RECENT_USER_TURNS = 20
 
 const unique = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
 
@@ -105,25 +122,101 @@ export const unresolvedErrors = (actions: ReadonlyArray<ToolActions.Action>): Ar
 }
 
 /**
+ * What a message's calls acted on, as text: every string of its tool calls'
+ * inputs (a URL written into a file, a path opened, a command run) and the
+ * path and command of its `actions` (text actions, edits a harness applied).
+ */
+const actedText = (message: Message, actions: ReadonlyArray<ToolActions.Action>): string => {
+  const inputs =
+    message.role === "assistant" && typeof message.content !== "string"
+      ? message.content.flatMap((part) => (part.type === "tool-call" ? JsonSafety.stringLeaves(part.input) : []))
+      : []
+  return [...inputs, ...actions.flatMap((action) => [action.path ?? "", action.command ?? ""])].join("\n")
+}
+
+/** The spoken categories {@link liveSpoken} filters (commands and errors have their own rules). */
+const SPOKEN: ReadonlyArray<IdentifierExtraction.Category> = ["paths", "ids", "hashes", "urls", "ports"]
+
+/**
+ * Whether an identifier the user said in `covered` is still live. It is when
+ * the user said it in the newest {@link RECENT_USER_TURNS} turns of the range
+ * (the current ask and the requests just before it), or when a call after its
+ * first mention acted on it: a tool call's input or a text / harness action
+ * names it (a leading `@`, the console's file-mention syntax, dropped) — an
+ * API base URL the agent wrote into a config file, a path it opened. A link
+ * or path only mentioned in older chat (a pasted page's links, an example
+ * path in a question) is not: it was context for a request long answered, and
+ * a handoff that must keep every one of them spends its budget on them
+ * instead of on the recent work. `actions`: `ToolActions.actionsOf(covered)`,
+ * computed when not given. The range is read once; each value is then searched
+ * in the recent words and, when not there, in the calls after its first
+ * mention (linear in the range's text per identifier).
+ *
+ * @category analysis
+ */
+export const livenessIn = (
+  covered: ReadonlyArray<ToolActions.Item>,
+  actions: ReadonlyArray<ToolActions.Action> = ToolActions.actionsOf(covered)
+): ((value: string) => boolean) => {
+  const speech = covered.map((item) => UserSpeech.spokenText(item.message))
+  const turns = speech.flatMap((text, index) => (text.trim().length > 0 ? [index] : []))
+  const recentFrom = turns.length > RECENT_USER_TURNS ? turns[turns.length - RECENT_USER_TURNS]! : 0
+  const recent = speech.slice(recentFrom).join("\n")
+  const byMessage = new Map<string, Array<ToolActions.Action>>()
+  for (const action of actions) {
+    const known = byMessage.get(action.entryId)
+    if (known === undefined) byMessage.set(action.entryId, [action])
+    else known.push(action)
+  }
+  // The calls' text of the whole range as one string, with where each message's part starts.
+  const starts: Array<number> = []
+  let acted = ""
+  for (const item of covered) {
+    starts.push(acted.length)
+    acted += `${actedText(item.message, byMessage.get(item.entryId) ?? [])}\n`
+  }
+  return (value) => {
+    if (recent.includes(value)) return true
+    const first = speech.findIndex((text) => text.includes(value))
+    return acted.indexOf(value.replace(/^@/, ""), starts[first + 1] ?? acted.length) >= 0
+  }
+}
+
+/**
+ * `spoken` (identifiers read off the user's words of a range) without the
+ * ones that are no longer live (`isLive`: {@link livenessIn} of that range);
+ * commands and errors, which have their own rules, as given.
+ *
+ * @category analysis
+ */
+export const liveSpoken = (spoken: Identifiers, isLive: (value: string) => boolean): Identifiers => {
+  const out = { ...spoken } as { -readonly [K in IdentifierExtraction.Category]: Array<string> }
+  for (const category of SPOKEN) out[category] = spoken[category].filter(isLive)
+  return out
+}
+
+/**
  * The critical identifiers of a covered range (see the module doc).
  *
  * @category analysis
  */
 export const of = (covered: ReadonlyArray<Message>): Identifiers => {
   const spoken = IdentifierExtraction.fromText(covered.map(UserSpeech.spokenText).join("\n"), { maxErrors: 0 })
-  const actions = ToolActions.actionsOf(covered.map((message, index) => ({ entryId: String(index), message })))
+  const items = covered.map((message, index) => ({ entryId: String(index), message }))
+  const actions = ToolActions.actionsOf(items)
   const modified = actions.flatMap((action) =>
     (action.kind === "edit" || action.kind === "create") && action.outcome._tag === "ok" && action.path
       ? [action.path]
       : []
   )
+  const live = liveSpoken(spoken, livenessIn(items, actions))
   return {
     ...IdentifierExtraction.empty(),
-    paths: unique([...spoken.paths, ...modified]),
-    ids: spoken.ids,
-    hashes: spoken.hashes,
-    urls: spoken.urls,
-    ports: spoken.ports,
+    paths: unique([...live.paths, ...modified]),
+    ids: live.ids,
+    hashes: live.hashes,
+    urls: live.urls,
+    ports: live.ports,
     errors: unresolvedErrors(actions)
   }
 }

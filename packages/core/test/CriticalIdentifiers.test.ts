@@ -3,7 +3,7 @@
  * call of the same target (an edit's file, whatever its command), or a later successful command running its chain's
  * last step; with `otherMessagesOnly`, calls of its own message do not count.
  */
-import { CriticalIdentifiers, type ToolActions } from "@context-engine/core"
+import { CriticalIdentifiers, type Message, type ToolActions } from "@context-engine/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 
@@ -121,5 +121,72 @@ describe("CriticalIdentifiers.isSuperseded: the failed chain's last step is spli
       { entryId: "e2", toolName: "bash", kind: "command", command: `echo spaces"`, outcome: { _tag: "ok", text: "" } }
     ]
     expect(CriticalIdentifiers.isSuperseded(actions, 0)).toBe(false)
+  })
+})
+
+const said = (text: string): Message.Message => ({ role: "user", content: [{ type: "text", text }] })
+const reply = (text: string): Message.Message => ({ role: "assistant", content: [{ type: "text", text }] })
+
+/**
+ * A session whose first turn pastes a page of links and an asset path the work never uses, whose second gives an
+ * API base URL the agent then writes into a file, followed by 20 turns (`RECENT_USER_TURNS`) of other work, the
+ * newest of which names a URL to check.
+ */
+const session: Array<Message.Message> = [
+  said(
+    "For reference, the landing page links https://chat.example.org/invite/abc and https://video.example.org/watch?v=xyz, its hero image is /assets/hero.jpg"
+  ),
+  reply("Noted."),
+  said("Use https://api.example.com/v2 as the API base URL for the client"),
+  {
+    role: "assistant",
+    content: [
+      {
+        type: "tool-call",
+        toolCallId: "w1",
+        toolName: "write",
+        input: { path: "src/client.ts", content: 'export const BASE_URL = "https://api.example.com/v2"\n' }
+      }
+    ]
+  },
+  {
+    role: "tool",
+    content: [{ type: "tool-result", toolCallId: "w1", toolName: "write", output: { type: "text", value: "ok" } }]
+  },
+  ...Array.from({ length: 19 }, (_, turn) => [
+    said(`rename the helper in the retry loop, step ${turn}`),
+    reply(`Renamed it (step ${turn}).`)
+  ]).flat(),
+  said("now check that https://status.example.com/health answers"),
+  reply("It answers.")
+]
+
+describe("CriticalIdentifiers.of: the user's identifiers that are still live", () => {
+  it("keeps a URL said in the recent turns and one a later call acted on, not links only mentioned in older chat", () => {
+    const critical = CriticalIdentifiers.of(session)
+    expect(critical.urls).toEqual(["https://api.example.com/v2", "https://status.example.com/health"])
+    expect(critical.paths).toEqual(["src/client.ts"])
+  })
+
+  it("an identifier the user repeats in a recent turn is live again", () => {
+    expect(CriticalIdentifiers.of(session).paths).not.toContain("/assets/hero.jpg")
+    const repeated = [...session, said("the hero image /assets/hero.jpg is too large, shrink it")]
+    expect(CriticalIdentifiers.of(repeated).paths).toContain("/assets/hero.jpg")
+  })
+
+  it("a console file mention (@path) counts as acted on when a later call names the path", () => {
+    const mentioned: Array<Message.Message> = [
+      said("look at @docs/setup.md before you start, @docs/history.md is only background"),
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "r1", toolName: "read", input: { path: "docs/setup.md" } }]
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "r1", toolName: "read", output: { type: "text", value: "…" } }]
+      },
+      ...session.slice(5)
+    ]
+    expect(CriticalIdentifiers.of(mentioned).paths).toEqual(["@docs/setup.md"])
   })
 })

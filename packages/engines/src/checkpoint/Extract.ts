@@ -11,7 +11,14 @@
  *
  * @since 0.2.0
  */
-import { Checkpoint, CheckpointValidation, IdentifierExtraction, ToolActions, UserSpeech } from "@context-engine/core"
+import {
+  Checkpoint,
+  CheckpointValidation,
+  CriticalIdentifiers,
+  IdentifierExtraction,
+  ToolActions,
+  UserSpeech
+} from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
 import * as Constraints from "./Constraints.ts"
 import * as Decisions from "./Decisions.ts"
@@ -137,12 +144,21 @@ const FAILED_PREFIX_RE = /^.*? failed(?: \(\d+ attempts\))?: /
 
 /**
  * Identifiers a handoff must keep verbatim: those in the user's own words
- * and the unresolved errors (see `CheckpointValidation` for the same rule).
+ * that are still live (`isLive`: `CriticalIdentifiers.livenessIn` of the
+ * range — said in its recent turns, or acted on by a later call) and the
+ * unresolved errors (see `CheckpointValidation` for the same rule).
  *
  * @category getters
  */
-export const criticalIdentifiers = (speech: ReadonlyArray<string>, failed: ReadonlyArray<string>) => {
-  const spoken = IdentifierExtraction.fromText(speech.join("\n"), { maxErrors: 0 })
+export const criticalIdentifiers = (
+  speech: ReadonlyArray<string>,
+  failed: ReadonlyArray<string>,
+  isLive: (value: string) => boolean
+) => {
+  const spoken = CriticalIdentifiers.liveSpoken(
+    IdentifierExtraction.fromText(speech.join("\n"), { maxErrors: 0 }),
+    isLive
+  )
   return {
     ...spoken,
     commands: [],
@@ -186,7 +202,8 @@ export const extract = (
   const isKept = (said: Said | undefined) => said !== undefined && keptEntryIds.has(said.entryId)
   const requests = speech.filter((said) => UserSpeech.isTaskSetting(said.text))
   const actions = ToolActions.actionsOf(all)
-  const artifacts = Ledger.fromRange(all, actions)
+  const isLive = CriticalIdentifiers.livenessIn(all, actions)
+  const artifacts = Ledger.fromRange(all, actions, isLive)
   const positions = new Map(all.map((item, index) => [item.entryId, index]))
   const position = (entryId: string) => positions.get(entryId) ?? all.length
   const expectedFailures = expectedFailuresOf(all, actions, position)
@@ -262,7 +279,8 @@ export const extract = (
     pendingUserAsks,
     identifiers: criticalIdentifiers(
       speech.filter((said) => !isKept(said)).map((said) => said.text),
-      failed
+      failed,
+      isLive
     ),
     filesRead: artifacts.filter((a) => a.kind === "file" && a.status === "read").map((a) => a.value),
     filesModified: artifacts.filter((a) => a.kind === "file" && a.status !== "read").map((a) => a.value),

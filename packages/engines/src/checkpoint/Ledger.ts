@@ -8,7 +8,7 @@
  *
  * @since 0.2.0
  */
-import { Checkpoint, IdentifierExtraction, ToolActions, UserSpeech } from "@context-engine/core"
+import { Checkpoint, CriticalIdentifiers, IdentifierExtraction, ToolActions, UserSpeech } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
 
 type Artifact = Checkpoint.Artifact
@@ -93,14 +93,18 @@ const gitArtifacts = (actions: ReadonlyArray<ToolActions.Action>): Array<Artifac
     return out
   })
 
-const spokenArtifacts = (items: ReadonlyArray<CoveredItem>): Array<Artifact> =>
+const spokenArtifacts = (items: ReadonlyArray<CoveredItem>, isLive: (value: string) => boolean): Array<Artifact> =>
   items.flatMap((item): Array<Artifact> => {
     const text = UserSpeech.spokenText(item.message)
     if (text.length === 0) return []
     const ids = IdentifierExtraction.fromText(text, { maxErrors: 0 })
     return [
-      ...ids.urls.map((value): Artifact => ({ kind: "url", value, status: "mentioned", entryIds: [item.entryId] })),
-      ...ids.ports.map((value): Artifact => ({ kind: "port", value, status: "mentioned", entryIds: [item.entryId] }))
+      ...ids.urls
+        .filter(isLive)
+        .map((value): Artifact => ({ kind: "url", value, status: "mentioned", entryIds: [item.entryId] })),
+      ...ids.ports
+        .filter(isLive)
+        .map((value): Artifact => ({ kind: "port", value, status: "mentioned", entryIds: [item.entryId] }))
     ]
   })
 
@@ -108,15 +112,20 @@ const spokenArtifacts = (items: ReadonlyArray<CoveredItem>): Array<Artifact> =>
  * The ledger of a covered range: files from the tool calls, branches and
  * commits from git commands and their output (with the files a commit
  * created, from git's `create mode` lines), URLs and ports from the user's
- * words.
+ * words that are live when the range is summarized (`isLive`,
+ * `CriticalIdentifiers.livenessIn`: said in the range's recent turns or acted
+ * on by a later call — the links of a page pasted long ago are not the
+ * work's). The ledger stays cumulative: what an earlier checkpoint recorded
+ * is merged in, never re-judged.
  *
  * @category constructors
  */
 export const fromRange = (
   items: ReadonlyArray<CoveredItem>,
-  actions: ReadonlyArray<ToolActions.Action>
+  actions: ReadonlyArray<ToolActions.Action>,
+  isLive: (value: string) => boolean = CriticalIdentifiers.livenessIn(items, actions)
 ): Array<Artifact> => {
-  const all = [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items)]
+  const all = [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items, isLive)]
   // git and console logs print repository-relative paths: one a tool call named by its absolute path is that file
   // (the first absolute path that ends in `/<relative path>`; one lookup per path: a scan of every absolute path per
   // relative one was quadratic on long sessions, issue #13 req 6).
