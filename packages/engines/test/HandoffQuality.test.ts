@@ -93,7 +93,11 @@ describe("done", () => {
     const content: Checkpoint.CheckpointContent = {
       ...Checkpoint.emptyContent(),
       goal: "Port the theme to the selectors (e0)",
-      constraints: Array.from({ length: 14 }, (_, index) => `"never touch the legacy renderer ${index}" (u${index})`),
+      constraints: Array.from(
+        { length: 14 },
+        (_, index) =>
+          `"never touch the legacy renderer ${index}, customers still load their saved themes through it" (u${index})`
+      ),
       progress: {
         done: [
           "edited `src/old.ts`",
@@ -106,8 +110,8 @@ describe("done", () => {
       nextSteps: ["continue"],
       keyIdentifiers: Array.from({ length: 30 }, (_, index) => `\`themeColor${index}\``)
     }
-    // The constraints and identifiers, ahead of Done in priority, take the whole budget: the newest change and
-    // the newest run are what is left of Done.
+    // The constraints, ahead of Done in priority, take the whole budget: the newest change and the newest run
+    // are what is left of Done.
     const fitted = ExtractiveSummarizer.fitToBudget(content, 300, count)
     expect(fitted.progress.done).toEqual([
       "the user ran `pnpm test -- theme-selectors` (e40)",

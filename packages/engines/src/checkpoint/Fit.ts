@@ -2,8 +2,8 @@
  * Fills a checkpoint budget by priority (issue #11 requirement 3): what the
  * next model needs first — the current goal, the pending ask, the next
  * steps, the user's constraints and corrections (the most binding first), failed approaches and
- * unknown outcomes, work in progress, the newest decisions, what is done, older decisions, earlier
- * requests — each list newest first, until the rendered checkpoint reaches
+ * unknown outcomes, work in progress, the newest decisions, the newest Done items, the code identifiers,
+ * the rest of Done, older decisions, earlier requests — each list newest first, until the rendered checkpoint reaches
  * `maxTokens`. The artifact ledger is kept whole (the renderer shows its
  * newest items per group and counts the rest), so it stays cumulative.
  * Whatever did not fit is counted in `dropped`, so the handoff says what it
@@ -38,6 +38,7 @@ const CAP = {
   constraints: 14,
   failed: 6,
   done: 24,
+  doneFirst: 5,
   decisions: 6,
   decisionsFirst: 3,
   context: 12,
@@ -112,6 +113,7 @@ const slotsOf = (content: Content): Array<Slot> => {
     content.decisions.map((d) => `${d.decision} ${d.rationale}`),
     CAP.decisions
   )
+  const done = evidencedFirst(newestFirst("done", content.progress.done), CAP.done)
   return [
     ...newestFirst("pendingUserAsks", content.pendingUserAsks, 2),
     ...content.nextSteps.slice(0, 8).map((text, index) => ({ section: "nextSteps", index, text })),
@@ -127,12 +129,16 @@ const slotsOf = (content: Content): Array<Slot> => {
     // The newest decisions with their reasons before a long Done list: they are what keeps the next model
     // from undoing the work; the rest of them after it.
     ...decisions.slice(0, CAP.decisionsFirst),
+    // The newest Done items: what was being worked on just before the cut (Claude Code's summary has a
+    // "Current Work" section, written from the most recent messages) — without them a long code vocabulary or
+    // a long rule list leaves Done at the one item the fill requires.
+    ...done.slice(0, CAP.doneFirst),
     // The code identifiers the work kept using (Claude Code's summary lists the key technical concepts and
-    // code sections second, after the request): a word each, before the long Done list.
+    // code sections second, after the request): a word each, before the rest of the long Done list.
     ...(content.keyIdentifiers ?? [])
       .slice(0, CAP.keyIdentifiers)
       .map((text, index) => ({ section: "keyIdentifiers", index, text })),
-    ...evidencedFirst(newestFirst("done", content.progress.done), CAP.done),
+    ...done.slice(CAP.doneFirst),
     ...decisions.slice(CAP.decisionsFirst),
     ...newestFirst("criticalContext", content.criticalContext, CAP.context)
   ]

@@ -49,3 +49,23 @@ describe("fitToBudget", () => {
     expect(many).toBeLessThanOrEqual(few + 2)
   })
 })
+
+describe("fitToBudget: the newest Done items before the code vocabulary", () => {
+  it("a short budget that cannot hold every code identifier still keeps the five newest Done items", () => {
+    const content: Checkpoint.CheckpointContent = {
+      ...Checkpoint.emptyContent(),
+      goal: GOAL,
+      progress: {
+        done: Array.from({ length: 10 }, (_, index) => `edited \`src/phase_${index}.ts\` (3 edits)`),
+        inProgress: [],
+        blocked: []
+      },
+      nextSteps: ["continue with the next phase"],
+      keyIdentifiers: Array.from({ length: 30 }, (_, index) => `sessionPhaseRecordField${index}`)
+    }
+    const count = (text: string): number => Math.ceil(text.length / 4)
+    const fitted = fitToBudget(content, 200, count)
+    expect(fitted.keyIdentifiers?.length).toBeLessThan(30)
+    expect(fitted.progress.done).toEqual(content.progress.done.slice(5))
+  })
+})
