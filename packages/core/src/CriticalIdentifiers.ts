@@ -24,6 +24,7 @@ import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import * as JsonSafety from "./JsonSafety.ts"
 import type { Message } from "./Message.ts"
 import * as ShellCommand from "./ShellCommand.ts"
+import * as SubstringIndex from "./SubstringIndex.ts"
 import * as ToolActions from "./ToolActions.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 
@@ -148,9 +149,9 @@ const SPOKEN: ReadonlyArray<IdentifierExtraction.Category> = ["paths", "ids", "h
  * path in a question) is not: it was context for a request long answered, and
  * a handoff that must keep every one of them spends its budget on them
  * instead of on the recent work. `actions`: `ToolActions.actionsOf(covered)`,
- * computed when not given. The range is read once; each value is then searched
- * in the recent words and, when not there, in the calls after its first
- * mention (linear in the range's text per identifier).
+ * computed when not given. Linear in the range's text: the range's spoken
+ * identifiers are judged together when the function is made (a value that is
+ * not one of them is judged on its own when asked).
  *
  * @category analysis
  */
@@ -161,25 +162,52 @@ export const livenessIn = (
   const speech = covered.map((item) => UserSpeech.spokenText(item.message))
   const turns = speech.flatMap((text, index) => (text.trim().length > 0 ? [index] : []))
   const recentFrom = turns.length > RECENT_USER_TURNS ? turns[turns.length - RECENT_USER_TURNS]! : 0
-  const recent = speech.slice(recentFrom).join("\n")
   const byMessage = new Map<string, Array<ToolActions.Action>>()
   for (const action of actions) {
     const known = byMessage.get(action.entryId)
     if (known === undefined) byMessage.set(action.entryId, [action])
     else known.push(action)
   }
-  // The calls' text of the whole range as one string, with where each message's part starts.
-  const starts: Array<number> = []
-  let acted = ""
-  for (const item of covered) {
-    starts.push(acted.length)
-    acted += `${actedText(item.message, byMessage.get(item.entryId) ?? [])}\n`
-  }
-  return (value) => {
-    if (recent.includes(value)) return true
-    const first = speech.findIndex((text) => text.includes(value))
-    return acted.indexOf(value.replace(/^@/, ""), starts[first + 1] ?? acted.length) >= 0
-  }
+  const acted = covered.map((item) => actedText(item.message, byMessage.get(item.entryId) ?? []))
+  // Every value a caller asks about is an identifier of the range's speech, read off the whole speech (the
+  // validator, `Extract`) or one message's (the ledger): all of them are judged at once, in one pass of an
+  // automaton over the speech and one over the calls' text (`SubstringIndex`), not one scan of the range per value.
+  const values = [
+    ...new Set(
+      [speech.join("\n"), ...speech].flatMap((text) => {
+        const found = text.length === 0 ? undefined : IdentifierExtraction.fromText(text, { maxErrors: 0 })
+        return found === undefined ? [] : SPOKEN.flatMap((category) => found[category])
+      })
+    )
+  ]
+  const judged = judge(values, speech, recentFrom, acted)
+  return (value) => judged.get(value) ?? judge([value], speech, recentFrom, acted).get(value)!
+}
+
+/**
+ * Liveness of `values` (see {@link livenessIn}): live when found in the
+ * speech from message `recentFrom` on, or in the calls' text of a message
+ * after the first message whose speech holds the value. O(text + matches).
+ */
+const judge = (
+  values: ReadonlyArray<string>,
+  speech: ReadonlyArray<string>,
+  recentFrom: number,
+  acted: ReadonlyArray<string>
+): Map<string, boolean> => {
+  const spoken = SubstringIndex.make(values)
+  const recent = new Set(spoken.foundIn(speech.slice(recentFrom).map((text) => `${text}\n`)))
+  const first = new Map<number, number>()
+  spoken.eachIn(speech, (id, index) => {
+    if (!first.has(id)) first.set(id, index)
+  })
+  const named = SubstringIndex.make(values.map((value) => value.replace(/^@/, "")))
+  // Pieces in order: the last visit is the newest message that names the value.
+  const lastActed = new Map<number, number>()
+  named.eachIn(acted, (id, index) => lastActed.set(id, index))
+  return new Map(
+    values.map((value, id) => [value, recent.has(id) || (lastActed.get(id) ?? -1) > (first.get(id) ?? -1)])
+  )
 }
 
 /**

@@ -55,6 +55,39 @@ describe("SubstringIndex", () => {
   })
 })
 
+describe("SubstringIndex.eachIn", () => {
+  it("visits each pattern once per piece that holds it, pieces read on their own, in order", () => {
+    const visits: Array<[number, number]> = []
+    SubstringIndex.make(["ab", "b", "ba", ""]).eachIn(["abab", "xa", "bx"], (id, piece) => visits.push([id, piece]))
+    // "ba" of "xa" + "bx" spans two pieces: not found.
+    expect(visits.sort((x, y) => x[1] - y[1] || x[0] - y[0])).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [3, 0],
+      [3, 1],
+      [1, 2],
+      [3, 2]
+    ])
+  })
+
+  it("agrees with String.includes piece by piece on random patterns and pieces", () => {
+    const unit = fc.constantFrom("a", "b", "c", "/")
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit, maxLength: 5 }), { maxLength: 12 }),
+        fc.array(fc.string({ unit, maxLength: 10 }), { maxLength: 8 }),
+        (patterns, pieces) => {
+          const seen = pieces.map(() => [] as Array<number>)
+          SubstringIndex.make(patterns).eachIn(pieces, (id, piece) => seen[piece]!.push(id))
+          expect(seen.map((ids) => ids.sort((a, b) => a - b))).toEqual(pieces.map((piece) => naive(patterns, piece)))
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+})
+
 describe("IdentifierExtraction with the index", () => {
   const ids = {
     ...IdentifierExtraction.empty(),
