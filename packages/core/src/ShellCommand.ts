@@ -5,7 +5,9 @@
  * A line is split into steps at `&&`, `||`, `;`, `&` and `|` outside quotes
  * and brackets ({@link steps}); each step is one of
  * - a **look** — it only reads (`ls`, `cat`, `grep`, `git status|diff|log|show`,
- *   `cd`, a pure output filter after a pipe …);
+ *   `cd`, a pure output filter after a pipe, a database shell whose SQL only
+ *   reads — `sqlite3 db "SELECT …"`, `.schema`, `psql -c '\dt'` — or sets up:
+ *   a scratch file written in the temporary directory …);
  * - a **check** — it runs the project's verification and reports its state:
  *   tests, type-checks, lints, builds ({@link CHECK_RE});
  * - **staging** — it changes only git's index (`git add`, `git restore
@@ -13,7 +15,9 @@
  *   commit, and the commit is the work;
  * - a **command** — anything else, and any step that writes a file by
  *   redirection (`> file`, `| tee file`), fixes what a checker found
- *   (`--fix`, `--write`, `-u`) or deletes (`find … -delete`).
+ *   (`--fix`, `--write`, `-u`) or deletes (`find … -delete`); a line whose
+ *   work is in-place edits (`sed -i`, `perl -pi -e`) edits the files it names
+ *   ({@link editedFiles}).
  *
  * The line is as strong as its strongest step (command > check > staging >
  * look), so a side effect hidden in a chain or a pipe still counts:
@@ -33,6 +37,8 @@
  * @since 0.6.0
  */
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
+import * as ShellEdits from "./ShellEdits.ts"
+import * as ShellWords from "./ShellWords.ts"
 
 /** One step of a command line and the operator that joins it to the step before (`""` for the first). */
 export interface Step {
@@ -182,14 +188,95 @@ const FIXES_RE = /\s(?:--fix|--write|-u|--update(?:-?snapshots?)?)(?=\s|=|$)|[:-
 const STAGE_RE =
   /^git\s+(?:add|stage)\b|^git\s+restore\s+(?!.*(?:--worktree|-W\b))(?=.*(?:--staged|-S\b))|^git\s+rm\s+(?=.*--cached)|^git\s+reset(?:\s+(?:-q|--quiet))?(?:\s+HEAD)?(?:\s+--(?:\s.*)?|\s+HEAD\s+[^-\s].*)?$/
 
-/** An output redirection to a file (not `/dev/null`, not a descriptor): the step writes that file. */
-const WRITES_FILE_RE = /(?:^|[^<>&\d])\d?>>?\s*(?!\s*&|\s*\/dev\/null\b)\S/
+/**
+ * An output redirection to a file (not `/dev/null`, not a descriptor): the step writes that file. A file in the
+ * temporary directories (`/tmp`, `/var/tmp`, `$TMPDIR`, macOS's `/var/folders`) is scratch, setup as `cd` is. */
+const WRITES_FILE_RE =
+  /(?:^|[^<>&\d])\d?>>?\s*(?!\s*&|\s*\/dev\/null\b|(?:\/private)?\/(?:var\/)?tmp\/|(?:\/private)?\/var\/folders\/|\$\{?TMPDIR\b)\S/
 
 /** A redirection of output away or onto another descriptor (`2>&1`, `> /dev/null`, `&>/dev/null`): it decides what is shown. */
 const DISCARD_RE = /\s+(?:\d?>&\d|&>>?\s*\/dev\/null|\d?>>?\s*\/dev\/null)\s*$/
 
 /** The text of a step outside its quotes, for flags and redirections (a `>` in a grep pattern writes nothing). */
 const unquoted = (text: string): string => text.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, "''")
+
+/**
+ * SQL statements that only read or show: queries (`SELECT`, `VALUES`, a `WITH` that changes nothing), `EXPLAIN`,
+ * MySQL's `SHOW` / `DESCRIBE` / `USE`, SQLite's `PRAGMA` without a value or one of its schema-introspection pragmas
+ * (`table_info(t)`, `index_list(t)`, `integrity_check` … — sqlite.org/pragma.html; `PRAGMA x = v` and `PRAGMA x(v)`
+ * of the others set), the sqlite3 shell's dot-commands that show the schema or set how results print (`.schema`,
+ * `.tables`, `.headers on`, `.mode column`, `.dump` — sqlite.org/cli.html), and psql's describe and display
+ * meta-commands (`\d t`, `\dt`, `\l`, `\x`).
+ */
+const READ_SQL_RE = new RegExp(
+  "^(?:(?:select|values|with|explain|show|describe|desc|use)\\b" +
+    "|pragma\\s+(?:\\w+\\.)?(?:\\w+\\s*$|(?:table_x?info|table_list|index_x?info|index_list|foreign_key_list|foreign_key_check|integrity_check|quick_check|database_list|collation_list|function_list|module_list|pragma_list|compile_options)\\b)" +
+    "|\\.(?:schema|fullschema|tables?|indexe?s|indices|headers?|mode|width|separator|nullvalue|show|databases|dbinfo|dump|print|timer|echo|stats|help|lint|changes|eqp|bail)\\b" +
+    "|\\\\(?:d[a-zA-Z]*\\+?|l\\+?|x|conninfo|timing|pset|echo|\\?)(?:\\s|$))",
+  "i"
+)
+/** Words of a statement that change a database, for a `WITH` query (`WITH x AS (…) DELETE …`). */
+const WRITE_SQL_RE = /\b(?:insert|update|delete|replace|merge|upsert|create|drop|alter|truncate)\b/i
+
+/** Whether every statement of the SQL texts only reads ({@link READ_SQL_RE}); strings and identifiers in quotes left out. */
+const onlyReads = (texts: ReadonlyArray<string>): boolean =>
+  texts.length > 0 &&
+  texts.every((text) => {
+    const statements = text.startsWith(".") || text.startsWith("\\") ? [text] : unquoted(text).split(";")
+    return statements
+      .map((statement) => statement.trim())
+      .filter((statement) => statement.length > 0)
+      .every(
+        (statement) => READ_SQL_RE.test(statement) && (!/^with\b/i.test(statement) || !WRITE_SQL_RE.test(statement))
+      )
+  })
+
+/** sqlite3 / duckdb options that take a value (`-separator ,`); `-cmd` takes a statement. */
+const SQLITE_VALUE_OPTION_RE =
+  /^--?(?:init|separator|newline|nullvalue|vfs|mmap|maxsize|heap|lookaside|pagecache|escape)$/
+
+/**
+ * The SQL a database shell's arguments run, or `undefined` when they run none or what they run is not on the line
+ * (a script file, standard input, an interactive session): sqlite3 and duckdb take the statements and dot-commands
+ * after the database file (and `-cmd`'s), psql `-c` / `--command`, mysql and mariadb `-e` / `--execute` (their docs'
+ * command-line forms). `-init` / `-f` / `--file` name a script, whose text is not here.
+ */
+const sqlOf = (program: string, args: ReadonlyArray<string>): Array<string> | undefined => {
+  const sql: Array<string> = []
+  const flag = program === "psql" ? "c" : "e"
+  const long = program === "psql" ? "command" : "execute"
+  let database = false
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!
+    if (/^(?:-f|--file(?:=.*)?|--?init)$/.test(arg)) return undefined
+    if (program === "sqlite3" || program === "duckdb") {
+      if (/^--?cmd$/.test(arg)) sql.push(args[++at] ?? "")
+      else if (SQLITE_VALUE_OPTION_RE.test(arg)) at++
+      else if (arg.startsWith("-")) continue
+      else if (database) sql.push(arg)
+      else database = true
+    } else if (arg === `--${long}` || new RegExp(`^-[a-zA-Z]*${flag}$`).test(arg)) sql.push(args[++at] ?? "")
+    else if (arg.startsWith(`--${long}=`)) sql.push(arg.slice(long.length + 3))
+    else if (arg.startsWith(`-${flag}`)) sql.push(arg.slice(2))
+  }
+  return sql.length > 0 ? sql : undefined
+}
+
+/**
+ * A database shell's step by the SQL it runs ({@link sqlOf}): a look when every statement only reads
+ * ({@link READ_SQL_RE}), else a command — also when the SQL is not on the line or the line is cut (a console's
+ * `…` at its end may hide a later statement). `undefined` for any other program.
+ */
+const sqlKind = (step: string): Kind | undefined => {
+  const [program = "", ...args] = ShellWords.words(step)
+  const name = program
+    .replace(/^.*\//, "")
+    .replace(/^sqlite$/, "sqlite3")
+    .replace(/^mariadb$/, "mysql")
+  if (!/^(?:sqlite3|duckdb|psql|mysql)$/.test(name)) return undefined
+  const sql = sqlOf(name, args)
+  return sql !== undefined && !step.endsWith("\u2026") && onlyReads(sql) ? "look" : "command"
+}
 
 /**
  * What one step does (see the module docs); `piped` when it reads the
@@ -204,6 +291,8 @@ export const stepKind = (text: string, piped = false): Kind => {
   const exec = /^(?:find\s.*\s-exec(?:dir)?|xargs(?:\s+-\S+)*)\s+(.*)$/.exec(bare)?.[1]
   if (exec !== undefined) return stepKind(exec) === "look" ? "look" : "command"
   if (LOOK_RE.test(step) || (piped && FILTER_RE.test(step))) return "look"
+  const sql = sqlKind(step)
+  if (sql !== undefined) return sql
   if (CHECK_RE.test(step)) return FIXES_RE.test(bare) ? "command" : "check"
   return STAGE_RE.test(step) ? "stage" : "command"
 }
@@ -265,3 +354,46 @@ export const kindOf = (line: string): Kind =>
     const own = stepKind(step.text, step.operator === "|")
     return RANK[own] > RANK[kind] ? own : kind
   }, "look")
+
+/**
+ * The files a command line edits in place (`ShellEdits`: `sed -i`, `perl -pi -e`), as it names them, when that is
+ * all the work it does — its other steps only look, check or stage (`cd pkg && sed -i … a.ts && npm test`). Empty
+ * for any other line: one with other work is a command.
+ *
+ * @category getters
+ */
+export const editedFiles = (line: string): Array<string> => {
+  const files: Array<string> = []
+  for (const step of steps(line)) {
+    const edited = ShellEdits.inPlaceFiles(step.text.replace(PREFIX_RE, ""))
+    if (edited.length > 0) files.push(...edited)
+    else if (stepKind(step.text, step.operator === "|") === "command") return []
+  }
+  return [...new Set(files)]
+}
+
+/**
+ * The command lines a script is read by: with here-documents, its lines outside their bodies (`ShellWords.lines`: a
+ * body is the data of its line); else its first line (a multi-line script is still told by its first line). */
+const commandLines = (script: string): Array<string> =>
+  ShellWords.hasHereDocument(script) ? ShellWords.lines(script) : [script.split("\n")[0]!]
+
+/**
+ * The line that says what a shell call's script does: of its command lines, the first of the strongest kind —
+ * writing a throwaway script (`cat > /tmp/fix.py << 'EOF'` … `EOF`) is the setup of the run that follows it
+ * (`python3 /tmp/fix.py`).
+ *
+ * @category getters
+ */
+export const headline = (script: string): string => {
+  const all = commandLines(script)
+  return all.reduce((best, line) => (RANK[kindOf(line)] > RANK[kindOf(best)] ? line : best), all[0] ?? script.trim())
+}
+
+/**
+ * A shell call's script as one command line for classifying it: its command lines joined with `;`, which a line
+ * break is to the shell (POSIX XCU 2.9.3).
+ *
+ * @category getters
+ */
+export const asLine = (script: string): string => commandLines(script).join(" ; ")

@@ -25,7 +25,7 @@ import * as ApplyPatch from "./ApplyPatch.ts"
 import * as EditChange from "./EditChange.ts"
 import * as HarnessOutput from "./HarnessOutput.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
-import type { Message } from "./Message.ts"
+import type { Message, ToolCallPart } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
 import * as ReadTools from "./ReadTools.ts"
 import * as ShellCommand from "./ShellCommand.ts"
@@ -163,7 +163,8 @@ const fromSummary = (toolName: string, input: unknown): { path?: string; command
 const kindOf = (toolName: string, input: unknown): Action["kind"] => {
   const summarized = fromSummary(toolName, input)
   const path = ToolInput.inputPath(input) ?? summarized.path
-  const command = ToolInput.inputCommand(input) ?? summarized.command
+  // Classified by the whole script: a statement, a later line or a side effect past the clipped length counts.
+  const command = scriptLine(input) ?? summarized.command
   const sub = ToolInput.stringField(input, ["command"])
   if (TODO_TOOL_RE.test(toolName) && ToolInput.todoItems(input) !== undefined) return "todo"
   if (path !== undefined && WRITE_TOOL_RE.test(toolName) && sub !== "view")
@@ -172,9 +173,21 @@ const kindOf = (toolName: string, input: unknown): Action["kind"] => {
   if (path !== undefined && ReadTools.isDirectoryTool(toolName)) return "look"
   if (path !== undefined && (ReadTools.isReadTool(toolName) || sub === "view")) return "read"
   if (ReadTools.isReadTool(toolName)) return "look"
-  if (command !== undefined) return ShellCommand.kindOf(command)
+  if (command !== undefined)
+    // An in-place edit by shell (`sed -i … a.ts`) is an edit of the file it names (`ShellCommand.editedFiles`).
+    return ShellCommand.editedFiles(command).length > 0 ? "edit" : ShellCommand.kindOf(command)
   return "other"
 }
+
+/** A tool call's shell script as one command line (`ShellCommand.asLine`), to classify it by. */
+const scriptLine = (input: unknown): string | undefined => {
+  const script = ToolInput.inputScript(input)
+  return script === undefined ? undefined : ShellCommand.asLine(script)
+}
+
+/** The files a shell call edits in place, for an `edit` that names no path of its own (`ShellCommand.editedFiles`). */
+const shellEditPaths = (kind: Action["kind"], command: string | undefined): Array<string | undefined> =>
+  kind === "edit" && command !== undefined ? ShellCommand.editedFiles(command) : [undefined]
 
 /** A response that ends with a fenced code block: the block's text. */
 const FENCE_AT_END_RE = /```[^\n`]*\n([\s\S]*?)\n?```\s*$/
@@ -256,9 +269,42 @@ const textAction = (items: ReadonlyArray<Item>, index: number): Action | undefin
         ? shown
         : named
   const edits = kindOf(toolName, { command, path })
+  const edited = path ?? shellEditPaths(edits, command)[0]
   const change = edits === "edit" || edits === "create" ? EditChange.ofTextEdit(block!, items, index) : undefined
   const outcome = judged(command, observedOutcome(observation))
-  return { entryId: item.entryId, toolName, kind: edits, path, command, outcome, change }
+  return { entryId: item.entryId, toolName, kind: edits, path: edited, command, outcome, change }
+}
+
+/**
+ * The actions of one tool call: one, or for a shell call that edits several files in place one edit per file
+ * (`ShellCommand.editedFiles`).
+ */
+const callActions = (item: Item, part: ToolCallPart, results: ReadonlyMap<string, Outcome>): Array<Action> => {
+  const kind = kindOf(part.toolName, part.input)
+  const summarized = fromSummary(part.toolName, part.input)
+  const command = ToolInput.inputCommand(part.input) ?? summarized.command
+  const outcome = judged(command, results.get(part.toolCallId) ?? { _tag: "unknown" })
+  const named = ToolInput.inputPath(part.input) ?? summarized.path
+  const paths = named !== undefined ? [named] : shellEditPaths(kind, scriptLine(part.input) ?? command)
+  // A console transcript keeps only the call's summary: the change is the diff its result shows.
+  const change =
+    kind !== "edit" && kind !== "create"
+      ? undefined
+      : (EditChange.ofToolInput(part.input) ??
+        (kind === "edit" && summarized.path !== undefined && outcome._tag === "ok"
+          ? EditChange.ofDisplayedDiff(outcome.text)
+          : undefined))
+  return paths.map((path) => ({
+    entryId: item.entryId,
+    toolName: part.toolName,
+    kind,
+    path,
+    command,
+    outcome,
+    todos: kind === "todo" ? ToolInput.todoItems(part.input) : undefined,
+    change,
+    description: ToolInput.stringField(part.input, ["description"])?.split("\n")[0]
+  }))
 }
 
 /**
@@ -316,32 +362,7 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
     for (const part of message.content) {
       if (part.type !== "tool-call") continue
       const patched = patchActions(item.entryId, part, results)
-      if (patched.length > 0) {
-        actions.push(...patched)
-        continue
-      }
-      const kind = kindOf(part.toolName, part.input)
-      const summarized = fromSummary(part.toolName, part.input)
-      const command = ToolInput.inputCommand(part.input) ?? summarized.command
-      const outcome = judged(command, results.get(part.toolCallId) ?? { _tag: "unknown" })
-      actions.push({
-        entryId: item.entryId,
-        toolName: part.toolName,
-        kind,
-        path: ToolInput.inputPath(part.input) ?? summarized.path,
-        command,
-        outcome,
-        todos: kind === "todo" ? ToolInput.todoItems(part.input) : undefined,
-        // A console transcript keeps only the call's summary: the change is the diff its result shows.
-        change:
-          kind !== "edit" && kind !== "create"
-            ? undefined
-            : (EditChange.ofToolInput(part.input) ??
-              (kind === "edit" && summarized.path !== undefined && outcome._tag === "ok"
-                ? EditChange.ofDisplayedDiff(outcome.text)
-                : undefined)),
-        description: ToolInput.stringField(part.input, ["description"])?.split("\n")[0]
-      })
+      actions.push(...(patched.length > 0 ? patched : callActions(item, part, results)))
     }
   }
   return actions

@@ -9,6 +9,7 @@
  * @since 0.6.0
  */
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
+import * as ShellCommand from "./ShellCommand.ts"
 
 /**
  * One item of a todo or plan tool call.
@@ -53,17 +54,35 @@ export const inputPath = (input: unknown): string | undefined =>
   stringField(input, ["path", "file_path", "filePath", "file", "filename", "notebook_path"])
 
 /**
- * The first line of a tool call's shell command (`command`, `cmd`), clipped
- * to an identifier's length; `undefined` for editor sub-commands (`view`,
+ * A tool call's shell script (`command`, `cmd`, `script`), whole; `undefined` for editor sub-commands (`view`,
  * `create`, `str_replace`, `insert`).
  *
  * @category getters
  */
-export const inputCommand = (input: unknown): string | undefined => {
+export const inputScript = (input: unknown): string | undefined => {
   const raw = stringField(input, ["command", "cmd", "script"])
-  if (raw === undefined || /^(?:view|create|str_replace|insert|undo_edit)$/.test(raw)) return undefined
-  return raw.split("\n")[0]!.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS)
+  return raw === undefined || /^(?:view|create|str_replace|insert|undo_edit)$/.test(raw) ? undefined : raw
 }
+
+/**
+ * The line that says what a tool call's shell script does ({@link inputScript}; `ShellCommand.headline`: its
+ * first line of the strongest kind, here-document bodies and comments left out).
+ *
+ * @category getters
+ */
+export const inputCommandLine = (input: unknown): string | undefined => {
+  const script = inputScript(input)
+  return script === undefined ? undefined : ShellCommand.headline(script)
+}
+
+/**
+ * {@link inputCommandLine} clipped to an identifier's length
+ * (`IdentifierExtraction.MAX_IDENTIFIER_CHARS`).
+ *
+ * @category getters
+ */
+export const inputCommand = (input: unknown): string | undefined =>
+  inputCommandLine(input)?.slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS)
 
 const STATUS: Record<string, TodoItem["status"]> = {
   completed: "completed",

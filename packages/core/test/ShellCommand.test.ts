@@ -76,7 +76,7 @@ describe("ShellCommand.kindOf", () => {
       "git add -A && git commit -m 'wip'",
       "npm test | tee test.log",
       "echo done > status.txt",
-      "cat > /tmp/fix.py << 'EOF'",
+      "cat > fix.py << 'EOF'",
       "ls && rm -rf build",
       "find . -name '*.pyc' -delete",
       "find . -name '*.pyc' -exec rm {} \\;",
