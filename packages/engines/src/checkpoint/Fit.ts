@@ -13,6 +13,7 @@
  */
 import type { Checkpoint } from "@context-engine/core"
 import { CheckpointRenderer, ShellCommand } from "@context-engine/core"
+import * as CommandText from "./CommandText.ts"
 import * as Constraints from "./Constraints.ts"
 import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
 import { shortDone, withoutChange } from "./Progress.ts"
@@ -72,14 +73,16 @@ const bindingFirst = (items: ReadonlyArray<string>): Array<Slot> =>
 /**
  * A Done run's command without its output filters (`ShellCommand.withoutOutputFilters`: `npm run check 2>&1 |
  * tail -5` → `npm run check`): the key of a command the agent ran again. A command clipped before its end has a key
- * only when a filter began before the clip (two clipped commands with one prefix may differ after it).
+ * only when a filter began before the clip (two clipped commands with one prefix may differ after it); one shown
+ * in pieces (`CommandText.ofItem`: long paths by their tails) is keyed by its pieces.
  */
 const runKey = (text: string): string | undefined => {
-  const run = /^(?:ran|the user ran) `([^`]*)`(…)?/.exec(text)
-  if (run === null) return undefined
-  const key = ShellCommand.withoutOutputFilters(run[1]!)
-  const filtered = ShellCommand.steps(key).length < ShellCommand.steps(run[1]!).length
-  return run[2] === undefined || filtered ? key : undefined
+  const run = CommandText.ofItem(text)
+  if (run === undefined) return undefined
+  const last = run.pieces.at(-1)!
+  const key = ShellCommand.withoutOutputFilters(last)
+  const filtered = ShellCommand.steps(key).length < ShellCommand.steps(last).length
+  return !run.cut || filtered ? [...run.pieces.slice(0, -1), key].join(" … ") : undefined
 }
 
 /**
@@ -219,14 +222,33 @@ export const fitToBudget = (content: Content, maxTokens: number, countTokens: (t
       artifact.kind === "file" && artifact.status !== "read" ? [artifact.value] : []
     )
   )
-  const done = content.progress.done.filter((item) => !inLedger.has(FILE_EDIT_RE.exec(item)?.[1] ?? "")).map(shortDone)
+  const done = once(content.progress.done.filter((item) => !inLedger.has(FILE_EDIT_RE.exec(item)?.[1] ?? "")))
   const short = fitOnce({ ...content, progress: { ...content.progress, done } }, maxTokens, countTokens)
+  // Edits the ledger lists and short items said once with their count are still listed.
   const listedInLedger = content.progress.done.length - done.length
   return short.progress.done.length + listedInLedger > fitted.progress.done.length ? short : fitted
 }
 
+/**
+ * Short Done items said once, at the newest, with the count of the different items each stands for when more than
+ * one (`ran \`sqlite3\` …\`/data/BK…\` (4 times)`): the short form drops what told them apart (their outcomes,
+ * the paths' heads), and a line repeated says nothing more.
+ */
+const once = (items: ReadonlyArray<string>): Array<string> => {
+  const shorts = items.map(shortDone)
+  const sources = new Map<string, Set<string>>()
+  shorts.forEach((short, index) => {
+    sources.set(short, (sources.get(short) ?? new Set()).add(items[index]!))
+  })
+  return shorts.flatMap((short, index) => {
+    if (shorts.indexOf(short, index + 1) >= 0) return []
+    const count = sources.get(short)!.size
+    return [count > 1 ? `${short} (${count} times)` : short]
+  })
+}
+
 /** A Done item for a command run (`ran \`…\` → …`, `the user ran \`…\``: `Progress.doneOf`, `userCommandsOf`). */
-const RUN_RE = /^(?:ran|the user ran) `/
+const RUN_RE = /^(?:ran|the user ran) …?[`"]/
 
 /** A Done item for a file edit (`created \`path\``, `edited \`path\` (3 edits)`), its path captured. */
 const FILE_EDIT_RE = /^(?:created|edited) `([^`]+)`/

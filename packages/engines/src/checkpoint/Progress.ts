@@ -17,6 +17,7 @@ import {
   UserSpeech
 } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
+import * as CommandText from "./CommandText.ts"
 import { assistantText, clip, ITEM_CHARS, wholeWords } from "./Text.ts"
 
 const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
@@ -116,11 +117,20 @@ const SHORT_DONE_CHARS = 70
  */
 export const shortDone = (done: string): string => {
   const item = withoutChange(done)
-  const arrow = item.indexOf(" → ")
-  if (arrow < 0) return clip(item, SHORT_DONE_CHARS)
-  const result = item.slice(arrow + 3)
+  // A command is shortened by its pieces (a long path by its tail), not cut at the end: its verb and SQL stay.
+  const command = CommandText.shortened(item, SHORT_DONE_CHARS)
+  const rest = command === undefined ? item : item.slice(command.length)
+  const arrow = rest.indexOf(" → ")
+  const action = arrow < 0 ? rest : rest.slice(0, arrow)
+  // After a shortened command, what the item says next (` in package 2`, ` (pi:12)`), clipped.
+  const head =
+    command === undefined
+      ? clip(action, SHORT_DONE_CHARS)
+      : `${command.text}${action.length <= 20 ? action : ` ${clip(action, 20)}`}`
+  if (arrow < 0) return head
+  const result = rest.slice(arrow + 3)
   const ids = dedupe([...IdentifierExtraction.fromText(result).hashes, ...(result.match(PREFIXED_ID_RE) ?? [])])
-  return `${clip(item.slice(0, arrow), SHORT_DONE_CHARS)}${ids.length > 0 ? ` → ${ids.slice(0, 3).join(", ")}` : ""}`
+  return `${head}${ids.length > 0 ? ` → ${ids.slice(0, 3).join(", ")}` : ""}`
 }
 
 export const doneOf = (
@@ -152,7 +162,10 @@ export const doneOf = (
         .split("\n")
         .filter((line) => line.trim() && !STATE_LINE_RE.test(line))
         .slice(-1)[0]
-      done.push({ at, text: `ran ${code(action.command)}${result ? ` → ${clip(result, 100)}` : ""}` })
+      done.push({
+        at,
+        text: `ran ${CommandText.shown(CommandText.clipped(action.command))}${result ? ` → ${clip(result, 100)}` : ""}`
+      })
     } else if (action.command === undefined) {
       done.push({
         at,
@@ -193,7 +206,7 @@ export const checksPassOf = (
     if (action.kind === "check") newest.set(CriticalIdentifiers.targetOf(action), action)
   return [...newest.values()].flatMap((action) =>
     action.outcome._tag === "ok"
-      ? [{ at: position(action.entryId), text: `checks pass: ${code(action.command ?? action.toolName)}` }]
+      ? [{ at: position(action.entryId), text: `checks pass: ${CommandText.shown(action.command ?? action.toolName)}` }]
       : []
   )
 }
@@ -205,7 +218,9 @@ export const userCommandsOf = (
 ): Array<DoneItem> =>
   items.flatMap((item) => {
     const command = UserSpeech.shellCommand(item.message)
-    return command ? [{ at: position(item.entryId), text: `the user ran ${code(command)} (${item.entryId})` }] : []
+    return command
+      ? [{ at: position(item.entryId), text: `the user ran ${CommandText.shown(command)} (${item.entryId})` }]
+      : []
   })
 
 /** Done items oldest first; an item said again (the same report, the same command) is listed once, at its newest. */
