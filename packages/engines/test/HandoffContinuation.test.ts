@@ -263,6 +263,22 @@ describe("next steps: a plan the agent already carried out is not ahead", () => 
   })
 })
 
+describe("next steps: future work, not a report of finished work", () => {
+  const nextSteps = (last: string) =>
+    summarize(withIds([user("add live reload of the theme files"), assistant(last)])).nextSteps.join("\n")
+
+  it("'Now the … has …' reports; 'Now update …' and 'Then I'll …' plan", () => {
+    expect(nextSteps("Perfect! Now the theme system has live reload:\n\n1. A watcher reloads the file")).not.toContain(
+      "Now the theme system has live reload"
+    )
+    expect(nextSteps("Now it works for every custom theme file.")).not.toContain("Now it works")
+    expect(nextSteps("Now update the table of contents.")).toContain("Now update the table of contents.")
+    expect(nextSteps("The watcher is in. Then I'll document it in the README.")).toContain(
+      "Then I'll document it in the README."
+    )
+  })
+})
+
 describe("decisions: choices, not narration", () => {
   it("an announced look or a step that names nothing is narration; a choice or a named change is kept", () => {
     expect(Decisions.plainStatement("Let me look at the config loader first.")).toBe("")

@@ -43,6 +43,15 @@ export const SESSION_START = "The session started with this request"
 /** Label of the critical-context line quoting the latest user message when it was answered (kept with priority). */
 export const LATEST_ANSWERED = "Latest user message (answered)"
 const PLAN_RE = /^(?:next,?|now,?|then,?|i'?ll|i will|let me|let'?s|the next step|remaining|still to do|todo)\b/i
+/**
+ * What follows a sequencing word ("Now", "Next", "Then") in a report of
+ * finished work: a subject and its verb of state — "Now the theme system has
+ * live reload", "Now it works", "Then I added …". A plan is future work: an
+ * announced step ("Now let me …", "Then I'll …") or an order ("Now update the
+ * table of contents").
+ */
+const REPORT_AFTER_SEQUENCE_RE =
+  /^(?:now|next|then),?\s+(?!(?:i|we)(?:'ll| will| need| have to| am going| 'm going|'re going| are going| should| must)\b)(?:the|this|that|these|those|it|its|it'?s|there|here|everything|all|both|each|every|our|my|your|their|you|users?|they|he|she|(?:we|i)(?:'ve|'re|'m| have| had| am| are| was| were)|(?:we|i)\s+\w+ed)\b/i
 
 const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
 
@@ -104,7 +113,8 @@ const lastAssistant = (items: ReadonlyArray<CoveredItem>): Said | undefined => {
 const LATER_STEP_RE = /^(?:then|next|after that|afterwards|once|finally|later)\b/i
 
 /**
- * The plan sentences of the agent's last text. When that message or one
+ * The plan sentences of the agent's last text — future work, not a report
+ * of finished work ({@link REPORT_AFTER_SEQUENCE_RE}). When that message or one
  * after it issued a call whose result is in the range, its plan sentences
  * announced that call ("Let's install the package:" with the install) — it
  * ran, or the user declined it, and is under Done or Failed Approaches — so
@@ -121,7 +131,13 @@ const plansOf = (
   const from = position(said.entryId)
   const ran = actions.some((action) => position(action.entryId) >= from && action.outcome._tag !== "unknown")
   return sentences(said.text.slice(-3000))
-    .filter((sentence) => PLAN_RE.test(sentence) && sentence.length >= 20 && (!ran || LATER_STEP_RE.test(sentence)))
+    .filter(
+      (sentence) =>
+        PLAN_RE.test(sentence) &&
+        !REPORT_AFTER_SEQUENCE_RE.test(sentence) &&
+        sentence.length >= 20 &&
+        (!ran || LATER_STEP_RE.test(sentence))
+    )
     .slice(-3)
     .map((sentence) => `${clip(sentence, ITEM_CHARS)} (the agent's plan, ${said.entryId})`)
 }
