@@ -81,7 +81,7 @@ describe("decisions are choices, not explanations", () => {
           assistant("I will explicitly use /Users/me instead of $HOME."),
           calls({ id: "w1", name: "WriteFile", input: { path: "scripts/fixture.sh", content: "DB=/Users/me" } }),
           results({ id: "w1", name: "WriteFile", ...outcome }),
-          user("don't use absolute paths and my username in the script")
+          user("now run it against the test database")
         ])
       ).map((found) => found.decision)
     expect(session({ text: "[Operation Cancelled]", error: true })).toEqual([])

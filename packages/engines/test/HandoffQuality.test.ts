@@ -316,7 +316,7 @@ describe("decisions: a fix and the failure that prompted it", () => {
   it("the agent's first change after a failed check, before the check ran again, is a decision with the error as its reason", () => {
     expect(Decisions.fromRange(session)).toEqual([
       {
-        decision: "Options has no delay. Drop the delay from the retry result to match. (e6)",
+        decision: "Drop the delay from the retry result to match. (e6)",
         rationale:
           "fixing: `pnpm check` failed with \"src/client.ts(4,2): error TS2339: Property 'delayMs' does not exist on type 'Options'.\""
       }

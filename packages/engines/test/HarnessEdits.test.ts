@@ -111,14 +111,14 @@ describe("edits a harness applied from the model's text", () => {
       {
         entryId: "m7",
         message: assistant(
-          `Good idea, the config file is read at start.\n\n${block("net/config.py", "", "delay = 2")}`
+          `Good idea, the config file is read at start. I'll keep the delay there.\n\n${block("net/config.py", "", "delay = 2")}`
         ),
         harnessOutput: "Applied edit to net/config.py"
       }
     ])
     expect(decisions).toEqual([
       {
-        decision: "Good idea, the config file is read at start. (m7)",
+        decision: "Keep the delay there. (m7)",
         rationale: 'answering the user (m6): "why not keep the delay in the config file?"'
       }
     ])

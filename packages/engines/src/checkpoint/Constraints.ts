@@ -41,6 +41,25 @@ const CONSTRAINT_RE = new RegExp(
 )
 /** A message that opens by correcting the agent. */
 const CORRECTION_RE = /^\s*(?:no\b|nope\b|actually\b|wait\b|instead\b|don'?t\b|stop\b|that'?s wrong|wrong\b|nah\b)/i
+/**
+ * A message that turns down what the agent just did or proposed — the
+ * corrections ({@link CORRECTION_RE}) that refuse rather than redirect
+ * ("actually", "wait", "instead" redirect): it opens with a refusal ("No, …",
+ * "Nope", "Wrong", "That's wrong", "That's not what I asked", "Don't …",
+ * "Stop", "Undo …", "Revert …", "We shouldn't …") or refuses a point of it in
+ * a clause of its own ("so NO on #3", "no to the cache").
+ */
+const REJECTION_RE =
+  /^\s*(?:no+\b|nope\b|nah\b|wrong\b|that'?s (?:wrong|not (?:right|it|what))|this is wrong|don'?t\b|do not\b|stop\b|undo\b|revert\b|(?:we|you) (?:shouldn'?t|should not)\b)|(?:[.!?;,]\s*|\b(?:so|but|and)\s+)no(?:\s*[,.!;:]|\s+(?:on|to)\b)/i
+
+/**
+ * Whether the user's message turns down what the agent did or proposed
+ * before it ({@link REJECTION_RE}): a choice or a hypothesis the user
+ * refused is not a decision in force.
+ *
+ * @category guards
+ */
+export const isRejection = (said: string): boolean => REJECTION_RE.test(said.slice(0, 600))
 /** Questions that are requests ("can we keep …?", "could you …?", "why do you …?"). */
 const REQUEST_QUESTION_RE =
   /\b(?:can|could|would|shall) (?:we|you)\b|\bplease\b|\bhow about\b|^why (?:do|does|did|would|are|is|not)\b|\b(?:shouldn'?t|isn'?t|can'?t|don'?t) (?:we|you|it|that|this)\b/i

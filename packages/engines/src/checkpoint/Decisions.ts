@@ -1,15 +1,17 @@
 /**
  * Decisions with their reasons (issue #11 requirement 1): the choices a
- * handoff must carry so the next model does not undo them. Two sources, both
- * in the transcript's own words:
+ * handoff must carry so the next model does not undo them. A decision is a
+ * choice, in the agent's words — the clause that chooses, never the whole
+ * answer or explanation around it (`Statements`). Three sources:
  *
  * - a steering question or correction by the user ("why would we track X
- *   here? the session keeps track of those, no?") and the agent's conclusion
- *   that changed the code: the text of its first message after the question
- *   that comes with an edit, write or command — the decision, with the user's
- *   question as its reason;
+ *   here? the session keeps track of those, no?") and the agent's conclusion:
+ *   the first choice it states after the question, provided a change (an
+ *   edit, write or command) follows before the user speaks — or, when it
+ *   states none, the change itself — with the user's question as its reason;
  * - an agent sentence that states its reason ("… because …", "… instead of …"),
- *   unless it explains rather than decides (to the user, a pointer, a failure's cause);
+ *   unless it explains rather than decides (to the user, a pointer, a
+ *   finding, a hypothesis, a failure's cause — `Statements.explains`);
  * - a fix and the failure that prompted it: a side-effect call failed (a
  *   check, a build, a test run — not an edit that did not apply, which is
  *   retried), and the agent's first message after it that
@@ -18,6 +20,8 @@
  *   undoing the fix (a later run of the same call passed or replaced it:
  *   `CriticalIdentifiers.isSuperseded`).
  *
+ * A choice the user refused is none: its calls declined, or the user's next
+ * message turning it down ("No, …", "don't …" — `Constraints.isRejection`).
  * Decisions are listed in the order they were made, so the budget keeps the
  * newest.
  *
@@ -25,8 +29,12 @@
  */
 import { CriticalIdentifiers, ToolActions, UserSpeech } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
+import { isRejection } from "./Constraints.ts"
 import { isDeclined } from "./Progress.ts"
+import { choiceOf, explains, LABEL_RE, plainStatement } from "./Statements.ts"
 import { assistantText, clip, sentences } from "./Text.ts"
+
+export { plainStatement } from "./Statements.ts"
 
 /** One decision and its reason. */
 export interface Decision {
@@ -36,7 +44,7 @@ export interface Decision {
 
 const RATIONALE_RE =
   /^(.{12,220}?)[,;:]?\s+\b(because|since|so that|instead of|rather than|to avoid|otherwise)\b\s+(.{6,220})$/i
-/** A user message that steers: a question to the agent or a correction. */
+/** A user message that steers: a question to the agent or a correction (or a refusal: `Constraints.isRejection`). */
 const STEERING_RE = /\?|^\s*(?:no\b|nope\b|actually\b|wait\b|instead\b|don'?t\b|stop\b|that'?s wrong|wrong\b|why\b)/i
 /** Longest decision text, in characters. */
 const DECISION_CHARS = 260
@@ -47,60 +55,6 @@ const QUESTION_CHARS = 140
 interface Found extends Decision {
   readonly at: number
 }
-
-/** Narration lead-ins that carry no decision ("I see,", "Let me", "Now", "First,"), dropped from the quoted text. */
-const NARRATION_RE =
-  /^(?:(?:i see|ok(?:ay)?|alright|good|great|perfect|got it|you'?re (?:absolutely |completely |totally )?right)[,.!:](?:\s+|$)|(?:now|first|next|then),?\s+|let me\s+|i'?ll\s+)+/i
-
-/** A sentence announcing the agent's next step ("Let me …", "I'll …", "Now I need to …"), not stating a choice. */
-const INTENT_RE =
-  /^(?:(?:ok(?:ay)?|alright|so|now|first|next|then)[,.!]?\s+)*(?:let me|let'?s|let us|i'?ll|i will|i'?m going to|i am going to|we'?ll|i need to|we need to|i should|we should)\s+(?:(?:first|now|also|quickly|just|then|carefully)\s+)?(\w+)/i
-/** Verbs of looking (reading, searching, running a check), not of choosing: their sentences narrate, they decide nothing. */
-const LOOKING_RE =
-  /^(?:look|check|see|read|examine|explore|search|find|grep|investigate|open|view|inspect|review|verify|test|run|try|debug|understand|analy[sz]e|start|begin|take|get|trace|figure|confirm|identify|locate|understand|study|dig|think|re-?run|re-?read|re-?check)$/i
-/** Words that state a choice or its reason (Claude Code's compact prompt asks for decisions "and why"). */
-const CHOICE_RE =
-  /\b(?:instead|rather than|because|since|so that|decided?|chose|choose|prefer|opted?|to avoid|will use|switch(?:ed|ing)? to|go(?:ing)? with|keep(?:ing)? .* as)\b/i
-/** What follows an announced step's verb when it names nothing: a pronoun and adverbs ("fix this properly", "do that now"). */
-const NAMES_NOTHING_RE =
-  /^\s*(?:this|that|it|these|those|them|things|everything|both)(?:\s+(?:properly|correctly|now|again|first|too|up|out|quickly|right|then))*[\s.:!]*$/i
-/** Acknowledgements of the user that carry no content ("You're right!", "Good catch."). */
-const ACK_RE =
-  /^(?:you'?re (?:absolutely |completely |totally )?right|good (?:catch|point)|i see|ok(?:ay)?|got it|sure|yes|perfect|great)[\s.!,:-]*$/i
-
-/**
- * Whether a sentence is narration rather than a decision (Claude Code's
- * compact prompt separates "key technical decisions" from what the agent was
- * doing): an acknowledgement, or an announced next step ({@link INTENT_RE})
- * that states no choice ({@link CHOICE_RE}) and either only looks (reads,
- * searches, runs a check — {@link LOOKING_RE}) or names nothing it changes
- * (only a pronoun after its verb: {@link NAMES_NOTHING_RE}). An announced
- * change that names its object ("Now let me keep the listeners") stays: in
- * answer to the user's steering it is the choice made.
- */
-const isNarration = (sentence: string): boolean => {
-  if (ACK_RE.test(sentence)) return true
-  const intent = INTENT_RE.exec(sentence)
-  if (intent === null || CHOICE_RE.test(sentence)) return false
-  return LOOKING_RE.test(intent[1]!) || NAMES_NOTHING_RE.test(sentence.slice(intent.index + intent[0].length))
-}
-
-/**
- * The agent's words as a decision: narration sentences ({@link isNarration})
- * dropped, narration lead-ins dropped at the start of each other sentence, a
- * trailing lead-in colon ended as a sentence. `""` when only narration is
- * left.
- */
-export const plainStatement = (text: string): string =>
-  sentences(text)
-    .filter((sentence) => !isNarration(sentence))
-    .map((sentence) => {
-      const rest = sentence.replace(NARRATION_RE, "")
-      return rest.length > 0 ? rest.charAt(0).toUpperCase() + rest.slice(1) : rest
-    })
-    .filter((sentence) => sentence.length > 0)
-    .join(" ")
-    .replace(/:$/, ".")
 
 /** Where code starts: a fence (aider also fences with `<source>`) or an edit block's `<<<<<<< SEARCH`. */
 const CODE_START_RE = /^[ \t]*(?:```|<source>|<<<<<<< SEARCH)/m
@@ -119,13 +73,15 @@ const wordsBeforeCode = (text: string): string => {
 }
 
 /**
- * A decision in the agent's words, or — when its words are only narration —
- * the change its message made ("edited `src/a.ts`", "ran `npm test`"), so a
- * steering answer still says what was done about it.
+ * The choice a message states (`Statements.choiceOf`: its clause that
+ * chooses — an answer or an explanation around it is not the decision), or —
+ * when no clause chooses — the change its message made ("edited
+ * `src/a.ts`", "ran `npm test`"), so a steering answer still says what was
+ * done about it.
  */
 const decisionText = (item: CoveredItem, text: string): string => {
-  const statement = plainStatement(wordsBeforeCode(text))
-  if (statement.length > 0) return statement
+  const choice = choiceOf(wordsBeforeCode(text), DECISION_CHARS)
+  if (choice.length > 0) return choice
   const changed = ToolActions.actionsOf([item])
     .filter(ToolActions.isSideEffect)
     .map((action) =>
@@ -145,71 +101,56 @@ const balanced = (text: string): boolean =>
 const changes = (item: CoveredItem): boolean =>
   ToolActions.actionsOf([item]).some((action) => ToolActions.isSideEffect(action))
 
-/** The agent's conclusions that answered a steering question with a change. */
-const answersToSteering = (items: ReadonlyArray<CoveredItem>, keptEntryIds: ReadonlySet<string>): Array<Found> => {
-  const out: Array<Found> = []
-  items.forEach((item, index) => {
-    const said = UserSpeech.spokenText(item.message).trim()
-    if (said.length === 0 || !STEERING_RE.test(said.slice(0, 600))) return
-    for (let at = index + 1; at < items.length; at++) {
-      const later = items[at]!
-      if (UserSpeech.spokenText(later.message).trim().length > 0) return
-      const text = assistantText(later.message).trim()
-      if (text.length >= 20 && changes(later)) {
-        out.push({
-          at,
-          decision: `${clip(decisionText(later, text), DECISION_CHARS)} (${later.entryId})`,
-          rationale: keptEntryIds.has(item.entryId)
-            ? `answering the user (${item.entryId}, kept verbatim after this checkpoint)`
-            : `answering the user (${item.entryId}): "${clip(said, QUESTION_CHARS)}"`
-        })
-        return
-      }
-    }
-  })
-  return out
+/**
+ * The message that concludes the agent's answer to a steering question, of
+ * the messages from `from` until the user speaks again: the first that states
+ * a choice (`Statements.choiceOf` — "Let me add a file watcher:" before the
+ * reads that prepare it), provided a change follows it before the user
+ * speaks; else the first with text that comes with a change. `undefined` when
+ * nothing changed.
+ */
+const conclusion = (items: ReadonlyArray<CoveredItem>, from: number): number | undefined => {
+  let chose: number | undefined
+  for (let at = from; at < items.length; at++) {
+    const later = items[at]!
+    if (UserSpeech.spokenText(later.message).trim().length > 0) return undefined
+    const text = assistantText(later.message).trim()
+    if (chose === undefined && text.length >= 20 && choiceOf(wordsBeforeCode(text), DECISION_CHARS).length > 0)
+      chose = at
+    if (changes(later) && (chose !== undefined || text.length >= 20)) return chose ?? at
+  }
+  return undefined
 }
 
-/** A clause addressed to the user ("You're getting …", "Your build …"): it tells them something, it chooses nothing. */
-const TO_THE_USER_RE = /^(?:you|you'?re|your)\b/i
-/** A clause that only points ("This is the crucial step", "That's it"): it names no choice. */
-const POINTER_RE = /^(?:this|that|it|which)(?:'s|\s+(?:is|was))\b/i
-/** A failure in the clause a "because" / "since" explains ("The previous command failed because …"): a finding, not a choice. */
-const FAILURE_RE =
-  /\b(?:fail(?:s|ed|ing)?|errors?|exceptions?|crash(?:es|ed)?|broke|broken|wrong|missing|incorrect|(?:does|did|is)(?:n'?t| not) work(?:ing)?)\b/i
-
-/**
- * A clause that reports what a thing is doing ("The config path is resolving
- * to /app instead of /app/project", "The function is returning None rather
- * than the list"): its subject is a thing, not whoever chooses, and its verb
- * a progressive state — an observation, not a choice. A change described
- * with "now" ("The test is now checking only the titles rather than their
- * order") is what the agent made, and stays.
- */
-const FINDING_RE =
-  /^(?:the|its|their|this|that|these|those)\s+[^,;:]{1,80}?\s+(?:is|are|was|were)\s+(?:still\s+|actually\s+|currently\s+)?(?!being\b|going\b)\w+ing\b/i
-
-/**
- * Whether a reason sentence explains instead of deciding (Claude Code's
- * compact prompt asks for "key technical decisions"): its clause before the
- * reason word is addressed to the user, only points, reports a finding
- * ({@link FINDING_RE}), or — with a cause word
- * (because, since) — states a failure; the failure itself is kept under
- * Failed Approaches, and the fix it prompted by {@link fixesOfFailures}.
- */
-const explains = (clause: string, word: string): boolean =>
-  TO_THE_USER_RE.test(clause) ||
-  POINTER_RE.test(clause) ||
-  FINDING_RE.test(clause) ||
-  (/^(?:because|since)$/i.test(word) && FAILURE_RE.test(clause))
+/** The agent's conclusions that answered a steering question with a change ({@link conclusion}). */
+const answersToSteering = (items: ReadonlyArray<CoveredItem>, keptEntryIds: ReadonlySet<string>): Array<Found> =>
+  items.flatMap((item, index) => {
+    const said = UserSpeech.spokenText(item.message).trim()
+    if (said.length === 0 || !(STEERING_RE.test(said.slice(0, 600)) || isRejection(said))) return []
+    const at = conclusion(items, index + 1)
+    if (at === undefined) return []
+    const later = items[at]!
+    return [
+      {
+        at,
+        decision: `${clip(decisionText(later, assistantText(later.message).trim()), DECISION_CHARS)} (${later.entryId})`,
+        rationale: keptEntryIds.has(item.entryId)
+          ? `answering the user (${item.entryId}, kept verbatim after this checkpoint)`
+          : `answering the user (${item.entryId}): "${clip(said, QUESTION_CHARS)}"`
+      }
+    ]
+  })
 
 /**
  * A reason stated before the choice ("Since no custom commands are available,
- * I'll split the work into subtasks"): English puts the cause first as often
- * as last. Only a choice the agent makes itself (its clause opens with I / we /
- * let's) counts — "Since the lock is stale, the build stops" reports a finding.
+ * I'll split the work into subtasks", "Instead of piping the file, I'll name
+ * it in the prompt"): English puts the cause — or the alternative set aside —
+ * first as often as last. Only a choice the agent makes itself (its clause
+ * opens with I / we / let's) counts — "Since the lock is stale, the build
+ * stops" reports a finding.
  */
-const REASON_FIRST_RE = /^(because|since|given that)\s+(.{6,220}?),\s+((?:i|we|let(?:'s|\s+(?:me|us)))\b.{12,220})$/i
+const REASON_FIRST_RE =
+  /^(because|since|given that|instead of|rather than)\s+(.{6,220}?),\s+((?:i|we|let(?:'s|\s+(?:me|us)))\b.{12,220})$/i
 
 /** A reason-first sentence as a decision ({@link REASON_FIRST_RE}); the same filters as a reason stated after it. */
 const reasonFirst = (sentence: string, at: number): Array<Found> => {
@@ -261,25 +202,47 @@ const statedReasons = (items: ReadonlyArray<CoveredItem>, taken: Actions): Array
   const refused = refusedAt(items, taken)
   return items.flatMap((item, at) => {
     const text = refused[at] ? "" : assistantText(item.message)
-    return (text.length === 0 ? [] : sentences(text.slice(0, 6000))).flatMap((sentence) => {
-      const match = RATIONALE_RE.exec(sentence)
-      const decision = match ? plainStatement(match[1]!) : ""
-      if (REASON_FIRST_RE.test(sentence)) return reasonFirst(sentence, at)
-      return match &&
-        decision.length > 0 &&
-        !explains(decision, match[2]!) &&
-        !/[`{}]|^\W/.test(match[1]!.slice(0, 1)) &&
-        balanced(match[1]!)
-        ? [
-            {
-              at,
-              decision: clip(decision, 220),
-              rationale: clip(`${match[2]} ${match[3]}`.replace(/:$/, ""), 220)
-            }
-          ]
-        : []
-    })
+    const said = text.length === 0 ? [] : sentences(text.slice(0, 6000))
+    // A label heading a sentence ("Schema-Drift Detection: Because …") is not its clause (`Statements.LABEL_RE`).
+    return said
+      .map((sentence) => sentence.replace(LABEL_RE, ""))
+      .flatMap((sentence) => {
+        const match = RATIONALE_RE.exec(sentence)
+        const decision = match ? plainStatement(match[1]!) : ""
+        if (REASON_FIRST_RE.test(sentence)) return reasonFirst(sentence, at)
+        return match &&
+          decision.length > 0 &&
+          !explains(decision, match[2]!) &&
+          !/[`{}]|^\W/.test(match[1]!.slice(0, 1)) &&
+          balanced(match[1]!)
+          ? [
+              {
+                at,
+                decision: clip(decision, 220),
+                rationale: clip(`${match[2]} ${match[3]}`.replace(/:$/, ""), 220)
+              }
+            ]
+          : []
+      })
   })
+}
+
+/**
+ * For each position: whether the user's next message after it turns down
+ * what the agent did or proposed there (`Constraints.isRejection`: "No, …",
+ * "don't …", "that's wrong") — a choice or a hypothesis the user refused is
+ * not a decision in force, whatever reason it stated. The answer to the
+ * refusal comes after it and stands. One backward pass.
+ */
+const rejectedAt = (items: ReadonlyArray<CoveredItem>): Array<boolean> => {
+  const rejected = new Array<boolean>(items.length).fill(false)
+  let next = false
+  for (let at = items.length - 1; at >= 0; at--) {
+    const said = UserSpeech.spokenText(items[at]!.message).trim()
+    if (said.length > 0) next = isRejection(said)
+    else rejected[at] = next
+  }
+  return rejected
 }
 
 /** Longest quoted error line, in characters. */
@@ -335,10 +298,26 @@ export const fromRange = (
     actions: ToolActions.actionsOf(items),
     positions: new Map(items.map((item, index) => [item.entryId, index]))
   }
-  return [...statedReasons(items, taken), ...fixesOfFailures(items, taken), ...answersToSteering(items, keptEntryIds)]
+  const rejected = rejectedAt(items)
+  const keyOf = (decision: string) => decision.replace(/\s*\([^()]*\)$/, "").replace(/[.:]$/, "")
+  const found = [
+    ...statedReasons(items, taken),
+    ...fixesOfFailures(items, taken),
+    ...answersToSteering(items, keptEntryIds)
+  ].filter(({ at }) => !rejected[at])
+  // One message's choice found twice (its reason sentence, and as the answer to the user) is listed once, in full.
+  const atPosition = new Map<number, Array<Found>>()
+  for (const one of found) atPosition.set(one.at, [...(atPosition.get(one.at) ?? []), one])
+  const within = (one: Found, index: number) =>
+    atPosition.get(one.at)!.some((other) => {
+      const [mine, theirs] = [keyOf(one.decision), keyOf(other.decision)]
+      return other !== one && theirs.includes(mine) && (theirs.length > mine.length || found.indexOf(other) < index)
+    })
+  return found
+    .filter((one, index) => !within(one, index))
     .sort((a, b) => a.at - b.at)
     .flatMap(({ decision, rationale }) => {
-      const key = decision.replace(/\s*\([^()]*\)$/, "")
+      const key = keyOf(decision)
       if (seen.has(key)) return []
       seen.add(key)
       return [{ decision, rationale }]

@@ -61,8 +61,9 @@ export const clipEnds = (text: string, max: number): string => {
 }
 
 /**
- * Sentences of `text`: split after `.`, `!` or `?` and at line breaks, list
- * markers removed, empty ones dropped. A line break between a word (or a
+ * Sentences of `text`: split after `.`, `!` or `?` (not after a numbered
+ * list marker, "1. Execute bash", which opens its item) and at line breaks,
+ * list markers removed, empty ones dropped. A line break between a word (or a
  * comma) and a line that goes on in lower case is a hard wrap inside a
  * sentence (console transcripts wrap at the terminal's width), not a break.
  *
@@ -70,7 +71,7 @@ export const clipEnds = (text: string, max: number): string => {
  */
 export const sentences = (text: string): Array<string> =>
   text
-    .split(/(?<=[.!?])\s+|\n+(?![ \t]*\p{Ll})|(?<![\p{L}\p{N},;])\n+/u)
+    .split(/(?<=[.!?])(?<!(?:^|\n)[ \t]*\d{1,3}\.)\s+|\n+(?![ \t]*\p{Ll})|(?<![\p{L}\p{N},;])\n+/u)
     .map((sentence) =>
       sentence
         .replace(/[ \t]*\n[ \t]*/g, " ")
