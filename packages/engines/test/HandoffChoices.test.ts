@@ -25,6 +25,16 @@ const decisionsOf = (messages: ReadonlyArray<Message.Message>) =>
 const reasonsOf = (text: string) => decisionsOf([user("set up the report script"), assistant(text)])
 
 describe("an answer to the user's steering: the decision is the clause that chooses, not the whole reply", () => {
+  it("deferring to the user's words names no choice: the change made stands for it", () => {
+    expect(
+      decisionsOf([
+        user("don't commit the generated files, leave them untracked"),
+        editing("c1", "Understood. I will follow your instructions precisely.", ".gitignore"),
+        results({ id: "c1", name: "edit", text: "ok" })
+      ])
+    ).toEqual(["edited `.gitignore` (e1)"])
+  })
+
   it("an acknowledgement, the choice, then what the agent will show: only the choice", () => {
     expect(
       decisionsOf([
@@ -102,6 +112,12 @@ describe("an observation, a diagnosis or a label is not a decision", () => {
     // A change described with "now" is what the agent made.
     expect(reasonsOf("The handler now returns the error instead of logging it.")).toEqual([
       "The handler now returns the error"
+    ])
+    expect(
+      reasonsOf("The runner is the library's test helper that calls commands in-process rather than spawning one.")
+    ).toEqual([])
+    expect(reasonsOf("The plan is a two-step migration rather than a rewrite.")).toEqual([
+      "The plan is a two-step migration"
     ])
     // How the work was made, in the passive, is still a choice with its reason.
     expect(reasonsOf("Built-in themes aren't watched since they can't be edited.")).toEqual([

@@ -51,7 +51,7 @@ const LEAD_IN_RE =
  * ("follow your explicit instructions" defers, it chooses nothing).
  */
 const NAMES_NOTHING_RE =
-  /^\s*(?:(?:this|that|it|these|those|them|things|everything|both)(?:\s+(?:properly|correctly|now|again|first|too|up|out|quickly|right|then))*|your\s+(?:\w+\s+)?(?:instructions?|requests?|suggestions?|advice|lead|directions?))[\s.:!]*$/i
+  /^\s*(?:(?:this|that|it|these|those|them|things|everything|both)(?:\s+(?:properly|correctly|now|again|first|too|up|out|quickly|right|then))*|your\s+(?:\w+\s+)?(?:instructions?|requests?|suggestions?|advice|lead|directions?)(?:\s+(?:\w+ly|now|again|to the letter))*)[\s.:!]*$/i
 /** Acknowledgements of the user that carry no content ("You're right!", "Good catch."). */
 const ACK_RE =
   /^(?:you'?re (?:absolutely |completely |totally )?right|good (?:catch|point|question)|i see|ok(?:ay)?|got it|sure|yes|perfect|great|certainly|of course|absolutely|exactly)[\s.!,:-]*$/i
@@ -145,6 +145,16 @@ const REASON_LEAD_RE = /^(?:since|because|given that|as)\b[^,]{3,200},\s+(?=(?:i
 /** A sentence's main clause: without a leading subordinate clause ({@link SUBORDINATE_RE}). */
 const mainClause = (sentence: string): string => sentence.replace(SUBORDINATE_RE, "")
 
+/**
+ * A definition: a thing's subject, a copula and an article or a possessive
+ * ("CliRunner is Click's built-in testing utility …", "The lock is a file
+ * the build writes"): what a thing is — an explanation. The words that name
+ * a choice as their subject ("the plan is a …", "the fix is …") and a change
+ * described with "now" ("The default is now a …") stay.
+ */
+const DEFINITION_RE =
+  /^(?!(?:i|we|you|let'?s?)\b)(?!(?:the|our|my)\s+(?:\w+\s+)?(?:plan|approach|fix|solution|choice|decision|idea|strategy|change)s?\b)(?![^,;:]*\bnow\b)[^\s,;:]+(?:\s+(?!(?:that|which|who)\b)[^\s,;:]+){0,3}?\s+(?:is|are|was|were)\s+(?:a|an|the|\w+'s)\s/i
+
 /** A clause left open at its end ("The decision was", "The reason is to"): it names nothing. */
 const UNFINISHED_RE = /\b(?:is|are|was|were|be|been|to|the|a|an|of)$/i
 /**
@@ -171,7 +181,7 @@ export const LABEL_RE = /^[^\s:]+(?:\s+[^\s:]+){0,4}?\s*(?::|\s[-–—])\s+(?=\
 export const explains = (clause: string, word: string): boolean =>
   TO_THE_USER_RE.test(clause) ||
   [clause, mainClause(clause)].some(
-    (main) => POINTER_RE.test(main) || FINDING_RE.test(main) || OBSERVED_RE.test(main)
+    (main) => POINTER_RE.test(main) || FINDING_RE.test(main) || OBSERVED_RE.test(main) || DEFINITION_RE.test(main)
   ) ||
   MISHAP_RE.test(clause) ||
   (HYPOTHESIS_RE.test(clause) && !INTENT_RE.test(clause)) ||
