@@ -100,57 +100,57 @@ export const make = (patterns: ReadonlyArray<string>): SubstringIndex => {
   const nodes = buildTrie(patterns)
   link(nodes)
   const empty = patterns.flatMap((pattern, id) => (pattern.length === 0 ? [id] : []))
+  /**
+   * Reads `piece` from `state` and returns the state after it, visiting the ids of the patterns that end on the
+   * way. A node's output chain is visited once per `stamp`: later visits add nothing (`reportedIn` keeps the stamp
+   * each node was last reported with).
+   */
+  const scan = (
+    piece: string,
+    from: number,
+    reportedIn: Int32Array,
+    stamp: number,
+    visit: (id: number) => void
+  ): number => {
+    let state = from
+    for (let index = 0; index < piece.length; index++) {
+      const code = piece.charCodeAt(index)
+      let next = nodes[state]!.next.get(code)
+      while (next === undefined && state !== 0) {
+        state = nodes[state]!.fail
+        next = nodes[state]!.next.get(code)
+      }
+      state = next ?? 0
+      let output = nodes[state]!.ends.length > 0 ? state : nodes[state]!.outputLink
+      while (output !== -1 && reportedIn[output] !== stamp) {
+        reportedIn[output] = stamp
+        for (const id of nodes[output]!.ends) visit(id)
+        output = nodes[output]!.outputLink
+      }
+    }
+    return state
+  }
   const foundIn = (text: string | Iterable<string>): ReadonlyArray<number> => {
     const found = new Uint8Array(patterns.length)
     for (const id of empty) found[id] = 1
-    // A node's output chain is reported once per text: later visits add nothing.
-    const reported = new Uint8Array(nodes.length)
+    const reportedIn = new Int32Array(nodes.length)
+    const mark = (id: number) => {
+      found[id] = 1
+    }
     let state = 0
     // the automaton's state carries over from one piece to the next: the pieces are read as one text
-    for (const piece of typeof text === "string" ? [text] : text) {
-      for (let index = 0; index < piece.length; index++) {
-        const code = piece.charCodeAt(index)
-        let next = nodes[state]!.next.get(code)
-        while (next === undefined && state !== 0) {
-          state = nodes[state]!.fail
-          next = nodes[state]!.next.get(code)
-        }
-        state = next ?? 0
-        let output = nodes[state]!.ends.length > 0 ? state : nodes[state]!.outputLink
-        while (output !== -1 && reported[output] === 0) {
-          reported[output] = 1
-          for (const id of nodes[output]!.ends) found[id] = 1
-          output = nodes[output]!.outputLink
-        }
-      }
-    }
+    for (const piece of typeof text === "string" ? [text] : text) state = scan(piece, state, reportedIn, 1, mark)
     const ids: Array<number> = []
     for (let id = 0; id < found.length; id++) if (found[id] === 1) ids.push(id)
     return ids
   }
   const eachIn = (pieces: ReadonlyArray<string>, visit: (id: number, pieceIndex: number) => void): void => {
-    // The piece (plus one) in which a node's output chain was last reported: once per piece, as in `foundIn`.
     const reportedIn = new Int32Array(nodes.length)
     pieces.forEach((piece, pieceIndex) => {
       for (const id of empty) visit(id, pieceIndex)
       // The root holds only the empty patterns, just visited.
       reportedIn[0] = pieceIndex + 1
-      let state = 0
-      for (let index = 0; index < piece.length; index++) {
-        const code = piece.charCodeAt(index)
-        let next = nodes[state]!.next.get(code)
-        while (next === undefined && state !== 0) {
-          state = nodes[state]!.fail
-          next = nodes[state]!.next.get(code)
-        }
-        state = next ?? 0
-        let output = nodes[state]!.ends.length > 0 ? state : nodes[state]!.outputLink
-        while (output !== -1 && reportedIn[output] !== pieceIndex + 1) {
-          reportedIn[output] = pieceIndex + 1
-          for (const id of nodes[output]!.ends) visit(id, pieceIndex)
-          output = nodes[output]!.outputLink
-        }
-      }
+      scan(piece, 0, reportedIn, pieceIndex + 1, (id) => visit(id, pieceIndex))
     })
   }
   return { patterns, foundIn, eachIn }

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
-import { assistant, calls, conversation, results, user, withIds } from "./support.ts"
+import { assistant, calls, checkpointOf, conversation, results, user, withIds } from "./support.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 
@@ -23,18 +23,6 @@ const session = withIds([
   assistant("Fixed the null check in parse; the server on localhost:5173 can stay up."),
   user("Now also update docs/parser.md with the new behaviour, see https://example.com/spec/42")
 ])
-
-const checkpointOf = (content: Checkpoint.CheckpointContent): Checkpoint.Checkpoint => ({
-  id: "cp",
-  generation: 1,
-  coveredRange: { fromEntryId: null, toEntryId: "e8" },
-  firstKeptEntryId: null,
-  tokensBefore: 0,
-  tokensAfter: 0,
-  summarizer: { kind: "extractive", promptVersion: ExtractiveSummarizer.PROMPT_VERSION },
-  content,
-  createdAt: new Date(0).toISOString()
-})
 
 describe("ExtractiveSummarizer", () => {
   const content = ExtractiveSummarizer.summarizeSync({ covered: session, maxTokens: 4000, countTokens: count })

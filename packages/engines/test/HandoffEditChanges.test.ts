@@ -13,7 +13,7 @@ import { fitToBudget } from "../src/checkpoint/Fit.ts"
 import { withoutChange } from "../src/checkpoint/Progress.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import type { CoveredItem } from "../src/Summarizer.ts"
-import { assistant, calls, results, user, withIds } from "./support.ts"
+import { assistant, calls, checkpointOf, results, user, withIds } from "./support.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const doneOf = (messages: ReadonlyArray<Message.Message>, items?: ReadonlyArray<CoveredItem>): ReadonlyArray<string> =>
@@ -245,21 +245,7 @@ describe("an iterative update: a file edited in both ranges", () => {
   ) =>
     ExtractiveSummarizer.summarizeSync({
       covered: withIds(messages, prefix),
-      ...(previous
-        ? {
-            previous: {
-              id: "cp",
-              generation: 1,
-              coveredRange: { fromEntryId: null, toEntryId: "a8" },
-              firstKeptEntryId: null,
-              tokensBefore: 0,
-              tokensAfter: 0,
-              summarizer: { kind: "extractive", promptVersion: ExtractiveSummarizer.PROMPT_VERSION },
-              content: previous,
-              createdAt: new Date(0).toISOString()
-            } satisfies Checkpoint.Checkpoint
-          }
-        : {}),
+      ...(previous ? { previous: checkpointOf(previous, "a8") } : {}),
       kept: [],
       maxTokens: 4_000,
       countTokens: count
@@ -334,17 +320,7 @@ describe("Codex patches say what they changed", () => {
 
   it("passes the validator: the paths and lines it names are the patch's own", () => {
     const report = CheckpointValidation.validate({
-      checkpoint: {
-        id: "cp",
-        generation: 1,
-        coveredRange: { fromEntryId: null, toEntryId: "e4" },
-        firstKeptEntryId: null,
-        tokensBefore: 0,
-        tokensAfter: 0,
-        summarizer: { kind: "extractive", promptVersion: ExtractiveSummarizer.PROMPT_VERSION },
-        content,
-        createdAt: new Date(0).toISOString()
-      },
+      checkpoint: checkpointOf(content, "e4"),
       covered: session.map((item) => item.message),
       checkpointTokens: count(CheckpointRenderer.renderContent(content)),
       replacedTokens: 100_000

@@ -1,8 +1,9 @@
 /**
  * Small builders for engine tests: conversations as view items with ids.
  */
-import type { Entry, Message } from "@context-engine/core"
+import type { Checkpoint, Entry, Message } from "@context-engine/core"
 import fc from "fast-check"
+import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 
 export interface Item {
   readonly entryId: string
@@ -91,3 +92,16 @@ export const messageEntry = (id: string, parentId: string | null, message: Messa
 /** Messages as a chain of message entries `m0`, `m1`, … (each the parent of the next), timestamped at the epoch. */
 export const entriesOf = (messages: ReadonlyArray<Message.Message>): Array<Entry.Entry> =>
   messages.map((message, index) => messageEntry(`m${index}`, index === 0 ? null : `m${index - 1}`, message))
+
+/** An extractive checkpoint holding `content`, covering the range up to `toEntryId`. */
+export const checkpointOf = (content: Checkpoint.CheckpointContent, toEntryId = "e8"): Checkpoint.Checkpoint => ({
+  id: "cp",
+  generation: 1,
+  coveredRange: { fromEntryId: null, toEntryId },
+  firstKeptEntryId: null,
+  tokensBefore: 0,
+  tokensAfter: 0,
+  summarizer: { kind: "extractive", promptVersion: ExtractiveSummarizer.PROMPT_VERSION },
+  content,
+  createdAt: new Date(0).toISOString()
+})
