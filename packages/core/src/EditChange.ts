@@ -75,7 +75,8 @@ const firstNew = (lines: ReadonlyArray<string>, before: ReadonlyArray<string>): 
  * was there (a list with one item taken out) says less than the line that
  * brings the new name or condition. An edit that adds no line removes one:
  * the first meaningful line of `before` that `after` does not hold.
- * `undefined` when neither has such a line (a whitespace-only edit).
+ * `undefined` when neither has such a line (a whitespace-only edit, or one
+ * whose lines hold fewer than two letters or digits: `x` → `y`).
  *
  * @category constructors
  */

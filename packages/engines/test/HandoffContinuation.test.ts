@@ -208,17 +208,21 @@ describe("next steps: where the work stopped", () => {
       "Claude Code (a rejected tool use)",
       "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file)."
     ]
-  ])("a call the user declined is not a failure to resolve, only a failed approach: %s", (_, declined) => {
-    const content = summarize(
-      withIds([
-        user("Stage only the fixture docs for the next commit."),
-        calls({ id: "c1", name: "edit", input: { path: "docs/guide.md", oldText: "old", newText: "new" } }),
-        results({ id: "c1", name: "edit", text: declined, error: true })
-      ])
-    )
-    expect(content.failedApproaches?.join("\n")).toContain("`docs/guide.md` failed")
-    expect(content.nextSteps.join("\n")).not.toContain("Resolve the failure")
-  })
+  ])(
+    "a call the user declined is not a failure to resolve, only an approach not to retry, said as declined: %s",
+    (_, declined) => {
+      const content = summarize(
+        withIds([
+          user("Stage only the fixture docs for the next commit."),
+          calls({ id: "c1", name: "edit", input: { path: "docs/guide.md", oldText: "old", newText: "new" } }),
+          results({ id: "c1", name: "edit", text: declined, error: true })
+        ])
+      )
+      expect(content.failedApproaches?.join("\n")).toContain("`docs/guide.md` declined by the user: ")
+      expect(content.failedApproaches?.join("\n")).not.toContain("failed")
+      expect(content.nextSteps.join("\n")).not.toContain("Resolve the failure")
+    }
+  )
 })
 
 describe("next steps: a plan the agent already carried out is not ahead", () => {

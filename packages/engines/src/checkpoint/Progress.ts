@@ -298,10 +298,13 @@ export const failuresOf = (
           const earlier = actions[at]!
           if (earlier.outcome._tag === "failed" && CriticalIdentifiers.targetOf(earlier) === retried) attempts++
         }
+        const declined = isDeclined(action)
+        // A declined call never ran: the user said no, the approach did not fail.
+        const verdict = declined ? "declined by the user" : `failed${attempts > 1 ? ` (${attempts} attempts)` : ""}`
         newest = {
           entryId: action.entryId,
-          text: `${callText(action)} failed${attempts > 1 ? ` (${attempts} attempts)` : ""}: ${clip(action.outcome.error, 160)}`,
-          declined: isDeclined(action)
+          text: `${callText(action)} ${verdict}: ${clip(action.outcome.error, 160)}`,
+          declined
         }
         failed.push(newest.text)
       }
