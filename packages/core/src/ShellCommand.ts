@@ -57,35 +57,26 @@ export const steps = (line: string): Array<Step> => {
   const out: Array<Step> = []
   let operator: Step["operator"] = ""
   let start = 0
-  let quote: string | undefined
   let depth = 0
-  const push = (end: number, next: Step["operator"], skip: number) => {
+  const push = (end: number, next: Step["operator"], skip: number): number => {
     const text = line.slice(start, end).trim()
     if (text.length > 0) out.push({ text, operator })
     operator = next
     start = end + skip
+    return start
   }
-  for (let at = 0; at < line.length; at++) {
-    const char = line[at]!
-    if (quote !== undefined) {
-      if (char === "\\" && quote === '"') at++
-      else if (char === quote) quote = undefined
-    } else if (char === "\\") at++
-    else if (char === "'" || char === '"' || char === "`") quote = char
-    else if (char === "(" || char === "{") depth++
+  ShellWords.eachUnquoted(line, (at, char) => {
+    if (char === "(" || char === "{") depth++
     else if ((char === ")" || char === "}") && depth > 0) depth--
-    else if (depth > 0) continue
+    else if (depth > 0) return undefined
     else if (char === ";") push(at, ";", 1)
     else if (char === "|") {
-      if (line[at + 1] === "|") push(at, "||", 2)
-      else push(at, "|", line[at + 1] === "&" ? 2 : 1)
-      at = start - 1
-    } else if (char === "&" && line[at - 1] !== ">" && line[at + 1] !== ">") {
-      if (line[at + 1] === "&") push(at, "&&", 2)
-      else push(at, "&", 1)
-      at = start - 1
-    }
-  }
+      if (line[at + 1] === "|") return push(at, "||", 2)
+      return push(at, "|", line[at + 1] === "&" ? 2 : 1)
+    } else if (char === "&" && line[at - 1] !== ">" && line[at + 1] !== ">")
+      return line[at + 1] === "&" ? push(at, "&&", 2) : push(at, "&", 1)
+    return undefined
+  })
   push(line.length, "", 0)
   return out
 }

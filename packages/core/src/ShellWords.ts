@@ -65,7 +65,6 @@ export const hasHereDocument = (script: string): boolean => new RegExp(HEREDOC_R
 export const lines = (script: string): Array<string> => {
   const out: Array<string> = []
   let start = 0
-  let quote: string | undefined
   const push = (end: number): number => {
     const line = script.slice(start, end).replace(/\\\n/g, "").trim()
     if (line.length > 0 && !line.startsWith("#")) out.push(line)
@@ -73,23 +72,42 @@ export const lines = (script: string): Array<string> => {
     for (const [, , delimiter] of line.matchAll(HEREDOC_RE)) next = afterBody(script, next, delimiter!)
     return next
   }
+  eachUnquoted(script, (at, char) => {
+    if (char !== "\n") return undefined
+    start = push(at)
+    return start
+  })
+  if (start < script.length) push(script.length)
+  return out
+}
+
+/**
+ * Visits each character of `text` outside quotes (single, double, backtick; a
+ * backslash escapes the next character, inside double quotes too), in order:
+ * `visit` returns where to go on from, or `undefined` for the next character.
+ * The one quote-aware scan of command text (`lines`, `ShellCommand.steps`).
+ *
+ * @category utils
+ */
+export const eachUnquoted = (text: string, visit: (at: number, char: string) => number | undefined): void => {
+  let quote: string | undefined
   let at = 0
-  while (at < script.length) {
-    const char = script[at]!
+  while (at < text.length) {
+    const char = text[at]!
     if (quote !== undefined) {
       if (char === "\\" && quote === '"') at++
       else if (char === quote) quote = undefined
     } else if (char === "\\") at++
     else if (char === "'" || char === '"' || char === "`") quote = char
-    else if (char === "\n") {
-      start = push(at)
-      at = start
-      continue
+    else {
+      const next = visit(at, char)
+      if (next !== undefined) {
+        at = next
+        continue
+      }
     }
     at++
   }
-  if (start < script.length) push(script.length)
-  return out
 }
 
 /** Where a script goes on after a here-document's body that starts at `from`: after the line of only its delimiter. */
