@@ -11,10 +11,11 @@
  */
 import { type Checkpoint, IdentifierExtraction, UserSpeech } from "@context-engine/core"
 import { Effect, Layer } from "effect"
-import { extract, KEPT_NOTE } from "./checkpoint/Extract.ts"
+import { extract } from "./checkpoint/Extract.ts"
 import { DEFAULT_CHECKPOINT_TOKENS, fitToBudget } from "./checkpoint/Fit.ts"
 import * as KeyIdentifiers from "./checkpoint/KeyIdentifiers.ts"
 import { contentFromMarkdown, previousContent } from "./checkpoint/Markdown.ts"
+import { keptPointer } from "./checkpoint/Text.ts"
 import { mergeContent } from "./checkpoint/Update.ts"
 import { type SummarizeRequest, type Summarizer, SummarizerService } from "./Summarizer.ts"
 
@@ -68,7 +69,7 @@ const withGoal = (content: Checkpoint.CheckpointContent, request: SummarizeReque
   const said = [...items].reverse().find((item) => UserSpeech.isSpeech(item.message))
   const kept = said !== undefined && (request.kept ?? []).some((item) => item.entryId === said.entryId)
   const goal = kept
-    ? `The latest user message this checkpoint covers (${said.entryId}), ${KEPT_NOTE} — no task-setting request in this range.`
+    ? `The latest user message this checkpoint covers (${keptPointer(said.entryId, UserSpeech.spokenText(said.message))}) — no task-setting request in this range.`
     : said
       ? `${UserSpeech.spokenText(said.message).replace(/\s+/g, " ").trim().slice(0, 400)} (${said.entryId}; the latest user message this checkpoint covers — no task-setting request in this range)`
       : "Continue the work recorded below (no user request in the summarized range)."

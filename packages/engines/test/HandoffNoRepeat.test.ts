@@ -9,6 +9,7 @@
 import { Checkpoint, CheckpointRenderer, CheckpointValidation, type Entry, type Message } from "@context-engine/core"
 import { Cases } from "@context-engine/core/testing"
 import { describe, expect, it } from "vitest"
+import { keptPointer } from "../src/checkpoint/Text.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import { mergeContent } from "../src/Summarizer.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
@@ -42,17 +43,15 @@ describe("the pinned latest user message is not repeated", () => {
     expect(CheckpointRenderer.renderContent(withoutKept)).toContain(ASK)
   })
 
-  it("with the ask kept verbatim after it, the checkpoint points at it by entry id and quotes the request before it", () => {
+  it("with the ask kept verbatim after it, the checkpoint points at it by entry id and opening words and quotes the request before it", () => {
     const text = CheckpointRenderer.renderContent(withKept)
-    expect(text).not.toContain("port the session loader")
-    expect(withKept.goal).toContain(
-      `The latest user request this checkpoint covers (${pinned.entryId}), kept verbatim after this checkpoint`
-    )
+    // Only the opening words that locate it among the messages after the checkpoint, never the ask itself.
+    expect(text).not.toContain("loader.ts and keep the old loader")
+    const pointer = `${pinned.entryId}, kept verbatim after this checkpoint: the user message that begins "Now port the session loader to src/store…"`
+    expect(withKept.goal).toContain(`The latest user request this checkpoint covers (${pointer})`)
     expect(withKept.goal).toContain("Refactor the storage layer so the CLI and the server share one session store.")
     expect(withKept.pendingUserAsks).toEqual([])
-    expect(withKept.nextSteps).toContain(
-      `Answer the latest user message this checkpoint covers (${pinned.entryId}, kept verbatim after this checkpoint).`
-    )
+    expect(withKept.nextSteps).toContain(`Answer the latest user message this checkpoint covers (${pointer}).`)
     expect(withKept.constraints.join("\n")).not.toContain("old loader")
     expect(text.length).toBeLessThan(CheckpointRenderer.renderContent(withoutKept).length)
   })
@@ -113,7 +112,9 @@ describe("engine: a split turn's pinned ask appears once in the request", () => 
     expect(result.checkpoint?.validation?.ok).toBe(true)
     const withAsk = result.view.items.filter((item) => JSON.stringify(item.message.content).includes(ASK))
     expect(withAsk.map((item) => item.entryId)).toEqual(["m5"])
-    expect(result.checkpoint?.content?.goal).toContain("(m5), kept verbatim after this checkpoint")
+    expect(result.checkpoint?.content?.goal).toContain(
+      '(m5, kept verbatim after this checkpoint: the user message that begins "Now port the session loader to src/store…")'
+    )
   })
 })
 
@@ -175,4 +176,20 @@ it("content with no kept messages is unchanged by the option (emptyContent shape
   expect(Object.keys(ExtractiveSummarizer.extract([], [], new Set())).sort()).toEqual(
     Object.keys({ ...Checkpoint.emptyContent(), artifacts: [], failedApproaches: [], keyIdentifiers: [] }).sort()
   )
+})
+
+describe("keptPointer: a locator, never the kept message", () => {
+  it("quotes at most half the message and at most 40 characters, cut between words", () => {
+    expect(keptPointer("m1", "Refactor everything in src/")).toBe(
+      'm1, kept verbatim after this checkpoint: the user message that begins "Refactor…"'
+    )
+    expect(keptPointer("m2", "please   rename\nthe config loader and its tests everywhere")).toBe(
+      'm2, kept verbatim after this checkpoint: the user message that begins "please rename the config…"'
+    )
+  })
+
+  it("a message too short to leave anything out, or one long first word, gets the entry id alone", () => {
+    expect(keptPointer("m3", "continue")).toBe("m3, kept verbatim after this checkpoint")
+    expect(keptPointer("m4", `${"x".repeat(90)} now`)).toBe("m4, kept verbatim after this checkpoint")
+  })
 })

@@ -32,7 +32,7 @@ import type { CoveredItem } from "../Summarizer.ts"
 import { isRejection } from "./Constraints.ts"
 import { isDeclined } from "./Progress.ts"
 import { choiceOf, explains, LABEL_RE, plainStatement } from "./Statements.ts"
-import { assistantText, clip, sentences } from "./Text.ts"
+import { assistantText, clip, keptPointer, sentences } from "./Text.ts"
 
 export { plainStatement } from "./Statements.ts"
 
@@ -135,7 +135,7 @@ const answersToSteering = (items: ReadonlyArray<CoveredItem>, keptEntryIds: Read
         at,
         decision: `${clip(decisionText(later, assistantText(later.message).trim()), DECISION_CHARS)} (${later.entryId})`,
         rationale: keptEntryIds.has(item.entryId)
-          ? `answering the user (${item.entryId}, kept verbatim after this checkpoint)`
+          ? `answering the user (${keptPointer(item.entryId, said)})`
           : `answering the user (${item.entryId}): "${clip(said, QUESTION_CHARS)}"`
       }
     ]

@@ -34,7 +34,7 @@ import {
   userCommandsOf
 } from "./Progress.ts"
 import { reportsOf } from "./Reports.ts"
-import { assistantText, clip, clipEnds, ITEM_CHARS, sentences } from "./Text.ts"
+import { assistantText, clip, clipEnds, ITEM_CHARS, keptPointer, sentences } from "./Text.ts"
 
 /** Longest quoted user ask, in characters. */
 export const ASK_CHARS = 500
@@ -58,6 +58,8 @@ const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(item
 interface Said {
   readonly entryId: string
   readonly text: string
+  /** The message's whole spoken text (`text` for a message typed without a slash command). */
+  readonly spoken: string
   /** The expanded template of the slash command `text` was typed after (`UserSpeech.commandArguments`). */
   readonly template?: string | undefined
 }
@@ -75,11 +77,12 @@ const userSpeech = (items: ReadonlyArray<CoveredItem>): Array<Said> =>
     if (text.length === 0) return []
     const typed = UserSpeech.commandArguments(text, items[index - 1]?.message)
     return typed === undefined
-      ? [{ entryId: item.entryId, text }]
+      ? [{ entryId: item.entryId, text, spoken: text }]
       : [
           {
             entryId: item.entryId,
             text: typed.command === undefined ? typed.arguments : `${typed.command} ${typed.arguments}`,
+            spoken: text,
             template: typed.template
           }
         ]
@@ -104,7 +107,7 @@ const latestTodos = (actions: ReadonlyArray<ToolActions.Action>): ReadonlyArray<
 const lastAssistant = (items: ReadonlyArray<CoveredItem>): Said | undefined => {
   for (let index = items.length - 1; index >= 0; index--) {
     const text = assistantText(items[index]!.message).trim()
-    if (text.length > 0) return { entryId: items[index]!.entryId, text }
+    if (text.length > 0) return { entryId: items[index]!.entryId, text, spoken: text }
   }
   return undefined
 }
@@ -182,9 +185,6 @@ export const criticalIdentifiers = (
   }
 }
 
-/** How the handoff points at a message it does not repeat. */
-export const KEPT_NOTE = "kept verbatim after this checkpoint"
-
 /**
  * The goal line: the latest task-setting request quoted with its entry id —
  * or, when that request is the message kept verbatim after the checkpoint,
@@ -196,7 +196,7 @@ const goalText = (goal: Said | undefined, kept: boolean, before: Said | undefine
     return goal.template === undefined
       ? `${clipEnds(goal.text, ASK_CHARS)} (${goal.entryId})`
       : `${quote(goal, ASK_CHARS)} (${goal.entryId})`
-  const pointer = `The latest user request this checkpoint covers (${goal.entryId}), ${KEPT_NOTE}.`
+  const pointer = `The latest user request this checkpoint covers (${keptPointer(goal.entryId, goal.spoken)}).`
   return before ? `${pointer}\nBefore it (${before.entryId}): ${quote(before, ASK_CHARS)}` : pointer
 }
 
@@ -247,7 +247,7 @@ export const extract = (
     ...(pendingUserAsks.length > 0 && open.length === 0
       ? [`Answer the pending ask: ${clip(pendingUserAsks[0]!, ITEM_CHARS)}`]
       : latestKept && (latest?.unresolved || prefixAsk) && open.length === 0
-        ? [`Answer the latest user message this checkpoint covers (${latestId}, ${KEPT_NOTE}).`]
+        ? [`Answer the latest user message this checkpoint covers (${keptPointer(latestId, latest!.text)}).`]
         : [])
   ]
   const done = [

@@ -44,6 +44,33 @@ export const wholeWords = (text: string, max: number): string => {
   return first < 0 ? flat : flat.slice(0, first)
 }
 
+/** How the handoff points at a message it does not repeat. */
+export const KEPT_NOTE = "kept verbatim after this checkpoint"
+
+/** Longest opening of a kept message that {@link keptPointer} quotes, in characters. */
+const LOCATOR_CHARS = 40
+
+/**
+ * A pointer at a user message kept verbatim after the checkpoint, for a
+ * parenthesis: its entry id (the transcript's name for it), {@link KEPT_NOTE},
+ * and its opening words — the next model never sees entry ids, and the
+ * messages after a checkpoint can hold many user messages, so the opening is
+ * how it finds the one meant. The opening is a locator, not a repeat of what
+ * the kept message carries (issue #11 requirement 3): at most 40 characters
+ * and at most half the message, cut between words ({@link wholeWords}), with
+ * `…`; a message too short to leave anything out gets no opening.
+ *
+ * @category constructors
+ */
+export const keptPointer = (entryId: string, spoken: string): string => {
+  const flat = spoken.replace(/\s+/g, " ").trim()
+  const opening = wholeWords(flat, Math.min(LOCATOR_CHARS, Math.floor(flat.length / 2)))
+  const pointer = `${entryId}, ${KEPT_NOTE}`
+  return opening.length === 0 || opening.length > LOCATOR_CHARS || opening.length >= flat.length
+    ? pointer
+    : `${pointer}: the user message that begins "${opening}…"`
+}
+
 /**
  * `text` on one line cut to at most `max` characters by dropping its middle
  * (` … `), keeping the first two thirds and the end: a long user message
