@@ -52,7 +52,7 @@ const tokenTable = (report: CompactReport): Array<string> => {
   // a column is 10 wide, wider when a count needs it (a rolling compaction's transcript runs to millions)
   const width = Math.max(10, ...rows.flatMap(([, b, a]) => [n(b), n(a), n(a - b)].map((cell) => cell.length + 2)))
   const out = [
-    `Decision: ${report.decision.compact ? "compact" : "no compaction needed"}${report.decision.reasons.length > 0 ? ` (${report.decision.reasons.join(", ")})` : ""} — ${n(report.decision.inputTokens)} input tokens, budget ${n(report.policy.inputBudgetTokens)}`,
+    `Decision: ${report.decision.compact ? "compact" : "no compaction needed"}${report.decision.reasons.length > 0 ? ` (${report.decision.reasons.join(", ")})` : ""} — ${n(report.decision.inputTokens)} input tokens, budget ${n(report.policy.inputBudgetTokens)} (${report.policy.inputBudgetFormula})`,
     "",
     `Tokens per category${" ".repeat(11)}${lpad("before", width)}${lpad("after", width)}${lpad("change", width)}`,
     ...rows.map(
@@ -67,9 +67,11 @@ const tokenTable = (report: CompactReport): Array<string> => {
       : "Stages (least destructive first; re-measured after each)"
   )
   if (report.stages.length === 0) out.push("  none run: the request fits its budget (--force compacts it anyway)")
+  // The name column fits the longest name ("reduce:toolTrim.clearInputs" ran into its status at a fixed 22).
+  const nameWidth = Math.max(22, ...report.stages.map((stage) => stage.stage.length + 2))
   for (const stage of report.stages) {
     const change = stage.status === "applied" ? `${n(stage.tokensBefore)} → ${n(stage.tokensAfter)}` : ""
-    out.push(`  ${pad(stage.stage, 22)}${pad(stage.status, 12)}${pad(change, 22)}${stage.note ?? ""}`)
+    out.push(`  ${pad(stage.stage, nameWidth)}${pad(stage.status, 12)}${pad(change, 22)}${stage.note ?? ""}`)
   }
   return out
 }

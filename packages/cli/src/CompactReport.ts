@@ -7,6 +7,7 @@
  * @since 0.2.0
  */
 import {
+  Budget,
   type Checkpoint,
   type ContextEngine,
   type ContextView,
@@ -42,7 +43,10 @@ export interface CompactReport {
     readonly contextWindowTokens: number
     readonly reserveTokens: number
     readonly keepRecentTokens: number
+    /** Largest request input (`Budget.inputBudgetTokens`), reached as `inputBudgetFormula` says. */
     readonly inputBudgetTokens: number
+    /** `Budget.formula`: e.g. `window 128,000 − output reserve 16,384 − tool-loop reserve 4,096 − safety margin 4,864`. */
+    readonly inputBudgetFormula: string
   }
   readonly engine: string
   /** E.g. the generic fallback used for an unknown model the transcript records. */
@@ -343,7 +347,8 @@ export const build = (input: {
       contextWindowTokens: policy.contextWindowTokens,
       reserveTokens: policy.reserveTokens,
       keepRecentTokens: policy.keepRecentTokens,
-      inputBudgetTokens: decision.budget.inputBudgetTokens
+      inputBudgetTokens: decision.budget.inputBudgetTokens,
+      inputBudgetFormula: Budget.formula(decision.budget)
     },
     engine: input.engine,
     warnings: resolved.warnings,

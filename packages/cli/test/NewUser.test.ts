@@ -140,6 +140,29 @@ describe("what a new user runs into", { timeout: 180_000 }, () => {
     expect(forced.report!.checkpoint).not.toBeNull()
   })
 
+  it("the Decision line says how the budget was reached, and no stage name runs into its status", async () => {
+    // QA session 12: 'window 128,000 · reserve 16,384' above 'budget 102,656' left 8,960 tokens unexplained (the
+    // tool-loop reserve and the safety margin); at a 2K window 'reduce:toolTrim.clearInputsapplied' was one word.
+    const claudeCode = transcript("claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    const { exitCode, output, report } = await Compact.run(claudeCode, { contextWindow: 2_000, model: "gpt-4o" }, quiet)
+    expect(exitCode).toBe(0)
+    const stated =
+      /budget ([\d,]+) \(window ([\d,]+) − output reserve ([\d,]+) − tool-loop reserve ([\d,]+) − safety margin ([\d,]+)\)/.exec(
+        output
+      )
+    expect(stated, output).not.toBeNull()
+    const [budget, window, output_, toolLoop, margin] = stated!.slice(1).map((text) => Number(text.replace(/,/g, "")))
+    expect(window).toBe(2_000)
+    expect(budget).toBe(report!.policy.inputBudgetTokens)
+    expect(window! - output_! - toolLoop! - margin!).toBe(budget)
+    const stageLines = output
+      .slice(output.indexOf("Stages ("))
+      .split("\n")
+      .slice(1, report!.stages.length + 1)
+    expect(stageLines.map((line) => line.trim().split(/\s{2,}/)[0])).toEqual(report!.stages.map((stage) => stage.stage))
+    expect(report!.stages.some((stage) => stage.stage.length >= 22)).toBe(true)
+  })
+
   it("messages a sliding window drops after a pinned first ask are 'dropped', not empty messages left out by normalize", async () => {
     // QA session 4: '21 empty or reasoning-only messages in that range are left out (normalize)' — they were whole
     // turns the sliding window dropped between the pinned task (swe:2) and the newest turn. The trajectory has no

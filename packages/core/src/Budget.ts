@@ -82,6 +82,40 @@ export const make = (
 }
 
 /**
+ * How `inputBudgetTokens` was reached, in words and numbers (en-US digit
+ * grouping), for reports: `window 128,000 − output reserve 16,384 −
+ * tool-loop reserve 4,096 − safety margin 4,864`, or for the other binding
+ * limits `max input tokens 272,000 − safety margin 4,864` /
+ * `server compaction at 150,000 − safety margin 4,864` (the limit's value is
+ * the budget plus the margin). The terms are those of {@link make}.
+ *
+ * @category getters
+ */
+export const formula = (
+  budget: Pick<
+    Budget,
+    | "contextWindowTokens"
+    | "reservedOutputTokens"
+    | "toolLoopReserveTokens"
+    | "safetyMarginTokens"
+    | "inputBudgetTokens"
+    | "bindingLimit"
+  >
+): string => {
+  const n = (tokens: number) => tokens.toLocaleString("en-US")
+  const margin = `safety margin ${n(budget.safetyMarginTokens)}`
+  const limit = n(budget.inputBudgetTokens + budget.safetyMarginTokens)
+  switch (budget.bindingLimit) {
+    case "max-input-tokens":
+      return `max input tokens ${limit} − ${margin}`
+    case "server-compaction":
+      return `server compaction at ${limit} − ${margin}`
+    case "context-window":
+      return `window ${n(budget.contextWindowTokens)} − output reserve ${n(budget.reservedOutputTokens)} − tool-loop reserve ${n(budget.toolLoopReserveTokens)} − ${margin}`
+  }
+}
+
+/**
  * The {@link FixedOverheadExceedsBudget} error when the fixed overhead alone
  * leaves nothing for the conversation (`availableTokens ≤ 0`), else
  * `undefined`. `overhead` splits `fixedOverheadTokens` into system messages

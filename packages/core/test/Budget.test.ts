@@ -103,6 +103,31 @@ describe("Budget.make", () => {
   })
 })
 
+describe("Budget.formula", () => {
+  const base = {
+    contextWindowTokens: 128_000,
+    reservedOutputTokens: 16_384,
+    toolLoopReserveTokens: 4_096,
+    safetyMarginTokens: 4_864,
+    inputBudgetTokens: 102_656
+  }
+
+  it("names each term the window budget subtracts, with en-US grouping", () => {
+    expect(Budget.formula({ ...base, bindingLimit: "context-window" })).toBe(
+      "window 128,000 − output reserve 16,384 − tool-loop reserve 4,096 − safety margin 4,864"
+    )
+  })
+
+  it("for a provider cap or a server compaction point, names that limit (the budget plus the margin)", () => {
+    expect(Budget.formula({ ...base, inputBudgetTokens: 95_136, bindingLimit: "max-input-tokens" })).toBe(
+      "max input tokens 100,000 − safety margin 4,864"
+    )
+    expect(Budget.formula({ ...base, inputBudgetTokens: 45_136, bindingLimit: "server-compaction" })).toBe(
+      "server compaction at 50,000 − safety margin 4,864"
+    )
+  })
+})
+
 describe("shared case C09: a budget smaller than the only message", () => {
   const c09 = loadCase<Case>("C09")
   const policy = Cases.policySync(c09.policy, "C09")
