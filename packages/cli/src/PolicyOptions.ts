@@ -16,8 +16,7 @@
  *
  * @since 0.2.0
  */
-import type { Entry } from "@context-engine/core"
-import { ModelId, type ModelPolicy, PolicyLimits, PolicyRegistry } from "@context-engine/core"
+import { Entry, ModelId, type ModelPolicy, PolicyLimits, PolicyRegistry } from "@context-engine/core"
 import { PolicyFile } from "@context-engine/core/node"
 import { type Command, InvalidArgumentError } from "commander"
 import { Effect, Exit } from "effect"
@@ -236,7 +235,10 @@ export const recordedModel = (entries: ReadonlyArray<Entry.Entry>): string | und
     const entry = entries[index]!
     if (entry.kind === "message" && entry.message.role === "assistant" && typeof entry.meta?.model === "string")
       return entry.meta.model
-    if (entry.kind === "event" && (entry.event.name === "model.change" || entry.event.name === "session.start")) {
+    if (
+      entry.kind === "event" &&
+      (entry.event.name === "model.change" || entry.event.name === Entry.SESSION_START_EVENT)
+    ) {
       const data = entry.event.data as { readonly modelId?: unknown } | null | undefined
       if (typeof data?.modelId === "string") return data.modelId
     }

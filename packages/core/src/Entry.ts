@@ -18,6 +18,15 @@ import { ViewEdit } from "./ViewEdit.ts"
  */
 export const CURRENT_SCHEMA_VERSION = 1 as const
 
+/**
+ * The event an importer writes where a harness session starts inside a
+ * transcript (aider's `# aider chat started at …`, pi's session header); the
+ * messages after it, up to the next one, are that session's.
+ *
+ * @category constants
+ */
+export const SESSION_START_EVENT = "session.start"
+
 const header = {
   id: Schema.String,
   parentId: Schema.NullOr(Schema.String),

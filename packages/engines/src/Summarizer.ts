@@ -31,6 +31,13 @@ export interface CoveredItem {
    * of edits written as text.
    */
   readonly harnessOutput?: string | undefined
+  /**
+   * Set on the first message after a `session.start` event: the transcript
+   * holds many harness sessions one after another (aider appends every
+   * `# aider chat started at …` session to one history file; pi writes a
+   * session header), and the range may cover several of them.
+   */
+  readonly opensSession?: true | undefined
 }
 
 /**

@@ -239,6 +239,10 @@ export const extract = (
   const open = todos.filter((todo) => todo.status !== "completed")
   const report = lastAssistant(all)
   const goal = requests[requests.length - 1]
+  // The session the range ends in started with its first request: in a file of many sessions (aider's history) the
+  // range's first request opened an earlier one.
+  const sessionStart = all.findLastIndex((item) => item.opensSession === true)
+  const first = requests.find((said) => position(said.entryId) >= sessionStart)
   const latestId = latest ? all[latest.index]!.entryId : ""
   const nextSteps = [
     ...open.map((todo) => `${todo.status === "in_progress" ? "[in progress] " : ""}${clip(todo.text, ITEM_CHARS)}`),
@@ -277,15 +281,11 @@ export const extract = (
       nextSteps.length > 0 ? dedupe(nextSteps) : ["Continue from the verbatim messages after this checkpoint."],
     criticalContext: [
       // Not when the goal already quotes it as the request before the kept one.
-      ...(requests[0] &&
-      requests[0] !== goal &&
-      !isKept(requests[0]) &&
-      !(isKept(goal) && requests.at(-2) === requests[0])
-        ? [`${SESSION_START} (${requests[0].entryId}): ${quote(requests[0], ASK_CHARS)}`]
+      ...(first && first !== goal && !isKept(first) && !(isKept(goal) && requests.at(-2) === first)
+        ? [`${SESSION_START} (${first.entryId}): ${quote(first, ASK_CHARS)}`]
         : []),
       ...requests
-        .slice(1)
-        .filter((said) => said !== goal && !isKept(said))
+        .filter((said) => said !== first && said !== goal && !isKept(said))
         .map((said) => `User (${said.entryId}): ${quote(said, ITEM_CHARS)}`),
       ...(latest && !latest.unresolved && !prefixAsk && !latestKept && latest.text !== goal?.text
         ? [`${LATEST_ANSWERED}: "${clipEnds(latest.text, ASK_CHARS)}"`]

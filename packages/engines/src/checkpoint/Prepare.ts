@@ -277,6 +277,20 @@ export interface NothingToSummarize {
  *
  * @category constructors
  */
+/** Ids of the first message after each `Entry.SESSION_START_EVENT` of `branch` ({@link CoveredItem.opensSession}). */
+const sessionOpeners = (branch: ReadonlyArray<Entry.Entry>): Set<string> => {
+  const out = new Set<string>()
+  let started = false
+  for (const entry of branch) {
+    if (entry.kind === "event" && entry.event.name === Entry.SESSION_START_EVENT) started = true
+    else if (started && entry.kind === "message") {
+      out.add(entry.id)
+      started = false
+    }
+  }
+  return out
+}
+
 export const prepare = (input: PrepareInput): Preparation | NothingToSummarize => {
   const { budget, measurer } = input
   const cap = summaryCapTokens(input.policy, budget, input.maxCheckpointTokens)
@@ -303,12 +317,16 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex
   const originals = ActiveView.originalMessages(input.active.branch)
   const outputs = HarnessOutput.byMessage(input.active.branch)
+  const openers = sessionOpeners(input.active.branch)
   const original = (item: ContextView.ViewItem): CoveredItem => {
     const harnessOutput = outputs.get(item.entryId)
     const message = originals.get(item.entryId) ?? item.message
-    return harnessOutput === undefined
-      ? { entryId: item.entryId, message }
-      : { entryId: item.entryId, message, harnessOutput }
+    return {
+      entryId: item.entryId,
+      message,
+      ...(harnessOutput === undefined ? {} : { harnessOutput }),
+      ...(openers.has(item.entryId) ? { opensSession: true as const } : {})
+    }
   }
   const coveredItems = conversation.slice(0, cut.firstKeptIndex)
   const previousItem = input.view.items.find((item) => item.source === "checkpoint")

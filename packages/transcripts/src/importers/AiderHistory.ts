@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import { HarnessOutput } from "@context-engine/core"
+import { Entry, HarnessOutput } from "@context-engine/core"
 import type { EntryBuilder } from "./EntryBuilder.ts"
 import type { LineFormat } from "./Format.ts"
 
@@ -108,7 +108,7 @@ export const format: LineFormat = {
           builder.startSession(`aider:${session[1]!.trim()}`, startedAt)
           builder.event(
             line,
-            "session.start",
+            Entry.SESSION_START_EVENT,
             { startedAt: session[1]!.trim() },
             startedAt ? { timestamp: startedAt } : {}
           )

@@ -21,7 +21,7 @@
  *
  * @since 0.1.0
  */
-import type { Checkpoint, Message } from "@context-engine/core"
+import { type Checkpoint, Entry, type Message } from "@context-engine/core"
 import { type EntryBuilder, isObject, meta, parseJsonLine } from "./EntryBuilder.ts"
 import type { LineFormat } from "./Format.ts"
 
@@ -243,7 +243,7 @@ export const format: LineFormat = {
       model = str(record.modelId) ?? str(record.model)
       headerId = builder.event(
         line,
-        "session.start",
+        Entry.SESSION_START_EVENT,
         meta({
           sessionId: record.id,
           version: record.version ?? 1,
