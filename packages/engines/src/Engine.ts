@@ -40,6 +40,7 @@ import * as ByteCap from "./ByteCap.ts"
 import type { Options } from "./EngineOptions.ts"
 import * as EstimateFirst from "./EstimateFirst.ts"
 import type { Kernel, Prepared } from "./Kernel.ts"
+import * as RequestPath from "./RequestPath.ts"
 import { assemble, recordOutcome, type State } from "./RequestPath.ts"
 
 /**
@@ -193,7 +194,7 @@ export const kernel = (
     const found: Array<ContextEngine.CompactionReason> = []
     if (input.manual === true) found.push("manual")
     if (state.overflow !== undefined) found.push("overflow")
-    if (sentMeasurement(prepared).inputTokens > prepared.budget.inputBudgetTokens) found.push("threshold")
+    if (sentMeasurement(input, prepared).inputTokens > prepared.budget.inputBudgetTokens) found.push("threshold")
     if (ByteCap.isOver(input.policy, prepared.view)) found.push("request-bytes")
     return found
   }
@@ -326,6 +327,16 @@ export const kernel = (
   const incremental = IncrementalNormalization.make()
   // One normalization per preparation: shouldCompact's decision and the request assembleContext sends share it.
   const normalized = new WeakMap<Prepared, IncrementalNormalization.Normalized>()
+  // One request per preparation: the threshold measures the request assembleContext sends.
+  const requests = new WeakMap<Prepared, RequestPath.Shaped>()
+  const request: Kernel["request"] = (input, prepared) => {
+    let found = requests.get(prepared)
+    if (found === undefined) {
+      found = RequestPath.shape(input, prepared, normalize(prepared))
+      requests.set(prepared, found)
+    }
+    return found
+  }
   const normalize: Kernel["normalize"] = (prepared) => {
     let found = normalized.get(prepared)
     if (found === undefined) {
@@ -339,14 +350,15 @@ export const kernel = (
    * every unanswered tool call, so a view with many interrupted calls grows when sent). A preparation counted
    * by estimates (`prepareToCompact`) keeps its own measurement: it is compacted next, normalize stage first.
    */
-  const sentMeasurement = (prepared: Prepared): Measurement.Measurement =>
-    prepared.exact === undefined ? normalize(prepared).after : prepared.measurement
+  const sentMeasurement = (input: ContextEngine.EngineInput, prepared: Prepared): Measurement.Measurement =>
+    prepared.exact === undefined ? request(input, prepared).measurement : prepared.measurement
 
   return {
     measurerFor,
     prepare,
     prepareToCompact,
     normalize,
+    request,
     measured: sentMeasurement,
     reasons,
     targets,
@@ -380,7 +392,7 @@ export const make = (core: ReturnType<typeof kernel>, configuration: Configurati
   EngineInput.guard({
     specificationVersion: ContextEngine.SPECIFICATION_VERSION,
     name: configuration.name,
-    measure: (input) => Effect.sync(() => core.measured(core.prepare(input))),
+    measure: (input) => Effect.sync(() => core.measured(input, core.prepare(input))),
     shouldCompact: (input) =>
       Effect.sync(() => {
         const prepared = core.prepare(input)
@@ -388,7 +400,7 @@ export const make = (core: ReturnType<typeof kernel>, configuration: Configurati
         return {
           compact: reasons.length > 0 && !reasons.includes("fixed-overhead-exceeded"),
           reasons,
-          measurement: core.measured(prepared),
+          measurement: core.measured(input, prepared),
           budget: prepared.budget
         }
       }),

@@ -18,6 +18,7 @@ import type {
   ViewEdit
 } from "@context-engine/core"
 import type { IncrementalNormalization, Pipeline } from "@context-engine/strategies"
+import type * as RequestPath from "./RequestPath.ts"
 
 /** An input made ready: its view, the measurer, overhead, budget and measurement. @category models */
 export interface Prepared {
@@ -92,10 +93,15 @@ export interface Kernel {
    */
   readonly normalize: (prepared: Prepared) => IncrementalNormalization.Normalized
   /**
-   * What the request measures once assembled (the normalized view's measurement — what `measure`,
-   * `shouldCompact` and the threshold reason use); an estimate-counted preparation keeps its own.
+   * The request `input` sends from `prepared` (`RequestPath.shape` of its normalized view), once per
+   * preparation: what `assembleContext` sends and what {@link measured} measures.
    */
-  readonly measured: (prepared: Prepared) => Measurement.Measurement
+  readonly request: (input: ContextEngine.EngineInput, prepared: Prepared) => RequestPath.Shaped
+  /**
+   * What the request measures once assembled ({@link request}'s measurement — what `measure`, `shouldCompact`
+   * and the threshold reason use); an estimate-counted preparation keeps its own.
+   */
+  readonly measured: (input: ContextEngine.EngineInput, prepared: Prepared) => Measurement.Measurement
   readonly editEntries: (
     input: ContextEngine.EngineInput,
     edits: ReadonlyArray<ViewEdit.ViewEdit>,

@@ -8,13 +8,17 @@ import {
   type ContextEngine,
   ContextView,
   Errors,
+  type Measurement,
   Measurer,
   type Message,
   RequestShape,
-  UsageScale
+  UsageScale,
+  type ViewEdit
 } from "@context-engine/core"
+import type { IncrementalNormalization } from "@context-engine/strategies"
 import { Effect } from "effect"
 import type { Kernel } from "./Engine.ts"
+import type { Prepared } from "./Kernel.ts"
 
 /**
  * What `recordOutcome` leaves for later calls: the provider's usage as an
@@ -27,6 +31,48 @@ export interface State {
   anchor: Measurer.Anchor | undefined
   usage: UsageScale.UsageRatio | undefined
   overflow: Errors.ContextOverflow | undefined
+}
+
+/**
+ * The request a preparation sends, from its normalized view: where the
+ * policy has no assistant prefill, the assistant messages that end it are
+ * dropped (`RequestShape.trailingAssistantDrops`); recorded commands at its
+ * end are marked as executed (`RequestShape.markExecutedCommands`, C18); and
+ * its measurement (the normalized one when nothing changed). The one home of
+ * the request's shape: `shouldCompact`'s threshold, `measure` and
+ * `assembleContext` all read it (the threshold measured the normalized view,
+ * so a request whose marks added tokens went out over the budget unnoticed).
+ *
+ * @category models
+ */
+export interface Shaped {
+  readonly view: ContextView.ContextView
+  readonly measurement: Measurement.Measurement
+  readonly drops: ReadonlyArray<typeof ViewEdit.Drop.Type>
+}
+
+/**
+ * {@link Shaped} of `normalized` (the kernel's `normalize` of `prepared`).
+ *
+ * @category constructors
+ */
+export const shape = (
+  input: ContextEngine.EngineInput,
+  prepared: Prepared,
+  normalized: IncrementalNormalization.Normalized
+): Shaped => {
+  let view = normalized.view
+  const drops =
+    input.policy.assistantPrefill === false ? RequestShape.trailingAssistantDrops(view.items, input.policy.model) : []
+  if (drops.length > 0) {
+    const dropped = new Set(drops.map((edit) => edit.entryId))
+    view = { ...view, items: view.items.filter((item) => !dropped.has(item.entryId)) }
+  }
+  const items = RequestShape.markExecutedCommands(view.items)
+  if (items !== view.items) view = { ...view, items }
+  const measurement =
+    view === normalized.view ? normalized.after : prepared.measurer.measure(view, { budget: prepared.budget })
+  return { view, measurement, drops }
 }
 
 /**
@@ -47,10 +93,9 @@ export const assemble = (
     // Pairing repair and empty-message removal apply to every request, compacted or not; incrementally, so a
     // step costs what it appends (the same view and measurement as the pipeline's normalize stage).
     const normalized = core.normalize(prepared)
-    let view = normalized.view
-    const empty = RequestShape.emptyLatestUser(view.items)
+    const empty = RequestShape.emptyLatestUser(normalized.view.items)
     if (empty >= 0) {
-      const entryId = view.items[empty]!.entryId
+      const entryId = normalized.view.items[empty]!.entryId
       const index = input.entries.findIndex((entry) => entry.id === entryId)
       return Effect.fail(
         new Errors.InvalidInput({
@@ -61,17 +106,7 @@ export const assemble = (
         })
       )
     }
-    const drops =
-      input.policy.assistantPrefill === false ? RequestShape.trailingAssistantDrops(view.items, input.policy.model) : []
-    let measurement = normalized.after
-    if (drops.length > 0) {
-      const dropped = new Set(drops.map((edit) => edit.entryId))
-      view = { ...view, items: view.items.filter((item) => !dropped.has(item.entryId)) }
-    }
-    // Recorded commands at the end (a `/compact` record) are marked as executed, never sent as a fresh ask (C18).
-    const items = RequestShape.markExecutedCommands(view.items)
-    if (items !== view.items) view = { ...view, items }
-    if (view !== normalized.view) measurement = prepared.measurer.measure(view, { budget: prepared.budget })
+    const { view, measurement, drops } = core.request(input, prepared)
     const sent = view
     let messages: ReadonlyArray<Message.Message> | undefined
     return Effect.succeed({

@@ -156,7 +156,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         edits: result.edits,
         entriesToAppend: core.editEntries(input, result.edits, core.timestamp(input)),
         stages: result.stages,
-        before: core.measured(prepared),
+        before: core.measured(input, prepared),
         after: result.after,
         fits: result.after.inputTokens <= prepared.budget.inputBudgetTokens,
         ...(result.failures ? { failures: result.failures } : {})

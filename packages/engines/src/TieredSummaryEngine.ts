@@ -256,7 +256,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
           Build.build(
             {
               ...fixed,
-              tokensBefore: core.measured(ctx).inputTokens,
+              tokensBefore: core.measured(input, ctx).inputTokens,
               minIdentifierRetention: options.minIdentifierRetention
             },
             result
@@ -282,7 +282,7 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       const floorTokens = force ? lowWaterTokens : budget.fixedOverheadTokens
       const cheap = core.run(input, ctx, core.ladder(input, ctx, !force), floorTokens)
       const failures: Array<Failure> = [...(cheap.failures ?? [])]
-      const common = { cheap, before: core.measured(ctx), targetTokens, lowWaterTokens, editEntries }
+      const common = { cheap, before: core.measured(input, ctx), targetTokens, lowWaterTokens, editEntries }
       const reduce = (note: string) => {
         const reduced = Reduce.reduce({
           ...common,

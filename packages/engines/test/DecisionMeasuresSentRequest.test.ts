@@ -6,7 +6,7 @@
  * normalize stage synthesized results for 18 unanswered tool calls
  * (813 tokens) and `assembleContext` measured it after.
  */
-import { type ContextEngine, type Message, PolicyRegistry } from "@context-engine/core"
+import { type ContextEngine, type Message, PolicyRegistry, RequestShape } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
@@ -92,5 +92,51 @@ describe.each(engines)("%s: shouldCompact measures what assembleContext sends", 
     expect(normalize?.tokensAfter).toBe(decision.measurement.inputTokens)
     expect(normalize!.tokensBefore).toBeLessThan(decision.measurement.inputTokens)
     if (result.checkpoint !== undefined) expect(result.checkpoint.tokensBefore).toBe(decision.measurement.inputTokens)
+  })
+})
+
+// Found by the session-13 replay of aider's history in a 32K window: a request of 13,773 tokens went out against a
+// 13,760-token budget without compacting, because the threshold measured the normalized view and assembleContext
+// then marked a recorded `/diff` at the request's end as executed (C18), 15 tokens more.
+const withCommand = entriesOf([
+  user("Fix the off-by-one in the pager of src/pager.ts."),
+  assistant(`Fixed the pager: ${"the last page now shows its final row. ".repeat(40)}`),
+  user("/diff"),
+  user("Now explain why the last row was lost.")
+])
+
+describe.each(engines)("%s: the threshold measures the request's executed-command marks", (_name, makeEngine) => {
+  it("the decision's measurement is the assembled request's, which carries the mark", async () => {
+    const policy = PolicyRegistry.resolveSync({
+      model: "decision-test",
+      contextWindowTokens: 200_000,
+      maxOutputTokens: 4_096
+    })
+    const engine = makeEngine()
+    const input = { entries: withCommand, policy }
+    const assembled = await engine.assembleContext(input)
+    expect(JSON.stringify(assembled.messages)).toContain(RequestShape.EXECUTED_COMMAND_MARK)
+    expect((await engine.shouldCompact(input)).measurement.inputTokens).toBe(assembled.measurement.inputTokens)
+    expect((await engine.measure(input)).inputTokens).toBe(assembled.measurement.inputTokens)
+  })
+
+  it("at every window around the boundary, compaction is due exactly when the marked request is over the budget", async () => {
+    let sawMarkTipOver = false
+    for (let windowTokens = 700; windowTokens <= 820; windowTokens += 2) {
+      const policy = PolicyRegistry.resolveSync({
+        model: "decision-test",
+        contextWindowTokens: windowTokens,
+        maxOutputTokens: 256
+      })
+      const engine = makeEngine()
+      const input = { entries: withCommand, policy }
+      const decision = await engine.shouldCompact(input)
+      const sent = (await engine.assembleContext(input)).measurement.inputTokens
+      expect(decision.compact, `window ${windowTokens}`).toBe(sent > decision.budget.inputBudgetTokens)
+      // Within the mark's tokens of the budget: the unmarked view fits, the sent request does not.
+      if (sent > decision.budget.inputBudgetTokens && sent - 15 <= decision.budget.inputBudgetTokens)
+        sawMarkTipOver = true
+    }
+    expect(sawMarkTipOver).toBe(true)
   })
 })
