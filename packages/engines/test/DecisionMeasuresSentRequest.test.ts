@@ -6,7 +6,7 @@
  * normalize stage synthesized results for 18 unanswered tool calls
  * (813 tokens) and `assembleContext` measured it after.
  */
-import { type ContextEngine, type Message, PolicyRegistry, RequestShape } from "@context-engine/core"
+import { type ContextEngine, type Entry, type Message, PolicyRegistry, RequestShape } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as SlidingWindowEngine from "../src/SlidingWindowEngine.ts"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
@@ -35,6 +35,35 @@ const engines: ReadonlyArray<[string, () => ContextEngine.AsyncContextEngine]> =
   ["sliding-window", () => SlidingWindowEngine.makeAsync()]
 ]
 
+/**
+ * Asserts, at each window of `windows`, that compaction is due exactly when the assembled request is over the
+ * budget; returns whether some window put the sent request over it by at most `nearTokens` (the boundary was seen).
+ */
+const dueExactlyWhenSentIsOver = async (
+  makeEngine: () => ContextEngine.AsyncContextEngine,
+  entries: ReadonlyArray<Entry.Entry>,
+  windows: { readonly from: number; readonly to: number; readonly by: number },
+  maxOutputTokens: number,
+  nearTokens: number
+): Promise<boolean> => {
+  let sawTipOver = false
+  for (let windowTokens = windows.from; windowTokens <= windows.to; windowTokens += windows.by) {
+    const policy = PolicyRegistry.resolveSync({
+      model: "decision-test",
+      contextWindowTokens: windowTokens,
+      maxOutputTokens
+    })
+    const engine = makeEngine()
+    const input = { entries, policy }
+    const decision = await engine.shouldCompact(input)
+    const sent = (await engine.assembleContext(input)).measurement.inputTokens
+    expect(decision.compact, `window ${windowTokens}`).toBe(sent > decision.budget.inputBudgetTokens)
+    if (sent > decision.budget.inputBudgetTokens && sent - nearTokens <= decision.budget.inputBudgetTokens)
+      sawTipOver = true
+  }
+  return sawTipOver
+}
+
 describe.each(engines)("%s: shouldCompact measures what assembleContext sends", (_name, makeEngine) => {
   it("the decision's measurement is the assembled request's, and the pairing repair is what differs", async () => {
     const policy = PolicyRegistry.resolveSync({
@@ -55,22 +84,15 @@ describe.each(engines)("%s: shouldCompact measures what assembleContext sends", 
   })
 
   it("at every window around the boundary, compaction is due exactly when the sent request is over the budget", async () => {
-    let sawOverOnlyWhenSent = false
-    for (let windowTokens = 2_400; windowTokens <= 3_400; windowTokens += 20) {
-      const policy = PolicyRegistry.resolveSync({
-        model: "decision-test",
-        contextWindowTokens: windowTokens,
-        maxOutputTokens: 1_024
-      })
-      const engine = makeEngine()
-      const input = { entries: session, policy }
-      const decision = await engine.shouldCompact(input)
-      const sent = (await engine.assembleContext(input)).measurement.inputTokens
-      expect(decision.compact).toBe(sent > decision.budget.inputBudgetTokens)
-      if (sent > decision.budget.inputBudgetTokens && sent - 300 <= decision.budget.inputBudgetTokens)
-        sawOverOnlyWhenSent = true
-    }
-    expect(sawOverOnlyWhenSent).toBe(true)
+    // Within the synthesized results' tokens of the budget: the raw view fits, the sent request does not.
+    const sawTipOver = await dueExactlyWhenSentIsOver(
+      makeEngine,
+      session,
+      { from: 2_400, to: 3_400, by: 20 },
+      1_024,
+      300
+    )
+    expect(sawTipOver).toBe(true)
   })
 
   it("a compaction reports as `before` what its decision measured (the sent request), not the raw view", async () => {
@@ -121,22 +143,8 @@ describe.each(engines)("%s: the threshold measures the request's executed-comman
   })
 
   it("at every window around the boundary, compaction is due exactly when the marked request is over the budget", async () => {
-    let sawMarkTipOver = false
-    for (let windowTokens = 700; windowTokens <= 820; windowTokens += 2) {
-      const policy = PolicyRegistry.resolveSync({
-        model: "decision-test",
-        contextWindowTokens: windowTokens,
-        maxOutputTokens: 256
-      })
-      const engine = makeEngine()
-      const input = { entries: withCommand, policy }
-      const decision = await engine.shouldCompact(input)
-      const sent = (await engine.assembleContext(input)).measurement.inputTokens
-      expect(decision.compact, `window ${windowTokens}`).toBe(sent > decision.budget.inputBudgetTokens)
-      // Within the mark's tokens of the budget: the unmarked view fits, the sent request does not.
-      if (sent > decision.budget.inputBudgetTokens && sent - 15 <= decision.budget.inputBudgetTokens)
-        sawMarkTipOver = true
-    }
-    expect(sawMarkTipOver).toBe(true)
+    // Within the mark's tokens of the budget: the unmarked view fits, the sent request does not.
+    const sawTipOver = await dueExactlyWhenSentIsOver(makeEngine, withCommand, { from: 700, to: 820, by: 2 }, 256, 15)
+    expect(sawTipOver).toBe(true)
   })
 })
