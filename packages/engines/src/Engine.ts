@@ -34,14 +34,13 @@ import {
   Tokenizers,
   UsageScale
 } from "@context-engine/core"
-import { IncrementalNormalization, Pipeline, Tiers } from "@context-engine/strategies"
+import { Pipeline, Tiers } from "@context-engine/strategies"
 import { Effect } from "effect"
 import * as ByteCap from "./ByteCap.ts"
 import type { Options } from "./EngineOptions.ts"
 import * as EstimateFirst from "./EstimateFirst.ts"
 import type { Kernel, Prepared } from "./Kernel.ts"
 import * as RequestPath from "./RequestPath.ts"
-import { assemble, recordOutcome, type State } from "./RequestPath.ts"
 
 /**
  * Low-water mark of a threshold-triggered compaction, as a share of the
@@ -102,7 +101,7 @@ export const kernel = (
   options: Options,
   viewOptions: (input: ContextEngine.EngineInput, measurer: Measurer.Measurer) => ActiveView.ViewOptions = () => ({})
 ): Kernel & {
-  readonly state: State
+  readonly state: RequestPath.State
 } => {
   const measurers = new Map<string, Measurer.Measurer>()
   const measurerFor = (policy: ModelPolicy.ModelPolicy): Measurer.Measurer => {
@@ -114,7 +113,7 @@ export const kernel = (
     }
     return measurer
   }
-  const state: State = { anchor: undefined, usage: undefined, overflow: undefined }
+  const state: RequestPath.State = { anchor: undefined, usage: undefined, overflow: undefined }
   const lowWaterShare = options.lowWaterShare ?? DEFAULT_LOW_WATER_SHARE
 
   // The last input's preparation, reused while its entries, tools, policy and the anchor are the same
@@ -324,31 +323,12 @@ export const kernel = (
     )
   }
 
-  const incremental = IncrementalNormalization.make()
-  // One normalization per preparation: shouldCompact's decision and the request assembleContext sends share it.
-  const normalized = new WeakMap<Prepared, IncrementalNormalization.Normalized>()
-  // One request per preparation: the threshold measures the request assembleContext sends.
-  const requests = new WeakMap<Prepared, RequestPath.Shaped>()
-  const request: Kernel["request"] = (input, prepared) => {
-    let found = requests.get(prepared)
-    if (found === undefined) {
-      found = RequestPath.shape(input, prepared, normalize(prepared))
-      requests.set(prepared, found)
-    }
-    return found
-  }
-  const normalize: Kernel["normalize"] = (prepared) => {
-    let found = normalized.get(prepared)
-    if (found === undefined) {
-      found = incremental(prepared.view, prepared.measurer, prepared.measurement)
-      normalized.set(prepared, found)
-    }
-    return found
-  }
+  // Once per preparation: shouldCompact's decision, measure and the request assembleContext sends share them.
+  const { normalize, request } = RequestPath.perPreparation()
   /**
-   * What the request will measure once assembled: the normalized view (pairing repair synthesizes a result for
-   * every unanswered tool call, so a view with many interrupted calls grows when sent). A preparation counted
-   * by estimates (`prepareToCompact`) keeps its own measurement: it is compacted next, normalize stage first.
+   * What the request will measure once assembled (`RequestPath.shape`: pairing repair synthesizes a result for
+   * every unanswered tool call, recorded commands at the end are marked). A preparation counted by estimates
+   * (`prepareToCompact`) keeps its own measurement: it is compacted next, normalize stage first.
    */
   const sentMeasurement = (input: ContextEngine.EngineInput, prepared: Prepared): Measurement.Measurement =>
     prepared.exact === undefined ? request(input, prepared).measurement : prepared.measurement
@@ -407,6 +387,6 @@ export const make = (core: ReturnType<typeof kernel>, configuration: Configurati
     plan: configuration.plan,
     compact: configuration.compact,
     validate: configuration.validate,
-    assembleContext: (input) => assemble(core, input),
-    recordOutcome: (input, outcome) => recordOutcome(core, input, outcome)
+    assembleContext: (input) => RequestPath.assemble(core, input),
+    recordOutcome: (input, outcome) => RequestPath.recordOutcome(core, input, outcome)
   })

@@ -15,7 +15,7 @@ import {
   UsageScale,
   type ViewEdit
 } from "@context-engine/core"
-import type { IncrementalNormalization } from "@context-engine/strategies"
+import { IncrementalNormalization } from "@context-engine/strategies"
 import { Effect } from "effect"
 import type { Kernel } from "./Engine.ts"
 import type { Prepared } from "./Kernel.ts"
@@ -73,6 +73,38 @@ export const shape = (
   const measurement =
     view === normalized.view ? normalized.after : prepared.measurer.measure(view, { budget: prepared.budget })
   return { view, measurement, drops }
+}
+
+/**
+ * The kernel's `normalize` and `request`, each computed once per
+ * preparation (one step's `shouldCompact`, `measure` and `assembleContext`
+ * share them): the view normalized as the pipeline's normalize stage does,
+ * incrementally across steps (`IncrementalNormalization`), and its
+ * {@link shape}.
+ *
+ * @category constructors
+ */
+export const perPreparation = (): Pick<Kernel, "normalize" | "request"> => {
+  const incremental = IncrementalNormalization.make()
+  const normalized = new WeakMap<Prepared, IncrementalNormalization.Normalized>()
+  const shaped = new WeakMap<Prepared, Shaped>()
+  const normalize: Kernel["normalize"] = (prepared) => {
+    let found = normalized.get(prepared)
+    if (found === undefined) {
+      found = incremental(prepared.view, prepared.measurer, prepared.measurement)
+      normalized.set(prepared, found)
+    }
+    return found
+  }
+  const request: Kernel["request"] = (input, prepared) => {
+    let found = shaped.get(prepared)
+    if (found === undefined) {
+      found = shape(input, prepared, normalize(prepared))
+      shaped.set(prepared, found)
+    }
+    return found
+  }
+  return { normalize, request }
 }
 
 /**
