@@ -20,6 +20,7 @@
  * @since 0.2.0
  */
 import type { Identifiers } from "./Checkpoint.ts"
+import * as CheckRun from "./CheckRun.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import * as JsonSafety from "./JsonSafety.ts"
 import type { Message } from "./Message.ts"
@@ -79,11 +80,13 @@ export const targetOf = (action: ToolActions.Action): string =>
 /**
  * Whether the failed call `actions[index]` was superseded by a later call: one
  * with the same target ({@link targetOf}; if it failed too, its own error is the one
- * that counts), or a later successful command that runs the failed chain's
+ * that counts), a later successful command that runs the failed chain's
  * last step (without its output filters) again (`pnpm add x && pnpm tsc` failing, then `pnpm tsc && pnpm
- * test` passing). With `otherMessagesOnly`, later calls of the failed call's
- * own message are not looked at (calls issued together ran in parallel: they
- * do not show the state since). Stops at the first superseding call; copies
+ * test` passing) — for a failed check, a later check that passed on the same scope or a broader one
+ * (`CheckRun.covers`: `pytest tests/` passing after `pytest tests/test_a.py::test_x` failed; a narrower
+ * `pytest tests/test_a.py::test_x` passing after `pytest tests/` failed holds its text but covers nothing). With
+ * `otherMessagesOnly`, later calls of the failed call's own message are not looked at (calls issued together ran
+ * in parallel: they do not show the state since). Stops at the first superseding call; copies
  * nothing (it runs once per failed call of a covered range: a copy of the
  * rest per call was quadratic on long sessions, issue #13 req 6).
  *
@@ -97,11 +100,15 @@ export const isSuperseded = (
   const action = actions[index]!
   const target = targetOf(action)
   const step = action.command === undefined ? "" : lastStep(ShellCommand.withoutOutputFilters(action.command))
+  const check = action.kind === "check" ? action.command : undefined
   for (let at = index + 1; at < actions.length; at++) {
     const later = actions[at]!
     if (options.otherMessagesOnly === true && later.entryId === action.entryId) continue
     if (targetOf(later) === target) return true
-    if (later.outcome._tag === "ok" && step.length > 0 && later.command?.includes(step) === true) return true
+    if (later.outcome._tag !== "ok" || later.command === undefined) continue
+    // A check is superseded by a pass on its scope or a broader one, not by any line that holds its text.
+    if (check !== undefined ? CheckRun.covers(later.command, check) : step.length > 0 && later.command.includes(step))
+      return true
   }
   return false
 }

@@ -26,7 +26,7 @@
  * A re-run is told by the line without its output filters
  * ({@link withoutOutputFilters}: `| tail -5`, `| grep "error TS"`, `2>&1`),
  * and a check whose filter hid its exit status is judged by the output it
- * showed ({@link filteredFailure}).
+ * showed (`CheckRun.shownOutcome`).
  *
  * Why a check is not done work: it reports the state the work left (the
  * peers' handoffs list what changed, and list verification as its result —
@@ -36,7 +36,6 @@
  *
  * @since 0.6.0
  */
-import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import * as ShellEdits from "./ShellEdits.ts"
 import * as ShellWords from "./ShellWords.ts"
 
@@ -132,6 +131,13 @@ const RANK: Record<Kind, number> = { look: 0, stage: 1, check: 2, command: 3 }
 /** Prefixes that only set up how the program runs: variable assignments, `time`, `timeout N`, `nice [-n N]`, `env`. */
 const PREFIX_RE =
   /^(?:(?:\w+=(?:"[^"]*"|'[^']*'|\S*)|time|env|nice(?:\s+-n\s*-?\d+)?|timeout(?:\s+-\S+)*\s+\d+\w?)\s+)+/
+
+/**
+ * A step without the prefixes that only set up how its program runs (`CI=1 timeout 60 pytest` → `pytest`).
+ *
+ * @category getters
+ */
+export const withoutPrefixes = (step: string): string => step.replace(PREFIX_RE, "").trim()
 
 /**
  * Steps that only look: the read-only programs, the shell's own bookkeeping (`cd`, `export`, `set`, and `source` /
@@ -288,8 +294,12 @@ export const stepKind = (text: string, piped = false): Kind => {
   return STAGE_RE.test(step) ? "stage" : "command"
 }
 
-/** Whether a step is a pure output filter after a pipe ({@link FILTER_RE}, writing no file, no `sort -o`). */
-const isFilter = (step: Step): boolean =>
+/**
+ * Whether a step is a pure output filter after a pipe ({@link FILTER_RE}, writing no file, no `sort -o`).
+ *
+ * @category guards
+ */
+export const isOutputFilter = (step: Step): boolean =>
   step.operator === "|" &&
   FILTER_RE.test(step.text) &&
   !WRITES_FILE_RE.test(unquoted(step.text)) &&
@@ -310,29 +320,11 @@ const isFilter = (step: Step): boolean =>
 export const withoutOutputFilters = (line: string): string => {
   const all = steps(line)
   let end = all.length
-  while (end > 1 && isFilter(all[end - 1]!)) end--
+  while (end > 1 && isOutputFilter(all[end - 1]!)) end--
   let text = joined(all.slice(0, end))
   for (let stripped = text.replace(DISCARD_RE, ""); stripped !== text; stripped = text.replace(DISCARD_RE, ""))
     text = stripped
   return text
-}
-
-/**
- * The failure a check's output shows when an output filter hid its exit
- * status: a pipeline's status is its last program's (POSIX `sh`, without
- * `pipefail`), so `npm run check 2>&1 | grep "error TS"` exits 0 exactly
- * when type errors were printed. For a check ({@link kindOf}) whose line
- * ends in a filter, the first error line of the output shown
- * (`IdentifierExtraction.errorLines`: `error TS2345:`, `FAILED`, `Error:` …);
- * `undefined` when it shows none, or for any other line (its exit status
- * is its own).
- *
- * @category getters
- */
-export const filteredFailure = (line: string, output: string): string | undefined => {
-  const last = steps(line).at(-1)
-  if (last === undefined || !isFilter(last) || kindOf(line) !== "check") return undefined
-  return IdentifierExtraction.errorLines(output, 1)[0]
 }
 
 /**

@@ -22,6 +22,7 @@
  * @since 0.2.0
  */
 import * as ApplyPatch from "./ApplyPatch.ts"
+import * as CheckRun from "./CheckRun.ts"
 import * as EditChange from "./EditChange.ts"
 import * as HarnessOutput from "./HarnessOutput.ts"
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
@@ -53,7 +54,8 @@ export interface Item {
 export type Outcome =
   | { readonly _tag: "ok"; readonly text: string }
   | { readonly _tag: "failed"; readonly error: string }
-  | { readonly _tag: "unknown" }
+  /** `text`: what a call that ran printed when it does not tell how the call ended (`CheckRun.shownOutcome`). */
+  | { readonly _tag: "unknown"; readonly text?: string }
 
 /**
  * One classified tool call.
@@ -97,8 +99,14 @@ export { inputCommand, inputPath, type TodoItem, todoItems } from "./ToolInput.t
 
 const ERROR_WORD_RE = /\b(?:error|failed|failure|exception|cannot|not found)\b/i
 
-const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
-  const map = new Map<string, Outcome>()
+/** A call's outcome as the harness reported it and the output it printed. */
+interface Result {
+  readonly outcome: Outcome
+  readonly text: string
+}
+
+const resultsOf = (items: ReadonlyArray<Item>): Map<string, Result> => {
+  const map = new Map<string, Result>()
   for (const item of items) {
     if (typeof item.message.content === "string") continue
     for (const part of item.message.content) {
@@ -107,7 +115,7 @@ const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
       const isError = MessageParts.outputIsError(part.output)
       const failed = isError || (!ReadTools.isReadTool(part.toolName) && FAILED_EXIT_RE.test(text.slice(-2000)))
       if (INTERRUPTED_RE.test(text)) continue
-      if (!failed) map.set(part.toolCallId, { _tag: "ok", text })
+      if (!failed) map.set(part.toolCallId, { outcome: { _tag: "ok", text }, text })
       else {
         const errors = IdentifierExtraction.fromToolResult(part).errors
         // No recognised error line: the first line that says error or failure, else the first line — not counting
@@ -117,7 +125,7 @@ const resultsOf = (items: ReadonlyArray<Item>): Map<string, Outcome> => {
           .split("\n")
           .filter((line) => line.trim().length > 0 && !IdentifierExtraction.isRuntimeNotice(line))
         const first = errors[0] ?? lines.find((line) => ERROR_WORD_RE.test(line)) ?? lines[0] ?? "error"
-        map.set(part.toolCallId, { _tag: "failed", error: first.trim() })
+        map.set(part.toolCallId, { outcome: { _tag: "failed", error: first.trim() }, text })
       }
     }
   }
@@ -194,11 +202,9 @@ const FENCE_AT_END_RE = /```[^\n`]*\n([\s\S]*?)\n?```\s*$/
 /** The file a text-action agent's file viewer shows (SWE-agent's "[File: p (n lines total)]" screen, "(Open file: p)" footer). */
 const SHOWN_FILE_RE = /^\[File: ([^\]\n(]+?)(?: \(\d+ lines total\))?\]|\(Open file: ([^)\n]+)\)/m
 
-/** A check's outcome read off its output when a pipe filter hid its exit status (`ShellCommand.filteredFailure`). */
-const judged = (command: string | undefined, outcome: Outcome): Outcome => {
-  const error = outcome._tag === "ok" && command ? ShellCommand.filteredFailure(command, outcome.text) : undefined
-  return error === undefined ? outcome : { _tag: "failed", error }
-}
+/** A check's outcome read off its output when a pipe filter hid its exit status (`CheckRun.shownOutcome`). */
+const judged = (command: string | undefined, { outcome, text }: Result = { outcome: { _tag: "unknown" }, text: "" }) =>
+  (command === undefined ? undefined : CheckRun.shownOutcome(command, outcome, text)) ?? outcome
 
 const hasToolCall = (message: Message): boolean =>
   typeof message.content !== "string" && message.content.some((part) => part.type === "tool-call")
@@ -271,7 +277,7 @@ const textAction = (items: ReadonlyArray<Item>, index: number): Action | undefin
   const edits = kindOf(toolName, { command, path })
   const edited = path ?? shellEditPaths(edits, command)[0]
   const change = edits === "edit" || edits === "create" ? EditChange.ofTextEdit(block!, items, index) : undefined
-  const outcome = judged(command, observedOutcome(observation))
+  const outcome = judged(command, { outcome: observedOutcome(observation), text: observation })
   return { entryId: item.entryId, toolName, kind: edits, path: edited, command, outcome, change }
 }
 
@@ -279,11 +285,11 @@ const textAction = (items: ReadonlyArray<Item>, index: number): Action | undefin
  * The actions of one tool call: one, or for a shell call that edits several files in place one edit per file
  * (`ShellCommand.editedFiles`).
  */
-const callActions = (item: Item, part: ToolCallPart, results: ReadonlyMap<string, Outcome>): Array<Action> => {
+const callActions = (item: Item, part: ToolCallPart, results: ReadonlyMap<string, Result>): Array<Action> => {
   const kind = kindOf(part.toolName, part.input)
   const summarized = fromSummary(part.toolName, part.input)
   const command = ToolInput.inputCommand(part.input) ?? summarized.command
-  const outcome = judged(command, results.get(part.toolCallId) ?? { _tag: "unknown" })
+  const outcome = judged(command, results.get(part.toolCallId))
   const named = ToolInput.inputPath(part.input) ?? summarized.path
   const paths = named !== undefined ? [named] : shellEditPaths(kind, scriptLine(part.input) ?? command)
   // A console transcript keeps only the call's summary: the change is the diff its result shows.
@@ -317,11 +323,11 @@ const callActions = (item: Item, part: ToolCallPart, results: ReadonlyMap<string
 const patchActions = (
   entryId: string,
   part: { readonly toolName: string; readonly toolCallId: string; readonly input: unknown },
-  results: ReadonlyMap<string, Outcome>
+  results: ReadonlyMap<string, Result>
 ): Array<Action> => {
   const patch = ApplyPatch.patchOf(part.input)
   if (patch === undefined) return []
-  const outcome = results.get(part.toolCallId) ?? { _tag: "unknown" }
+  const outcome = results.get(part.toolCallId)?.outcome ?? { _tag: "unknown" }
   return ApplyPatch.files(patch).map((file): Action => {
     const base = { entryId, toolName: part.toolName, outcome }
     if (file.op === "delete") return { ...base, kind: "command", command: file.header }

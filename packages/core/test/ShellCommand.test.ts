@@ -154,59 +154,6 @@ describe("ShellCommand.withoutOutputFilters: the command a re-run with another o
   })
 })
 
-describe("ShellCommand.filteredFailure: a filter hid the check's exit status", () => {
-  it("a filtered check whose shown output holds an error line failed", () => {
-    expect(
-      ShellCommand.filteredFailure(
-        `npm run check 2>&1 | grep "error TS"`,
-        "src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n"
-      )
-    ).toBe("src/a.ts(3,1): error TS2304: Cannot find name 'x'.")
-  })
-
-  it("no error line, an unfiltered line (its exit status is its own) or a filtered command that is not a check: undefined", () => {
-    expect(
-      ShellCommand.filteredFailure("npm run check 2>&1 | tail -3", "Waiting for the debugger to disconnect...")
-    ).toBe(undefined)
-    expect(ShellCommand.filteredFailure("npm run check", "error TS2304: Cannot find name 'x'.")).toBe(undefined)
-    expect(ShellCommand.filteredFailure("python app.py | tail -3", "ERROR: retrying")).toBe(undefined)
-  })
-
-  it("ToolActions reads a filtered check's outcome off its output", () => {
-    const [action] = ToolActions.actionsOf([
-      {
-        entryId: "e1",
-        message: {
-          role: "assistant",
-          content: [
-            {
-              type: "tool-call",
-              toolCallId: "c1",
-              toolName: "bash",
-              input: { command: `npm run check | grep "error TS"` }
-            }
-          ]
-        }
-      },
-      {
-        entryId: "e2",
-        message: {
-          role: "tool",
-          content: [
-            {
-              type: "tool-result",
-              toolCallId: "c1",
-              toolName: "bash",
-              output: { type: "text", value: "src/a.ts(3,1): error TS2304: Cannot find name 'x'." }
-            }
-          ]
-        }
-      }
-    ])
-    expect(action?.outcome).toEqual({ _tag: "failed", error: "src/a.ts(3,1): error TS2304: Cannot find name 'x'." })
-  })
-})
-
 describe("ShellCommand.fromDisplay: the command of Gemini CLI's one-line Shell display", () => {
   it("drops the model's description, the directory and the background mark", () => {
     expect(ShellCommand.fromDisplay("pytest --spec (Run all tests with spec output to verify the fix.)")).toBe(

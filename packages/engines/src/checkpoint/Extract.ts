@@ -132,7 +132,11 @@ const plansOf = (
 ): Array<string> => {
   if (said === undefined) return []
   const from = position(said.entryId)
-  const ran = actions.some((action) => position(action.entryId) >= from && action.outcome._tag !== "unknown")
+  // A call ran when its result is in the range (an unknown outcome with its output ran too: `CheckRun.shownOutcome`).
+  const ran = actions.some(
+    (action) =>
+      position(action.entryId) >= from && (action.outcome._tag !== "unknown" || action.outcome.text !== undefined)
+  )
   return sentences(said.text.slice(-3000))
     .filter(
       (sentence) =>

@@ -18,19 +18,9 @@ import {
 } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
 import * as CommandText from "./CommandText.ts"
-import { assistantText, clip, ITEM_CHARS, wholeWords } from "./Text.ts"
+import { assistantText, clip, code, ITEM_CHARS, wholeWords } from "./Text.ts"
 
 const dedupe = (items: ReadonlyArray<string>): Array<string> => [...new Set(items)]
-
-/**
- * A command, path or line of code in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still
- * occurs in the transcript; `head` takes the prefix (by default the first 139 characters of a longer text).
- */
-const code = (text: string, head = (flat: string) => (flat.length <= 140 ? flat : flat.slice(0, 139))): string => {
-  const flat = text.trim()
-  const kept = head(flat)
-  return kept.includes("`") ? `"${kept}"${kept === flat ? "" : "…"}` : `\`${kept}\`${kept === flat ? "" : "…"}`
-}
 
 /**
  * Longest line of code an edit's clause quotes, in characters: about one line of code — enough for a condition or
@@ -322,7 +312,11 @@ export const failuresOf = (
   })
   const unknown = [...unknownCalls.values()].map(({ action, count }) => {
     const target = action.command ?? action.path
-    return `${action.toolName}${target ? ` ${code(target)}` : ""} was issued${count > 1 ? ` ${count} times` : ""} but no result was recorded (${action.entryId}): outcome unknown — check its status before any retry`
+    const call = `${action.toolName}${target ? ` ${code(target)}` : ""}`
+    // A check that ran and printed only what its filter let through (`CheckRun.shownOutcome`).
+    if (action.outcome._tag === "unknown" && action.outcome.text !== undefined)
+      return `${call} ran, but its output filter hid whether it passed (it printed ${code(action.outcome.text.trim().split("\n")[0]!, (flat) => flat.slice(0, 60))}, ${action.entryId}): outcome unknown — run it without the filter before relying on it`
+    return `${call} was issued${count > 1 ? ` ${count} times` : ""} but no result was recorded (${action.entryId}): outcome unknown — check its status before any retry`
   })
   return { failed: dedupe(failed), unknown, ...(newest ? { newest } : {}) }
 }

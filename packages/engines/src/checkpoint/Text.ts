@@ -10,6 +10,21 @@ import { type Message, MessageParts } from "@context-engine/core"
 export const ITEM_CHARS = 220
 
 /**
+ * A command, path or line of code in backticks: a verbatim prefix (the ellipsis outside the quotes), so it still
+ * occurs in the transcript; `head` takes the prefix (by default the first 139 characters of a longer text).
+ *
+ * @category getters
+ */
+export const code = (
+  text: string,
+  head = (flat: string) => (flat.length <= 140 ? flat : flat.slice(0, 139))
+): string => {
+  const flat = text.trim()
+  const kept = head(flat)
+  return kept.includes("`") ? `"${kept}"${kept === flat ? "" : "…"}` : `\`${kept}\`${kept === flat ? "" : "…"}`
+}
+
+/**
  * `text` on one line (runs of whitespace become one space), cut to at most
  * `max` characters with a trailing `…` when it was longer.
  *

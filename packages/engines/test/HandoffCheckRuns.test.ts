@@ -1,0 +1,150 @@
+/**
+ * How the offline checkpoint reads test and check runs (`CheckRun`): a later
+ * passing run of the same tool on a scope that covers an earlier failed run
+ * supersedes the failure, while a narrower or unrelated pass does not; and a check whose output
+ * went through a counting filter is read by the count it printed (failure
+ * lines above 0 fail, 0 passes, any other count is an unknown outcome), not
+ * by the filter's exit status. Small built conversations, then the real
+ * transcripts that show each (../shared/transcripts).
+ */
+import { CriticalIdentifiers, type Message, ToolActions } from "@context-engine/core"
+import { transcript } from "@context-engine/core/test-support"
+import { describe, expect, it } from "vitest"
+import * as Import from "../../transcripts/src/importers/Import.ts"
+import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
+import type { CoveredItem } from "../src/Summarizer.ts"
+import { assistant, calls, results, user, withIds } from "./support.ts"
+
+const count = (text: string): number => Math.ceil(text.length / 4)
+const summarize = (covered: ReadonlyArray<CoveredItem>) =>
+  ExtractiveSummarizer.summarizeSync({ covered, kept: [], maxTokens: 4_000, countTokens: count })
+
+let next = 0
+/** One shell call and its result. */
+const run = (command: string, text: string, error = false): Array<Message.Message> => {
+  const id = `call_${next++}`
+  return [calls({ id, name: "bash", input: { command } }), results({ id, name: "bash", text, error })]
+}
+const edit = (path: string): Array<Message.Message> => {
+  const id = `call_${next++}`
+  return [
+    calls({ id, name: "edit", input: { path, oldText: "a", newText: "b" } }),
+    results({ id, name: "edit", text: `Successfully replaced text in ${path}.` })
+  ]
+}
+const FAILURE = "FAILED tests/test_a.py::test_x - AssertionError: assert 1 == 2"
+
+/** A failed narrow run, a fix, then `later` passing. */
+const fixedThen = (failed: string, later: string) =>
+  withIds([
+    user("Fix the failing test in tests/test_a.py."),
+    ...run(failed, `${FAILURE}\n1 failed in 0.12s`, true),
+    ...edit("src/a.py"),
+    ...run(later, "12 passed in 0.40s"),
+    assistant("Done.")
+  ])
+
+describe("a passing run of the same tool on a covering scope supersedes a failed run", () => {
+  it("`pytest tests/test_a.py::test_x` failed, then its file, its directory, the suite or the test again passed: no failed approach, no failure to resolve", () => {
+    for (const later of ["pytest tests/", "pytest tests/test_a.py", "pytest -q", "pytest tests/test_a.py::test_x -v"]) {
+      const covered = fixedThen("pytest tests/test_a.py::test_x", later)
+      const content = summarize(covered)
+      expect([later, content.failedApproaches ?? []]).toEqual([later, []])
+      expect(content.nextSteps.join("\n")).not.toContain("Resolve the failure")
+      expect(content.progress.done).toContain(`checks pass: \`${later}\``)
+      // The validator's unresolved errors follow the same rule: a summary need not keep a fixed error.
+      expect(CriticalIdentifiers.unresolvedErrors(ToolActions.actionsOf(covered))).toEqual([])
+    }
+  })
+
+  it("a narrower or unrelated pass leaves the failure standing (`pytest tests/` failed, `pytest tests/test_a.py::test_x` passed)", () => {
+    for (const [failed, later] of [
+      ["pytest tests/", "pytest tests/test_a.py::test_x"],
+      ["pytest tests/test_a.py::test_x", "pytest tests/test_b.py"],
+      ["pytest tests/test_a.py::test_x", 'pytest tests/ -k "not test_x"'],
+      ["pytest tests/test_a.py::test_x", "npm test"]
+    ]) {
+      const content = summarize(fixedThen(failed!, later!))
+      expect([later, (content.failedApproaches ?? []).join("\n")]).toEqual([
+        later,
+        expect.stringContaining(`\`${failed}\` failed`)
+      ])
+      expect(content.nextSteps.join("\n")).toContain("Resolve the failure the work stopped at")
+    }
+  })
+})
+
+describe("a check read through a counting filter", () => {
+  it("`pytest -q 2>&1 | grep -c FAILED` printing 3 is a failed approach, not a passing check", () => {
+    const content = summarize(
+      withIds([
+        user("Fix the failing tests."),
+        ...edit("src/a.py"),
+        ...run("pytest -q 2>&1 | grep -c FAILED", "3\n"),
+        assistant("Three tests still fail.")
+      ])
+    )
+    expect(content.failedApproaches).toEqual(["bash `pytest -q 2>&1 | grep -c FAILED` failed: 3"])
+    expect(content.progress.done.join("\n")).not.toContain("checks pass")
+  })
+
+  it("a count of 0 passes, though grep's exit status 1 came back as an error", () => {
+    const content = summarize(
+      withIds([
+        user("Fix the failing tests."),
+        ...edit("src/a.py"),
+        ...run(`npm test 2>&1 | grep -c "✗"`, "0\n\nCommand exited with code 1", true),
+        assistant("No failures left.")
+      ])
+    )
+    expect(content.failedApproaches ?? []).toEqual([])
+    expect(content.progress.done).toContain('checks pass: `npm test 2>&1 | grep -c "✗"`')
+  })
+
+  it("a count of every line is an outcome unknown: listed to be run again, neither passed nor failed", () => {
+    const content = summarize(
+      withIds([
+        user("Fix the failing tests."),
+        ...edit("src/a.py"),
+        ...run("npm test 2>&1 | wc -l", "      57\n"),
+        assistant("Let me look.")
+      ])
+    )
+    expect(content.failedApproaches ?? []).toEqual([])
+    expect(content.progress.done.join("\n")).not.toContain("checks pass")
+    expect(content.progress.blocked).toEqual([
+      "bash `npm test 2>&1 | wc -l` ran, but its output filter hid whether it passed (it printed `57`, e3): outcome unknown — run it without the filter before relying on it"
+    ])
+  })
+})
+
+const messagesOf = async (file: string): Promise<Array<CoveredItem>> =>
+  (await Import.importFilePromise(transcript(file))).transcript.entries.flatMap((entry) =>
+    entry.kind === "message" ? [{ entryId: entry.id, message: entry.message }] : []
+  )
+
+describe("real transcripts", () => {
+  it("Claude Code console: the test id run that selected nothing is superseded by `pytest -xvs -k …` passing", async () => {
+    // Day 20: `pytest -xvs specs/cli_spec.py::…::it_shows_recently_read_books_with_progress -k "never_opened"` came
+    // back "1 deselected / 0 selected" (pytest's exit status 5); "Wrong test path" — `pytest -xvs -k
+    // "never_opened"` passed, then the whole suite with coverage.
+    const items = (await messagesOf("claude-code-console/bookminder-day-020.md")).filter((item) => {
+      const at = Number.parseInt(item.entryId.replace(/^\D+/, ""), 10)
+      return at >= 6590 && at <= 6760
+    })
+    const failed = (summarize(items).failedApproaches ?? []).join("\n")
+    expect(failed).not.toContain("it_shows_recently_read_books_with_progress")
+  })
+
+  it('pi: `npm run check 2>&1 | grep "error TS" | wc -l` printing 11 failed — it is not a passing check', async () => {
+    const items = await messagesOf("pi/large-session.jsonl")
+    const end = items.findIndex((item) => JSON.stringify(item.message).includes(`grep \\"error TS\\" | wc -l`))
+    const content = summarize(items.slice(0, end + 2))
+    expect(content.progress.done.join("\n")).not.toContain("wc -l")
+    expect(content.failedApproaches).toContainEqual(
+      expect.stringMatching(
+        /^bash `cd packages\/coding-agent && npm run check 2>&1 \| grep "error TS" \| wc -l` failed(?: \(\d+ attempts\))?: 11$/
+      )
+    )
+  })
+})
