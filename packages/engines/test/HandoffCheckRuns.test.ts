@@ -1,18 +1,19 @@
 /**
  * How the offline checkpoint reads test and check runs (`CheckRun`): a later
  * passing run of the same tool on a scope that covers an earlier failed run
- * supersedes the failure, while a narrower or unrelated pass does not; and a check whose output
+ * supersedes the failure — in one range and across an iterative update —
+ * while a narrower or unrelated pass does not; and a check whose output
  * went through a counting filter is read by the count it printed (failure
  * lines above 0 fail, 0 passes, any other count is an unknown outcome), not
  * by the filter's exit status. Small built conversations, then the real
  * transcripts that show each (../shared/transcripts).
  */
-import { CriticalIdentifiers, type Message, ToolActions } from "@context-engine/core"
+import { Checkpoint, CriticalIdentifiers, type Message, ToolActions } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import { describe, expect, it } from "vitest"
 import * as Import from "../../transcripts/src/importers/Import.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
-import type { CoveredItem } from "../src/Summarizer.ts"
+import { type CoveredItem, mergeContent } from "../src/Summarizer.ts"
 import { assistant, calls, results, user, withIds } from "./support.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
@@ -71,6 +72,33 @@ describe("a passing run of the same tool on a covering scope supersedes a failed
       ])
       expect(content.nextSteps.join("\n")).toContain("Resolve the failure the work stopped at")
     }
+  })
+})
+
+describe("iterative update: a later range's passing check supersedes the earlier range's failed check", () => {
+  const content = (failed: ReadonlyArray<string>, done: ReadonlyArray<string>): Checkpoint.CheckpointContent => ({
+    ...Checkpoint.emptyContent(),
+    progress: { done: [...done], inProgress: [], blocked: [] },
+    failedApproaches: [...failed]
+  })
+
+  it("a covering pass drops the failure; a narrower pass, a cut command and a declined call stay", () => {
+    const earlier = content(
+      [
+        `bash \`pytest tests/test_a.py::test_x\` failed: ${FAILURE}`,
+        `bash \`pytest tests/test_b.py\` failed (2 attempts): FAILED tests/test_b.py::test_y`,
+        "bash `cd pkg && npm test -- a.test.ts` failed: FAIL src/a.test.ts",
+        "bash `pytest tests/test_c.py` declined by the user: [Operation Cancelled]",
+        "bash `git push origin main` failed: rejected"
+      ],
+      []
+    )
+    const merged = mergeContent(earlier, content([], ["checks pass: `pytest tests/`", "checks pass: `npm test`"]))
+    expect(merged.failedApproaches).toEqual([
+      "bash `cd pkg && npm test -- a.test.ts` failed: FAIL src/a.test.ts",
+      "bash `pytest tests/test_c.py` declined by the user: [Operation Cancelled]",
+      "bash `git push origin main` failed: rejected"
+    ])
   })
 })
 

@@ -163,7 +163,7 @@ const inProgressOf = (
 }
 
 /** A failed-approach line up to its error ("Bash `x` failed (2 attempts): ", "Edit `x` declined by the user: "). */
-const FAILED_PREFIX_RE = /^.*? (?:failed(?: \(\d+ attempts\))?|declined by the user): /
+export const FAILED_PREFIX_RE = /^.*? (?:failed(?: \(\d+ attempts\))?|declined by the user): /
 
 /**
  * Identifiers a handoff must keep verbatim: those in the user's own words

@@ -10,14 +10,14 @@
  * one Done item with the newer edit's change; a newer task-setting request
  * supersedes the earlier range's next steps (the plan for the earlier
  * request is not carried as pending); earlier constraints, decisions,
- * failed approaches, the artifact ledger and the key code identifiers
+ * failed approaches (but a failed check a later passing check covers), the artifact ledger and the key code identifiers
  * (the newer range's ranking first) survive; what the update drops
  * is said in `dropped`.
  *
  * @since 0.2.0
  */
-import { type Checkpoint, IdentifierExtraction } from "@context-engine/core"
-import { SESSION_START } from "./Extract.ts"
+import { type Checkpoint, CheckRun, IdentifierExtraction } from "@context-engine/core"
+import { FAILED_PREFIX_RE, SESSION_START } from "./Extract.ts"
 import * as Ledger from "./Ledger.ts"
 import { EDIT_ITEM_RE } from "./Progress.ts"
 
@@ -53,6 +53,27 @@ const mergeDone = (earlier: ReadonlyArray<string>, later: ReadonlyArray<string>)
     return path === undefined || !merged.has(path)
   })
   return union(older, newer)
+}
+
+/** A `checks pass` Done item that shows its whole command (`Progress.checksPassOf`, one piece, not cut). */
+const PASSED_CHECK_RE = /^checks pass: `([^`]+)`$/
+
+/**
+ * The earlier range's failed approaches the later range did not supersede: a failed check is dropped when a check
+ * the later range shows passing covers it (`CheckRun.covers`: the same check, or the same tool on a broader scope) —
+ * what `CriticalIdentifiers.supersederOf` does within one range. Only a failure whose command is shown whole is
+ * read; a declined call never ran, so no pass supersedes it.
+ */
+const stillFailing = (failed: ReadonlyArray<string>, laterDone: ReadonlyArray<string>): Array<string> => {
+  const passed = laterDone.flatMap((item) => PASSED_CHECK_RE.exec(item)?.[1] ?? [])
+  return failed.filter((line) => {
+    const prefix = FAILED_PREFIX_RE.exec(line)?.[0]
+    const command =
+      prefix?.endsWith(" failed: ") || / failed \(\d+ attempts\): $/.test(prefix ?? "")
+        ? /`([^`]+)`(?!…)/.exec(prefix!)?.[1]
+        : undefined
+    return command === undefined || !passed.some((check) => CheckRun.covers(check, command))
+  })
 }
 
 /** Lower-cased words of 4+ letters, to recognise the same work item in two wordings. */
@@ -153,7 +174,10 @@ export const mergeContent = (earlier: Content, later: Content): Content => {
     identifiers: IdentifierExtraction.merge(earlier.identifiers, later.identifiers),
     filesRead: artifacts.filter((a) => a.kind === "file" && a.status === "read").map((a) => a.value),
     filesModified: artifacts.filter((a) => a.kind === "file" && a.status !== "read").map((a) => a.value),
-    failedApproaches: union(earlier.failedApproaches ?? [], later.failedApproaches ?? []),
+    failedApproaches: union(
+      stillFailing(earlier.failedApproaches ?? [], later.progress.done),
+      later.failedApproaches ?? []
+    ),
     artifacts,
     // Newer range's ranking first: the budget fill keeps the top of the list.
     keyIdentifiers: union(later.keyIdentifiers ?? [], earlier.keyIdentifiers ?? []),
