@@ -23,6 +23,7 @@ import {
   Turns,
   type ViewEdit
 } from "@context-engine/core"
+import { clip } from "./checkpoint/Text.ts"
 
 /**
  * Strategy names of the agent's edits.
@@ -211,8 +212,7 @@ const indexLine = (item: ContextView.ViewItem): string => {
       : calls.length > 0
         ? `calls ${calls.join("; ")}`
         : text
-  const clipped = body.length > INDEX_LINE_CHARS ? `${body.slice(0, INDEX_LINE_CHARS - 1)}…` : body
-  return `- ${item.entryId} ${message.role}: ${clipped}`
+  return `- ${item.entryId} ${message.role}: ${clip(body, INDEX_LINE_CHARS)}`
 }
 
 /**

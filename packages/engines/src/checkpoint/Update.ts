@@ -20,6 +20,7 @@ import { type Checkpoint, CheckRun, IdentifierExtraction } from "@context-engine
 import { FAILED_PREFIX_RE, SESSION_START } from "./Extract.ts"
 import * as Ledger from "./Ledger.ts"
 import { EDIT_ITEM_RE } from "./Progress.ts"
+import { clip } from "./Text.ts"
 
 type Content = Checkpoint.CheckpointContent
 
@@ -124,7 +125,7 @@ const goalOf = (
   if (earlier.trim().length === 0) return { goal: later, dropped: [] }
   const overall = overallOf(earlier)
   const current = currentOf(later)
-  const clipped = overall.length <= OVERALL_CHARS ? overall : `${overall.slice(0, OVERALL_CHARS - 1)}…`
+  const clipped = overall.length <= OVERALL_CHARS ? overall : clip(overall, OVERALL_CHARS)
   if (sameItem(overall, current)) return { goal: current, dropped: [] }
   if (done.some((item) => sameItem(overall, item)))
     return { goal: current, dropped: [`earlier goal, finished: ${clipped.slice(0, 200)}`] }
