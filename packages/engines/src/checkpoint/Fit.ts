@@ -16,6 +16,7 @@ import { CheckpointRenderer, ShellCommand } from "@context-engine/core"
 import * as CommandText from "./CommandText.ts"
 import * as Constraints from "./Constraints.ts"
 import { LATEST_ANSWERED, SESSION_START } from "./Extract.ts"
+import * as Ledger from "./Ledger.ts"
 import { shortDone, withoutChange } from "./Progress.ts"
 import { REPORTED } from "./Reports.ts"
 
@@ -222,7 +223,9 @@ export const fitToBudget = (content: Content, maxTokens: number, countTokens: (t
       artifact.kind === "file" && artifact.status !== "read" ? [artifact.value] : []
     )
   )
-  const done = once(content.progress.done.filter((item) => !inLedger.has(FILE_EDIT_RE.exec(item)?.[1] ?? "")))
+  // A Done edit names its file as the tool line showed it; the ledger lists an elided one by its full path.
+  const listed = (path: string) => inLedger.has(path) || Ledger.resolvedElision(path, [...inLedger]) !== undefined
+  const done = once(content.progress.done.filter((item) => !listed(FILE_EDIT_RE.exec(item)?.[1] ?? "")))
   const short = fitOnce({ ...content, progress: { ...content.progress, done } }, maxTokens, countTokens)
   // Edits the ledger lists and short items said once with their count are still listed.
   const listedInLedger = content.progress.done.length - done.length

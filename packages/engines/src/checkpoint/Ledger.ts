@@ -8,7 +8,14 @@
  *
  * @since 0.2.0
  */
-import { Checkpoint, CriticalIdentifiers, IdentifierExtraction, ToolActions, UserSpeech } from "@context-engine/core"
+import {
+  Checkpoint,
+  CriticalIdentifiers,
+  IdentifierExtraction,
+  MessageParts,
+  ToolActions,
+  UserSpeech
+} from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
 
 type Artifact = Checkpoint.Artifact
@@ -109,13 +116,68 @@ const spokenArtifacts = (items: ReadonlyArray<CoveredItem>, isLive: (value: stri
   })
 
 /**
+ * An elided part of a path as a console shows it: Gemini CLI shortens a long path in its tool lines with `...`
+ * for its head or its middle segments (`...specs/apple_books/fixtures/_common.sh`, `src/.../bar.py`: its
+ * `shortenPath`), other displays with `…`. Such a path names no file the next model can open.
+ */
+const ELISION_RE = /\.{3}|…/
+/**
+ * What a path is written with but is not part of it: the `@` of an `@path` mention (Gemini CLI's and Claude Code's
+ * way to attach a file) and the `a/` / `b/` of git's diff headers (`--- a/path`, `+++ b/path`, git's default
+ * prefixes for the two sides of a diff).
+ */
+const NOT_PATH_PREFIX_RE = /^(?:@(?=[\w.~]*\/)|[ab]\/)/
+
+/**
+ * The full path an elided one stands for: the path seen in the range (tool calls, text, tool output) that begins
+ * with what is shown before the elision and ends with what is shown after it — when all such paths name one file
+ * (each the end of the longest at a `/`: `specs/a.sh` and `/repo/specs/a.sh`), the shortest of them, as the
+ * transcript names it; `undefined` when none or two different files match.
+ *
+ * @category getters
+ */
+export const resolvedElision = (elided: string, seen: ReadonlyArray<string>): string | undefined => {
+  const parts = elided.split(ELISION_RE)
+  const head = parts[0]!
+  const tail = parts.at(-1)!
+  if (head.length + tail.length < 3) return undefined
+  const matches = seen.filter(
+    (path) => path.length >= head.length + tail.length && path.startsWith(head) && path.endsWith(tail)
+  )
+  const longest = matches.reduce((a, b) => (b.length > a.length ? b : a), "")
+  if (!matches.every((path) => path === longest || longest.endsWith(`/${path}`))) return undefined
+  return matches.reduce<string | undefined>((a, b) => (a === undefined || b.length < a.length ? b : a), undefined)
+}
+
+/**
+ * File artifacts with an elided path ({@link ELISION_RE}) resolved to the one full path the range shows
+ * ({@link resolvedElision}), or left out: the ledger lists files to open. The range's text is read for paths only
+ * when some path is elided.
+ */
+const withoutElisions = (all: ReadonlyArray<Artifact>, items: ReadonlyArray<CoveredItem>): Array<Artifact> => {
+  const elided = (artifact: Artifact) => artifact.kind === "file" && ELISION_RE.test(artifact.value)
+  if (!all.some(elided)) return [...all]
+  const seen = new Set(all.flatMap((artifact) => (artifact.kind === "file" ? [artifact.value] : [])))
+  for (const item of items)
+    for (const path of IdentifierExtraction.fromText(MessageParts.plainText(item.message), { maxErrors: 0 }).paths)
+      seen.add(path.replace(NOT_PATH_PREFIX_RE, ""))
+  const full = [...seen].filter((path) => !ELISION_RE.test(path))
+  return all.flatMap((artifact) => {
+    if (!elided(artifact)) return [artifact]
+    const value = resolvedElision(artifact.value, full)
+    return value === undefined ? [] : [{ ...artifact, value }]
+  })
+}
+
+/**
  * The ledger of a covered range: files from the tool calls, branches and
  * commits from git commands and their output (with the files a commit
  * created, from git's `create mode` lines), URLs and ports from the user's
  * words that are live when the range is summarized (`isLive`,
  * `CriticalIdentifiers.livenessIn`: said in the range's recent turns or acted
  * on by a later call — the links of a page pasted long ago are not the
- * work's). The ledger stays cumulative: what an earlier checkpoint recorded
+ * work's). A path a console showed with an elided part is resolved to the full path the range shows, or left
+ * out ({@link withoutElisions}). The ledger stays cumulative: what an earlier checkpoint recorded
  * is merged in, never re-judged.
  *
  * @category constructors
@@ -125,7 +187,10 @@ export const fromRange = (
   actions: ReadonlyArray<ToolActions.Action>,
   isLive: (value: string) => boolean = CriticalIdentifiers.livenessIn(items, actions)
 ): Array<Artifact> => {
-  const all = [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items, isLive)]
+  const all = withoutElisions(
+    [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items, isLive)],
+    items
+  )
   // git and console logs print repository-relative paths: one a tool call named by its absolute path is that file
   // (the first absolute path that ends in `/<relative path>`; one lookup per path: a scan of every absolute path per
   // relative one was quadratic on long sessions, issue #13 req 6).
