@@ -266,32 +266,27 @@ const preview = (checkpoint: Checkpoint.Checkpoint, max: number): Array<string> 
   const content = checkpoint.content!
   const more = (count: number) => `… ${count} more`
   const list = (items: ReadonlyArray<string>) => cut(items, max, more)
-  const ids = content.identifiers
-  return CheckpointRenderer.render({
-    ...checkpoint,
-    content: {
-      ...content,
-      constraints: list(content.constraints),
-      progress: {
-        done: list(content.progress.done),
-        inProgress: list(content.progress.inProgress),
-        blocked: list(content.progress.blocked)
-      },
-      decisions: cut(content.decisions, max, (count) => ({ decision: `… ${count} more`, rationale: "" })),
-      nextSteps: list(content.nextSteps),
-      criticalContext: list(content.criticalContext),
-      pendingUserAsks: list(content.pendingUserAsks),
-      identifiers: {
-        paths: list(ids.paths),
-        ids: list(ids.ids),
-        hashes: list(ids.hashes),
-        urls: list(ids.urls),
-        ports: list(ids.ports),
-        commands: list(ids.commands),
-        errors: list(ids.errors)
-      },
-      filesRead: list(content.filesRead),
-      filesModified: list(content.filesModified)
-    }
-  }).split("\n")
+  // Identifier lines are cut by the renderer: it counts the rest outside their code spans, after leaving out
+  // identifiers other sections quote.
+  return CheckpointRenderer.render(
+    {
+      ...checkpoint,
+      content: {
+        ...content,
+        constraints: list(content.constraints),
+        progress: {
+          done: list(content.progress.done),
+          inProgress: list(content.progress.inProgress),
+          blocked: list(content.progress.blocked)
+        },
+        decisions: cut(content.decisions, max, (count) => ({ decision: `… ${count} more`, rationale: "" })),
+        nextSteps: list(content.nextSteps),
+        criticalContext: list(content.criticalContext),
+        pendingUserAsks: list(content.pendingUserAsks),
+        filesRead: list(content.filesRead),
+        filesModified: list(content.filesModified)
+      }
+    },
+    { identifiersShown: max }
+  ).split("\n")
 }

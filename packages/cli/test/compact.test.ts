@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { CheckpointValidation, Decode, Message, PolicyRegistry } from "@context-engine/core"
+import { type Checkpoint, CheckpointValidation, Decode, Message, PolicyRegistry } from "@context-engine/core"
 import { repoRoot, transcript } from "@context-engine/core/test-support"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { Import } from "@context-engine/transcripts"
@@ -219,6 +219,27 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
     expect(written.entriesToAppend.filter((entry) => entry.kind === "checkpoint")).toHaveLength(1)
     const text = CheckpointValidation.checkpointText(written.checkpoint as never)
     expect(text.length).toBeGreaterThan(0)
+  })
+
+  it("the printed checkpoint counts the identifiers it leaves out after the list, not as one more identifier in code", async () => {
+    const { report } = await first
+    const written = JSON.parse(readFileSync(out, "utf8")) as { checkpoint: Checkpoint.Checkpoint }
+    const content = written.checkpoint.content!
+    // Six paths no other section quotes, and one the Goal quotes (the renderer does not repeat it).
+    const paths = ["src/alpha.ts", "src/beta.ts", "src/gamma.ts", "src/delta.ts", "src/epsilon.ts", "src/zeta.ts"]
+    const checkpoint = {
+      ...written.checkpoint,
+      content: {
+        ...content,
+        goal: "Fix src/quoted.ts",
+        identifiers: { ...content.identifiers, paths: ["src/quoted.ts", ...paths] }
+      }
+    }
+    const line = CompactRender.render(report!, checkpoint, 3)
+      .split("\n")
+      .find((text) => text.startsWith("- Paths: "))
+    // Three shown, the other three counted outside the code spans (the quoted path is not listed, nor counted).
+    expect(line).toBe("- Paths: `src/alpha.ts`, `src/beta.ts`, `src/gamma.ts`, … 3 more")
   })
 
   it("--json prints the report as JSON", async () => {

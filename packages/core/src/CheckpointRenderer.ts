@@ -99,7 +99,29 @@ const artifactLines = (artifacts: ReadonlyArray<Checkpoint.Artifact>, done: stri
   ]
 }
 
-const identifierSection = (content: Checkpoint.CheckpointContent, elsewhere: string): Array<string> => {
+/**
+ * How a rendering is cut for a person to skim (the CLI's report prints the checkpoint with each list cut); the
+ * model is always sent the whole rendering.
+ *
+ * @category models
+ */
+export interface RenderOptions {
+  /**
+   * Identifiers shown per Exact Identifiers line, the rest counted after the list and outside its code spans
+   * (`` `a`, `b`, … 3 more ``): the count is not an identifier, and it counts those the line would show.
+   */
+  readonly identifiersShown?: number | undefined
+}
+
+/** One Exact Identifiers line: the values as code, the first `shown` of them, the rest counted. */
+const identifierLine = (label: string, values: ReadonlyArray<string>, shown = values.length): string =>
+  `- ${label}: ${code(values.slice(0, shown))}${values.length > shown ? `, … ${values.length - shown} more` : ""}`
+
+const identifierSection = (
+  content: Checkpoint.CheckpointContent,
+  elsewhere: string,
+  options: RenderOptions
+): Array<string> => {
   // Identifiers already quoted verbatim in another section are not repeated (they stay retained).
   const fresh = (values: ReadonlyArray<string>) => values.filter((value) => !elsewhere.includes(value))
   const all = content.identifiers
@@ -116,7 +138,7 @@ const identifierSection = (content: Checkpoint.CheckpointContent, elsewhere: str
     ] as const
   )
     .filter(([, values]) => values.length > 0)
-    .map(([label, values]) => `- ${label}: ${code(values)}`)
+    .map(([label, values]) => identifierLine(label, values, options.identifiersShown))
   return idLines.length === 0 ? [] : [`## Exact Identifiers\n${idLines.join("\n")}`]
 }
 
@@ -131,7 +153,7 @@ const identifierSection = (content: Checkpoint.CheckpointContent, elsewhere: str
  *
  * @category rendering
  */
-export const renderContent = (content: Checkpoint.CheckpointContent): string => {
+export const renderContent = (content: Checkpoint.CheckpointContent, options: RenderOptions = {}): string => {
   const progress = content.progress
   const sections: Array<string> = [
     `## Goal\n${content.goal.trim() || "(unknown)"}`,
@@ -158,7 +180,9 @@ export const renderContent = (content: Checkpoint.CheckpointContent): string => 
     if (content.filesModified.length > 0)
       sections.push(`<modified-files>\n${content.filesModified.join("\n")}\n</modified-files>`)
   }
-  sections.push(...identifierSection(content, [...sections, ...content.filesRead, ...content.filesModified].join("\n")))
+  sections.push(
+    ...identifierSection(content, [...sections, ...content.filesRead, ...content.filesModified].join("\n"), options)
+  )
   sections.push(...section("## Left Out", content.dropped ?? []))
   return sections.join("\n\n")
 }
@@ -169,9 +193,9 @@ export const renderContent = (content: Checkpoint.CheckpointContent): string => 
  *
  * @category rendering
  */
-export const render = (checkpoint: Checkpoint.Checkpoint): string => {
+export const render = (checkpoint: Checkpoint.Checkpoint, options: RenderOptions = {}): string => {
   const meta = `Checkpoint ${checkpoint.generation} (${checkpoint.id}), covering entries ${checkpoint.coveredRange.fromEntryId ?? "(start)"} … ${checkpoint.coveredRange.toEntryId}.`
-  const body = checkpoint.content ? renderContent(checkpoint.content) : (checkpoint.text ?? "")
+  const body = checkpoint.content ? renderContent(checkpoint.content, options) : (checkpoint.text ?? "")
   const extra = checkpoint.content && checkpoint.text ? `\n\n${checkpoint.text}` : ""
   return `${HEADER}\n${meta}\n\n${body}${extra}`
 }
