@@ -18,39 +18,67 @@ const CLAUSE_WINDOW = 0.3
 const CLAUSE_END_RE = /[\p{L}\p{N}_$)\]"'`*][.!?;:,]$|\s[\u2013\u2014-]$/u
 
 /**
- * Where one line of text is cut to keep at most `limit` characters: at a
- * space, so no word is split; outside inline code spans (an odd count of
- * backticks before the cut leaves a span open, and the rest of the
- * markdown reads as code); at the last clause or sentence end when one lies
- * in the last {@link CLAUSE_WINDOW} of the allowance — the kept part then
- * says a whole thought. `open` is whether the cut lies inside a code span:
- * only when no space outside one lies before it (the text opens with a
- * span longer than the allowance), the span's words are kept up to a space.
- * A single token longer than the allowance (a path, a URL) is cut where a
- * word of it ends (`/Users/me/proj/` of a longer path), else at `limit`.
+ * The inline code spans of one line as CommonMark reads them, as `[start, end)` ranges: a run of backticks opens
+ * a span that the next run of the same length closes; a run no such run follows is literal backticks (a
+ * flattened fence's unclosed ```` ``` ````), not a span.
  */
-const cutPoint = (flat: string, limit: number): { readonly end: number; readonly open: boolean } => {
-  let ticks = 0
-  let lastSpace = -1
-  let lastClause = -1
-  let lastAnySpace = -1
-  let lastBreak = -1
-  for (let at = 0; at <= limit && at < flat.length; at++) {
-    if (at > 0 && ticks % 2 === 0 && !(WORD_CHAR_RE.test(flat[at - 1]!) && WORD_CHAR_RE.test(flat[at]!))) lastBreak = at
-    if (flat[at] === " ") {
-      lastAnySpace = at
-      if (ticks % 2 === 0) {
-        lastSpace = at
-        if (CLAUSE_END_RE.test(flat.slice(Math.max(0, at - 2), at))) lastClause = at
-      }
-    }
-    if (flat[at] === "`") ticks++
+const codeSpans = (flat: string): Array<readonly [number, number]> => {
+  const runs = [...flat.matchAll(/`+/g)].map((run) => [run.index, run[0].length] as const)
+  // The next run of the same length after each run, found from the end: one pass, however many runs.
+  const next = new Array<number>(runs.length).fill(-1)
+  const latest = new Map<number, number>()
+  for (let index = runs.length - 1; index >= 0; index--) {
+    next[index] = latest.get(runs[index]![1]) ?? -1
+    latest.set(runs[index]![1], index)
   }
-  if (lastClause >= limit * (1 - CLAUSE_WINDOW)) return { end: lastClause, open: false }
-  if (lastSpace > 0) return { end: lastSpace, open: false }
-  if (lastAnySpace > 0) return { end: lastAnySpace, open: true }
-  if (lastBreak > 0) return { end: lastBreak, open: false }
-  return { end: limit, open: (flat.slice(0, limit).match(/`/g)?.length ?? 0) % 2 === 1 }
+  const spans: Array<readonly [number, number]> = []
+  for (let open = 0; open < runs.length; open++) {
+    const close = next[open]!
+    if (close < 0) continue
+    spans.push([runs[open]![0], runs[close]![0] + runs[close]![1]])
+    open = close
+  }
+  return spans
+}
+
+/**
+ * Where one line of text is cut to keep at most `limit` characters, and the backticks that close a code span the
+ * cut lies in (`""` outside one): at a space, so no word is split; outside inline code spans ({@link codeSpans}:
+ * half a span leaves the rest of the markdown in code); at the last clause or sentence end when one lies in the
+ * last {@link CLAUSE_WINDOW} of the allowance — the kept part then says a whole thought. A long span (a command,
+ * a flattened code block) the last space outside spans would give up more than that share of the allowance for
+ * is cut at a space inside it and closed; a span without a space (an identifier, a path) is never cut. A single
+ * token longer than the allowance (a path, a URL) is cut where a word of it ends (`/Users/me/proj/` of a longer
+ * path), else at `limit`.
+ */
+const cutPoint = (flat: string, limit: number): { readonly end: number; readonly close: string } => {
+  const spans = codeSpans(flat)
+  const spanAt = (at: number) => spans.find(([start, end]) => start < at && at < end)
+  let space = -1
+  let clause = -1
+  let inner: { end: number; close: string } | undefined
+  let wordEnd = -1
+  let next = 0
+  for (let at = 1; at <= limit && at < flat.length; at++) {
+    while (next < spans.length && spans[next]![1] <= at) next++
+    const span = next < spans.length && spans[next]![0] < at ? spans[next] : undefined
+    if (span === undefined && !(WORD_CHAR_RE.test(flat[at - 1]!) && WORD_CHAR_RE.test(flat[at]!))) wordEnd = at
+    if (flat[at] !== " ") continue
+    if (span !== undefined) {
+      const length = /^`+/.exec(flat.slice(span[0]))![0].length
+      if (at + length <= limit) inner = { end: at, close: "`".repeat(length) }
+    } else {
+      space = at
+      if (CLAUSE_END_RE.test(flat.slice(Math.max(0, at - 2), at))) clause = at
+    }
+  }
+  const enough = limit * (1 - CLAUSE_WINDOW)
+  if (clause >= enough) return { end: clause, close: "" }
+  if (inner !== undefined && inner.end > space && space < enough) return inner
+  if (space > 0) return { end: space, close: "" }
+  if (wordEnd > 0) return { end: wordEnd, close: "" }
+  const open = spanAt(limit)
+  return { end: limit, close: open === undefined ? "" : /^`+/.exec(flat.slice(open[0]))![0] }
 }
 
 /**
@@ -75,8 +103,8 @@ export const code = (
  * inline code spans, at a clause or sentence end when one lies near the end
  * of the allowance ({@link cutPoint}); the kept part is the text verbatim (a
  * clause's closing `,` / `;` / `:` / dash dropped, a sentence's `.` kept
- * before a spaced ` …`), so a quote still matches where it came from. A code
- * span the text opens with and cannot keep whole is closed before the `…`
+ * before a spaced ` …`), so a quote still matches where it came from. A long
+ * code span cut at a space inside it is closed before the `…`
  * (`` `npm run build`… ``), the ellipsis outside the code as Done's commands show it.
  *
  * @category getters
@@ -85,15 +113,18 @@ export const clip = (text: string, max: number): string => {
   const flat = text.replace(/\s+/g, " ").trim()
   if (flat.length <= max) return flat
   const cut = (limit: number) => {
-    const { end, open } = cutPoint(flat, limit)
+    const { end, close } = cutPoint(flat, limit)
     const kept = flat
       .slice(0, end)
       .replace(/(?:\s[\u2013\u2014-]|[;:,])$/u, "")
       .trimEnd()
-    return open ? `${kept}\`…` : /[.!?]$/.test(kept) ? `${kept} …` : `${kept}…`
+    return close ? `${kept}${close}…` : /[.!?]$/.test(kept) ? `${kept} …` : `${kept}…`
   }
-  const clipped = cut(max - 1)
-  return clipped.length <= max ? clipped : cut(max - 2)
+  // The mark (and a closing run of backticks) takes room: the allowance shrinks until the cut text fits.
+  for (let limit = max - 1; ; limit--) {
+    const clipped = cut(limit)
+    if (clipped.length <= max || limit <= 1) return clipped
+  }
 }
 
 /**
@@ -147,13 +178,14 @@ export const keptPointer = (entryId: string, spoken: string): string => {
 /**
  * Where the kept end of one line starts when at most `length` of its last
  * characters are kept: after a space, so no word is split, with no code span
- * left open (an even count of backticks after it) — the mirror of
+ * left open ({@link codeSpans}) — the mirror of
  * {@link cutPoint}; at the allowance's start when no such space lies in it.
  */
 const tailStart = (flat: string, length: number): number => {
   const from = flat.length - length
+  const spans = codeSpans(flat)
   for (let at = from; at < flat.length; at++)
-    if (flat[at - 1] === " " && (flat.slice(at).match(/`/g)?.length ?? 0) % 2 === 0) return at
+    if (flat[at - 1] === " " && !spans.some(([start, end]) => start < at && at < end)) return at
   return from
 }
 
@@ -171,9 +203,9 @@ export const clipEnds = (text: string, max: number): string => {
   const flat = text.replace(/\s+/g, " ").trim()
   if (flat.length <= max) return flat
   const head = Math.ceil((max - 3) * (2 / 3))
-  // One character less when the head holds a backtick: room to close a span the cut leaves open.
-  const { end, open } = cutPoint(flat, head - (flat.slice(0, head).includes("`") ? 1 : 0))
-  return `${flat.slice(0, end).trimEnd()}${open ? "`" : ""} … ${flat.slice(tailStart(flat, max - 3 - head)).trimStart()}`
+  // Room for the backticks that close a span the head's cut lies in.
+  const { end, close } = cutPoint(flat, flat.slice(0, head).includes("`") ? head - 3 : head)
+  return `${flat.slice(0, end).trimEnd()}${close} … ${flat.slice(tailStart(flat, max - 3 - head)).trimStart()}`
 }
 
 /**

@@ -60,6 +60,23 @@ describe("clip", () => {
     )
   })
 
+  it("cuts a long code span at a space inside it, closed, rather than give up most of the allowance before it", () => {
+    expect(
+      clip("Run the check with `npm run build --workspace packages/coding-agent && npm test` and report", 60)
+    ).toBe("Run the check with `npm run build --workspace`…")
+    // A span without a space (an identifier, a path) is never cut: the cut goes before it.
+    expect(clip("Ported it to `packages/coding-agent/src/tui/user-message-selector.ts` today", 50)).toBe(
+      "Ported it to…"
+    )
+  })
+
+  it("reads backticks as CommonMark does: a run nothing closes is literal, not a span to keep out of", () => {
+    // A flattened fence's unclosed ``` does not stop the cut at the fence.
+    expect(clip("An unclosed ``` fence opener then plenty of words that go on and on", 40)).toBe(
+      "An unclosed ``` fence opener then…"
+    )
+  })
+
   it("cuts a single long token where one of its words ends", () => {
     expect(clip("/Users/palimondo/Developer/BookMinder/specs/apple_books/fixtures/x.sh", 40)).toBe(
       "/Users/palimondo/Developer/BookMinder/…"
