@@ -140,6 +140,13 @@ export interface Abbreviation {
  */
 const LONG_PATH_RE = /(?<![\w.~/@+-])(?:~|\.{1,2})?\/?(?:[\w.@+-]+\/){2,}[\w.@+\u2026-]*/g
 
+/**
+ * A dotted name of four components or more (`tests.basic.test_main.TestMain.test_apply`, `com.example.app.Main`):
+ * a module path as Python's `-m` and unittest's test ids, or Java's packages, write it — like a file path, its
+ * tail names the thing (the test, the class).
+ */
+const DOTTED_NAME_RE = /(?<![\w./~@+-])(?:[A-Za-z_]\w*\.){3,}[A-Za-z_]\w*(?![\w/.-])/g
+
 /** Characters an abbreviation takes: its pieces and ` …` for each gap between them. */
 const length = (pieces: ReadonlyArray<string>): number =>
   pieces.reduce((sum, piece) => sum + piece.length, 0) + 2 * (pieces.length - 1)
@@ -155,6 +162,13 @@ const longestPath = (pieces: ReadonlyArray<string>): [number, number, number, nu
       if (tail < 2 || (best !== undefined && path.length <= best[2] - best[1])) continue
       best = [index, match.index, match.index + path.length, match.index + tail]
     }
+    for (const match of piece.matchAll(DOTTED_NAME_RE)) {
+      const name = match[0]
+      // The last two components, without the dot before them: `…TestMain.test_apply`.
+      const tail = name.lastIndexOf(".", name.lastIndexOf(".") - 1) + 1
+      if (best !== undefined && name.length <= best[2] - best[1]) continue
+      best = [index, match.index, match.index + name.length, match.index + tail]
+    }
   })
   return best
 }
@@ -162,7 +176,8 @@ const longestPath = (pieces: ReadonlyArray<string>): [number, number, number, nu
 /**
  * A command in at most `maxChars` characters (its pieces and one `…` with a
  * space per gap), its verb, flags and other arguments kept: while it is
- * longer, the longest path of three components or more is shown by its last
+ * longer, the longest path of three components or more (or dotted name of
+ * four or more) is shown by its last
  * two (`sqlite3 /Users/me/app/data/books.sqlite "SELECT …"` → pieces
  * `sqlite3`, `/data/books.sqlite "SELECT …"`); when no path is left to
  * shorten, the end is cut. Every piece stays a verbatim substring of the

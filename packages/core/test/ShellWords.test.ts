@@ -70,4 +70,15 @@ describe("ShellWords.abbreviated", () => {
     const again = ShellWords.abbreviated(ShellWords.abbreviated(command, 80).pieces, 40)
     expect(again).toEqual({ pieces: ["sqlite3", `/BKLibrary/books.sqlite "DELET`], cut: true })
   })
+
+  it("a long dotted module path (a unittest test id) is shown by its last two components, like a file path", () => {
+    // aider's chat history: the user's run of the one new regression test, in a Done item's short form.
+    const test = "python -m unittest tests.basic.test_main.TestMain.test_apply_shell_commands"
+    expect(ShellWords.abbreviated(test, 57)).toEqual({
+      pieces: ["python -m unittest", "TestMain.test_apply_shell_commands"],
+      cut: false
+    })
+    // A dotted name of fewer than four components (a file name, `os.path.join`) is not shortened.
+    expect(ShellWords.abbreviated("python -c 'import os.path.join' --verbose --long-flag", 40).pieces).toHaveLength(1)
+  })
 })
