@@ -17,7 +17,8 @@
  * response and get its output back as a user-role message; those commands
  * are actions too (`textAction`), classified by the command's first word.
  * Edits a harness applied from the model's text (aider) are actions too,
- * read off the harness's output (`HarnessOutput`).
+ * read off the harness's output (`HarnessOutput`), and so are the files the
+ * sub-agents a call started changed (`SubAgentWork`).
  *
  * @since 0.2.0
  */
@@ -44,6 +45,8 @@ export interface Item {
   readonly message: Message
   /** What the agent's harness printed after the message, unsent to the model (`HarnessOutput.byMessage`). */
   readonly harnessOutput?: string | undefined
+  /** The tool calls and results of the sub-agents the message's calls started (`SubAgentWork.byMessage`). */
+  readonly subAgentMessages?: ReadonlyArray<Message> | undefined
 }
 
 /**
@@ -82,8 +85,8 @@ export interface Action {
   readonly description?: string | undefined
   /** For an edit or create: what it changed (`EditChange`: the first line it brought), when its input shows it. */
   readonly change?: EditChange.Change | undefined
-  /** `"harness-output"` for an edit read off the harness's report (`HarnessOutput.editActions`), not a tool result. */
-  readonly source?: "harness-output" | undefined
+  /** Not the message's own call: an edit a harness reported (`HarnessOutput.editActions`), a sub-agent's change. */
+  readonly source?: "harness-output" | "sub-agent" | undefined
 }
 
 const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i
@@ -370,9 +373,17 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
       const patched = patchActions(item.entryId, part, results)
       actions.push(...(patched.length > 0 ? patched : callActions(item, part, results)))
     }
+    if (item.subAgentMessages !== undefined) actions.push(...subAgentActions(item.entryId, item.subAgentMessages))
   }
   return actions
 }
+
+/** The files a message's sub-agents changed, read like its own calls: a failed write changed nothing; reads,
+ * searches and commands are the sub-agent's way to the result its call returned. */
+const subAgentActions = (entryId: string, messages: ReadonlyArray<Message>): Array<Action> =>
+  actionsOf(messages.map((message) => ({ entryId, message })))
+    .filter((action) => (action.kind === "edit" || action.kind === "create") && action.outcome._tag === "ok")
+    .map((action) => ({ ...action, source: "sub-agent" }))
 
 /**
  * Whether an action ran something whose outcome matters (not a look, a read

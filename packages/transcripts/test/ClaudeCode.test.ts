@@ -1,4 +1,4 @@
-import { Entry, ToolPairing } from "@context-engine/core"
+import { Entry, SubAgentWork, ToolPairing } from "@context-engine/core"
 import { Import } from "@context-engine/transcripts"
 import { describe, expect, it } from "vitest"
 
@@ -181,7 +181,8 @@ describe("Claude Code importer", () => {
         parentUuid: null,
         sidechainRootUuid: "a1",
         agentId: "agent-1",
-        message: { role: "user", content: "sub task" }
+        message: { role: "user", content: "sub task" },
+        messages: [{ role: "user", content: "sub task" }]
       }
     })
     expect(a1.meta).toMatchObject({ isSidechain: true, agentId: "agent-1" })
@@ -290,6 +291,21 @@ describe("Claude Code: parallel tool calls and a subagent run inline", () => {
       role: "user",
       content: [{ type: "tool_result", tool_use_id: "tS", content: "a b" }]
     })
+    // …and as core messages, the shape `SubAgentWork` reads the sub-agent's calls in: the call, then its named result
+    expect(events.slice(1).map((event) => (event.event.data as { messages: unknown }).messages)).toEqual([
+      [{ role: "assistant", content: [{ type: "tool-call", toolCallId: "tS", toolName: "Bash", input: {} }] }],
+      [
+        {
+          role: "tool",
+          content: [{ type: "tool-result", toolCallId: "tS", toolName: "Bash", output: { type: "text", value: "a b" } }]
+        }
+      ]
+    ])
+    expect(
+      SubAgentWork.byMessage(entries)
+        .get("m1")
+        ?.map((message) => message.role)
+    ).toEqual(["assistant", "tool"])
     const position = new Map(entries.map((entry, index) => [entry.id, index]))
     for (const entry of entries)
       if (entry.parentId !== null) expect(position.get(entry.parentId)!).toBeLessThan(position.get(entry.id)!)

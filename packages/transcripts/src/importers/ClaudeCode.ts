@@ -23,7 +23,9 @@
  * `data` holds the record's `message` verbatim, `type`, `uuid`, `parentUuid`,
  * `agentId`, `requestId`, `sidechainRootUuid` (the subagent's first record)
  * and `taskToolCallId` (the main-thread Task call whose prompt started it,
- * when the prompt matches). An entry built from several records is written
+ * when the prompt matches), and `messages`, the record as core messages
+ * (`SubAgentWork.SubAgentEventData`: the checkpoint reads the files the
+ * subagent changed off them). An entry built from several records is written
  * where its first record was; sidechain events read meanwhile follow it, so
  * every `parentId` names an earlier entry (merged uuids resolve to the entry
  * that holds them). `requestId`, the API message id, model and usage (the
@@ -174,6 +176,7 @@ export const format: LineFormat = {
         }
       }
       const taskToolCallId = root !== undefined ? sidechainTask.get(root) : undefined
+      const converted = AnthropicBlocks.toMessages(message, names)
       const write = () =>
         builder.event(
           line,
@@ -187,7 +190,8 @@ export const format: LineFormat = {
             agentId: record.agentId,
             requestId: record.requestId,
             isMeta: record.isMeta,
-            message
+            message,
+            messages: "error" in converted ? undefined : converted
           }),
           {
             ...header(record),
