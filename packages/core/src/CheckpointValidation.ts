@@ -29,9 +29,10 @@
  *   asks again for a side effect the covered range shows as done
  *   (`ReplayedSideEffects`, shared case C16);
  * - `no-invented-files`: every file in `filesRead` / `filesModified` occurs in
- *   the covered range, the kept tail or the previous checkpoint;
+ *   the covered range (with its sub-agents' calls), the kept tail or the previous checkpoint;
  * - `no-invented-actions`: every path, hash or command named in
- *   `progress.done` occurs in the covered range, the kept tail or the previous checkpoint;
+ *   `progress.done` occurs in the covered range (with its sub-agents' calls),
+ *   the kept tail or the previous checkpoint;
  * - `smaller-than-replaced`: the checkpoint has fewer tokens than the
  *   messages (and previous checkpoint) it replaces;
  * - `next-request-fits`: the request assembled with it fits the budget.

@@ -46,6 +46,12 @@ export interface ValidationInput {
   readonly checkpoint: Checkpoint
   /** The newly covered messages (including a split turn's prefix). */
   readonly covered: ReadonlyArray<Message>
+  /**
+   * The covered range's sub-agent messages (`SubAgentWork`: the calls and results of the sub-agents its calls
+   * started, kept beside the main conversation): real calls, so what they name is not invented — never the
+   * user's words nor an ask.
+   */
+  readonly subAgentMessages?: ReadonlyArray<Message> | undefined
   /** The checkpoint this one replaces, if any. */
   readonly previous?: Checkpoint | undefined
   /** The messages kept verbatim after the checkpoint: what they show is in the transcript, not invented. */
@@ -141,7 +147,7 @@ export interface Facts {
   /** The user's own words in the covered range and kept tail, and the previous checkpoint. */
   readonly said: string
   /**
-   * All the text of the covered range and kept tail, and the previous
+   * All the text of the covered range (its sub-agents' messages too) and kept tail, and the previous
    * checkpoint, joined by newlines — as pieces read in order (each iteration
    * renders them again): joined, it was one more copy of the whole
    * transcript's text per validation (≈ 100 MiB on a 100 MB session, issue
@@ -345,7 +351,7 @@ export const facts = (input: ValidationInput): Facts => {
     said: [...transcript.map(UserSpeech.spokenText), previous].join("\n"),
     source: {
       *[Symbol.iterator]() {
-        for (const message of transcript) {
+        for (const message of [...transcript, ...(input.subAgentMessages ?? [])]) {
           yield messageText(message)
           yield "\n"
         }

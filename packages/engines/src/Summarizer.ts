@@ -38,6 +38,13 @@ export interface CoveredItem {
    * session header), and the range may cover several of them.
    */
   readonly opensSession?: true | undefined
+  /**
+   * The tool calls and results of the sub-agents the message's calls started
+   * (Claude Code's `Task`), which the transcript keeps beside the main
+   * conversation (`SubAgentWork.byMessage`): the files they changed are the
+   * session's work too.
+   */
+  readonly subAgentMessages?: ReadonlyArray<Message.Message> | undefined
 }
 
 /**

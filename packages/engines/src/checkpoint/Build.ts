@@ -15,8 +15,10 @@ import {
   CheckpointValidation,
   type ContextEngine,
   type ContextView,
+  type Entry,
   type Measurement,
-  type Measurer
+  type Measurer,
+  SubAgentWork
 } from "@context-engine/core"
 import type { SummarizeResult } from "../Summarizer.ts"
 import { MIN_SUMMARY_TOKENS, type Preparation } from "./Prepare.ts"
@@ -70,9 +72,11 @@ export const build = (input: BuildInput, result: SummarizeResult): Built => {
     tools: input.tools
   }
   const after = measurer.measure(view, { budget: input.budget })
+  const coveredItems = [...preparation.covered, ...preparation.turnPrefix]
   const report = CheckpointValidation.validate({
     checkpoint,
-    covered: [...preparation.covered, ...preparation.turnPrefix].map((covered) => covered.message),
+    covered: coveredItems.map((covered) => covered.message),
+    subAgentMessages: coveredItems.flatMap((covered) => covered.subAgentMessages ?? []),
     previous: preparation.previous,
     kept: [...preparation.keptUsers, ...preparation.tail].map((kept) => kept.message),
     checkpointTokens: measurer.messageTokens(item.message, "checkpoint"),
@@ -91,7 +95,8 @@ export const build = (input: BuildInput, result: SummarizeResult): Built => {
 /**
  * Validates a compaction result against its input again (the engine's
  * `validate`): `next-request-fits` alone without a checkpoint; with one, the
- * checkpoint's checks over the non-system messages of its covered range.
+ * checkpoint's checks over the non-system messages of its covered range
+ * (with the calls of the sub-agents they started: `SubAgentWork`).
  *
  * @category constructors
  */
@@ -111,15 +116,18 @@ export const revalidate = (
   const ids = input.entries.map((entry) => entry.id)
   const from = checkpoint.coveredRange.fromEntryId === null ? 0 : ids.indexOf(checkpoint.coveredRange.fromEntryId)
   const to = ids.indexOf(checkpoint.coveredRange.toEntryId)
-  const covered = input.entries
+  const coveredEntries = input.entries
     .slice(Math.max(0, from), to + 1)
-    .flatMap((entry) => (entry.kind === "message" && entry.message.role !== "system" ? [entry.message] : []))
+    .filter((entry): entry is Entry.MessageEntry => entry.kind === "message" && entry.message.role !== "system")
+  const covered = coveredEntries.map((entry) => entry.message)
+  const subAgents = SubAgentWork.byMessage(input.entries)
   const item = ActiveView.checkpointItem(checkpoint.id, checkpoint)
   const checkpointTokens = measurer.messageTokens(item.message, "checkpoint")
   const at = result.view.items.findIndex((viewItem) => viewItem.source === "checkpoint")
   return CheckpointValidation.validate({
     checkpoint,
     covered,
+    subAgentMessages: coveredEntries.flatMap((entry) => subAgents.get(entry.id) ?? []),
     kept: at < 0 ? [] : result.view.items.slice(at + 1).map((viewItem) => viewItem.message),
     checkpointTokens,
     replacedTokens: result.before.inputTokens - result.after.inputTokens + checkpointTokens,

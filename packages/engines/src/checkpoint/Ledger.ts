@@ -64,7 +64,8 @@ export const merge = (earlier: ReadonlyArray<Artifact>, later: ReadonlyArray<Art
 const fileArtifacts = (actions: ReadonlyArray<ToolActions.Action>): Array<Artifact> =>
   actions.flatMap((action): Array<Artifact> => {
     // An edit a harness reported (aider) is Done work, fitted newest first; the ledger's file lines are the files the
-    // agent's tool calls touched — the critical identifiers the validator reads off the messages (`CriticalIdentifiers`).
+    // agent's tool calls touched — the critical identifiers the validator reads off the messages (`CriticalIdentifiers`)
+    // — and those its sub-agents' calls wrote (`SubAgentWork`), which no message names.
     if (action.path === undefined || action.outcome._tag === "failed" || action.source === "harness-output") return []
     const status =
       action.kind === "create"

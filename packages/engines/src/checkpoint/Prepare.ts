@@ -17,7 +17,8 @@ import {
   Entry,
   HarnessOutput,
   type Measurer,
-  type ModelPolicy
+  type ModelPolicy,
+  SubAgentWork
 } from "@context-engine/core"
 import * as CutPoint from "../CutPoint.ts"
 import type { CoveredItem } from "../Summarizer.ts"
@@ -195,8 +196,11 @@ export const plannedCut = (input: PlanInput): ContextEngine.CompactionPlan["cutP
 
 /** Inputs of {@link prepare}. Token counts in input tokens of the policy's tokenizer. @category models */
 export interface PrepareInput {
-  /** The transcript entries of the request (ids of real entries, originals of covered messages). */
-  readonly entries: ReadonlyArray<{ readonly id: string }>
+  /**
+   * The transcript entries of the request (ids of real entries, originals of covered messages, the runs of
+   * sub-agents — a side chain, off the active branch: `SubAgentWork.byMessage`).
+   */
+  readonly entries: ReadonlyArray<Entry.Entry>
   /** The request's active view (its prefix and branch). */
   readonly active: ActiveView.ActiveView
   /** The view after the deterministic stages. */
@@ -318,13 +322,15 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   const originals = ActiveView.originalMessages(input.active.branch)
   const outputs = HarnessOutput.byMessage(input.active.branch)
   const openers = sessionOpeners(input.active.branch)
+  const subAgents = SubAgentWork.byMessage(input.entries)
   const original = (item: ContextView.ViewItem): CoveredItem => {
     const harnessOutput = outputs.get(item.entryId)
-    const message = originals.get(item.entryId) ?? item.message
+    const subAgentMessages = subAgents.get(item.entryId)
     return {
       entryId: item.entryId,
-      message,
+      message: originals.get(item.entryId) ?? item.message,
       ...(harnessOutput === undefined ? {} : { harnessOutput }),
+      ...(subAgentMessages === undefined ? {} : { subAgentMessages }),
       ...(openers.has(item.entryId) ? { opensSession: true as const } : {})
     }
   }

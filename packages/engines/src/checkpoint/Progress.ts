@@ -34,8 +34,9 @@ const changeClause = (change: EditChange.Change | undefined): string =>
   change === undefined ? "" : ` — ${change.verb} ${code(change.line, (flat) => wholeWords(flat, CHANGE_CHARS))}`
 
 /**
- * A Done item for a file's edits, as {@link doneOf} writes it: `edited` or `created`, the path in code, the
- * count when more than one (`(3 edits)`), then any clause. Groups: verb, path as written, count.
+ * A Done item for a file's edits, as {@link doneOf} writes it: `edited` or `created`, the path in code, the count
+ * when more than one (`(3 edits)`), `(by a sub-agent)` when sub-agents made every edit (`ToolActions.Action`'s
+ * `source`), then any clause. Groups: verb, path as written, count.
  */
 export const EDIT_ITEM_RE = /^(edited|created) (`[^`]*`…?|"[^"]*"…?)(?: \((\d+) edits\))?/
 
@@ -43,9 +44,8 @@ export const EDIT_ITEM_RE = /^(edited|created) (`[^`]*`…?|"[^"]*"…?)(?: \((\
 const CHANGE_CLAUSE_RE = / — (?:adds|removes) [`"]/
 
 /**
- * A Done item without the line its edit quotes ({@link changeClause}): the
- * first thing a tight budget drops — the file edit stays listed, its new
- * line is still in the file.
+ * A Done item without the line its edit quotes ({@link changeClause}): the first thing a tight budget drops — the
+ * file edit stays listed, its new line is still in the file.
  *
  * @category getters
  */
@@ -130,7 +130,7 @@ export const doneOf = (
 ): Array<DoneItem> => {
   const edits = new Map<
     string,
-    { count: number; created: boolean; entryId: string; change: EditChange.Change | undefined }
+    { count: number; created: boolean; entryId: string; change: EditChange.Change | undefined; bySubAgent: boolean }
   >()
   const done: Array<DoneItem> = []
   for (const action of actions) {
@@ -144,7 +144,8 @@ export const doneOf = (
         created: known?.created ?? action.kind === "create",
         entryId: action.entryId,
         // The newest edit's change: an older edit's line may be gone since.
-        change: action.change
+        change: action.change,
+        bySubAgent: (known?.bySubAgent ?? true) && action.source === "sub-agent"
       })
     } else if (action.command !== undefined && !/\bgit\s+commit\b/.test(action.command)) {
       const result = action.outcome.text
@@ -166,7 +167,7 @@ export const doneOf = (
   for (const [path, edit] of edits)
     done.push({
       at: position(edit.entryId),
-      text: `${edit.created ? "created" : "edited"} ${code(path)}${edit.count > 1 ? ` (${edit.count} edits)` : ""}${changeClause(edit.change)}`
+      text: `${edit.created ? "created" : "edited"} ${code(path)}${edit.count > 1 ? ` (${edit.count} edits)` : ""}${edit.bySubAgent ? " (by a sub-agent)" : ""}${changeClause(edit.change)}`
     })
   for (const artifact of artifacts)
     if (artifact.kind === "commit")
@@ -232,9 +233,8 @@ export interface NewestFailure {
 }
 
 /**
- * A call in words: its tool and target — the file and the command for an
- * edit whose command names no file (a text action's `edit 12:15`), the tool
- * name left out when the command already starts with it.
+ * A call in words: its tool and target — the file and the command for an edit whose command names no file (a text
+ * action's `edit 12:15`), the tool name left out when the command already starts with it.
  */
 const callText = (action: ToolActions.Action): string => {
   const target = action.command ?? action.path
