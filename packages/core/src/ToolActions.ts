@@ -103,10 +103,7 @@ export { inputCommand, inputPath, type TodoItem, todoItems } from "./ToolInput.t
 const ERROR_WORD_RE = /\b(?:error|failed|failure|exception|cannot|not found)\b/i
 
 /** A call's outcome as the harness reported it and the output it printed. */
-interface Result {
-  readonly outcome: Outcome
-  readonly text: string
-}
+type Result = { readonly outcome: Outcome; readonly text: string }
 
 const resultsOf = (items: ReadonlyArray<Item>): Map<string, Result> => {
   const map = new Map<string, Result>()
@@ -378,8 +375,7 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
   return actions
 }
 
-/** The files a message's sub-agents changed, read like its own calls: a failed write changed nothing; reads,
- * searches and commands are the sub-agent's way to the result its call returned. */
+/** Files a message's sub-agents changed (a failed write changed nothing; reads and commands led to its result). */
 const subAgentActions = (entryId: string, messages: ReadonlyArray<Message>): Array<Action> =>
   actionsOf(messages.map((message) => ({ entryId, message })))
     .filter((action) => (action.kind === "edit" || action.kind === "create") && action.outcome._tag === "ok")
