@@ -8,31 +8,18 @@
  * by the filter's exit status. Small built conversations, then the real
  * transcripts that show each (../shared/transcripts).
  */
-import { Checkpoint, CriticalIdentifiers, type Message, ToolActions } from "@context-engine/core"
+import { Checkpoint, CriticalIdentifiers, ToolActions } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import { describe, expect, it } from "vitest"
 import * as Import from "../../transcripts/src/importers/Import.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import { type CoveredItem, mergeContent } from "../src/Summarizer.ts"
-import { assistant, calls, results, user, withIds } from "./support.ts"
+import { assistant, editRun as edit, shellRun as run, user, withIds } from "./support.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const summarize = (covered: ReadonlyArray<CoveredItem>) =>
   ExtractiveSummarizer.summarizeSync({ covered, kept: [], maxTokens: 4_000, countTokens: count })
 
-let next = 0
-/** One shell call and its result. */
-const run = (command: string, text: string, error = false): Array<Message.Message> => {
-  const id = `call_${next++}`
-  return [calls({ id, name: "bash", input: { command } }), results({ id, name: "bash", text, error })]
-}
-const edit = (path: string): Array<Message.Message> => {
-  const id = `call_${next++}`
-  return [
-    calls({ id, name: "edit", input: { path, oldText: "a", newText: "b" } }),
-    results({ id, name: "edit", text: `Successfully replaced text in ${path}.` })
-  ]
-}
 const FAILURE = "FAILED tests/test_a.py::test_x - AssertionError: assert 1 == 2"
 
 /** A failed narrow run, a fix, then `later` passing. */

@@ -10,25 +10,11 @@ import type { Message } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import type { CoveredItem } from "../src/Summarizer.ts"
-import { assistant, calls, results, user, withIds } from "./support.ts"
+import { assistant, calls, editRun as edit, results, shellRun as run, user, withIds } from "./support.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const summarize = (covered: ReadonlyArray<CoveredItem>) =>
   ExtractiveSummarizer.summarizeSync({ covered, kept: [], maxTokens: 4_000, countTokens: count })
-
-let next = 0
-/** One shell call and its result. */
-const run = (command: string, text: string, error = false): Array<Message.Message> => {
-  const id = `call_${next++}`
-  return [calls({ id, name: "bash", input: { command } }), results({ id, name: "bash", text, error })]
-}
-const edit = (path: string): Array<Message.Message> => {
-  const id = `call_${next++}`
-  return [
-    calls({ id, name: "edit", input: { path, oldText: "a", newText: "b" } }),
-    results({ id, name: "edit", text: `Successfully replaced text in ${path}.` })
-  ]
-}
 
 describe("done: checks and staging are not work done", () => {
   it("check runs before the last change and staging commands are left out; the commit is listed", () => {

@@ -28,6 +28,21 @@ export const results = (
   }))
 })
 
+let nextCallId = 0
+/** One shell (`bash`) call and its result, under a fresh call id. */
+export const shellRun = (command: string, text: string, error = false): Array<Message.Message> => {
+  const id = `call_${nextCallId++}`
+  return [calls({ id, name: "bash", input: { command } }), results({ id, name: "bash", text, error })]
+}
+/** One edit call of `path` that worked, and its result, under a fresh call id. */
+export const editRun = (path: string): Array<Message.Message> => {
+  const id = `call_${nextCallId++}`
+  return [
+    calls({ id, name: "edit", input: { path, oldText: "a", newText: "b" } }),
+    results({ id, name: "edit", text: `Successfully replaced text in ${path}.` })
+  ]
+}
+
 export const withIds = (messages: ReadonlyArray<Message.Message>, prefix = "e"): Array<Item> =>
   messages.map((message, index) => ({ entryId: `${prefix}${index}`, message }))
 
