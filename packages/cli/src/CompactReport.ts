@@ -45,7 +45,7 @@ export interface CompactReport {
     readonly keepRecentTokens: number
     /** Largest request input (`Budget.inputBudgetTokens`), reached as `inputBudgetFormula` says. */
     readonly inputBudgetTokens: number
-    /** `Budget.formula`: e.g. `window 128,000 − output reserve 16,384 − tool-loop reserve 4,096 − safety margin 4,864`. */
+    /** `Budget.formula`: e.g. `window 128,000 − output reserve 16,384 − tool-loop reserve 6,400 − safety margin 2,560`. */
     readonly inputBudgetFormula: string
   }
   readonly engine: string

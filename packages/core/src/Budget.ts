@@ -84,9 +84,9 @@ export const make = (
 /**
  * How `inputBudgetTokens` was reached, in words and numbers (en-US digit
  * grouping), for reports: `window 128,000 − output reserve 16,384 −
- * tool-loop reserve 4,096 − safety margin 4,864`, or for the other binding
- * limits `max input tokens 272,000 − safety margin 4,864` /
- * `server compaction at 150,000 − safety margin 4,864` (the limit's value is
+ * tool-loop reserve 6,400 − safety margin 2,560`, or for the other binding
+ * limits `max input tokens 272,000 − safety margin 2,560` /
+ * `server compaction at 150,000 − safety margin 2,560` (the limit's value is
  * the budget plus the margin). The terms are those of {@link make}.
  *
  * @category getters
