@@ -272,15 +272,6 @@ export interface NothingToSummarize {
   readonly note: string
 }
 
-/**
- * The "prepare" phase. The kept tail is `keepRecentTokens` ({@link cutOf});
- * a threshold compaction (low-water mark under the target) lowers it so
- * that it lands at or under the low-water mark beside a summary of at most
- * the cap and the pinned latest ask ({@link cutLeavingRoom}); the covered
- * user messages kept verbatim get what room is left.
- *
- * @category constructors
- */
 /** Ids of the first message after each `Entry.SESSION_START_EVENT` of `branch` ({@link CoveredItem.opensSession}). */
 const sessionOpeners = (branch: ReadonlyArray<Entry.Entry>): Set<string> => {
   const out = new Set<string>()
@@ -295,6 +286,15 @@ const sessionOpeners = (branch: ReadonlyArray<Entry.Entry>): Set<string> => {
   return out
 }
 
+/**
+ * The "prepare" phase. The kept tail is `keepRecentTokens` ({@link cutOf});
+ * a threshold compaction (low-water mark under the target) lowers it so
+ * that it lands at or under the low-water mark beside a summary of at most
+ * the cap and the pinned latest ask ({@link cutLeavingRoom}); the covered
+ * user messages kept verbatim get what room is left.
+ *
+ * @category constructors
+ */
 export const prepare = (input: PrepareInput): Preparation | NothingToSummarize => {
   const { budget, measurer } = input
   const cap = summaryCapTokens(input.policy, budget, input.maxCheckpointTokens)

@@ -10,8 +10,9 @@
  * one Done item with the newer edit's change; a newer task-setting request
  * supersedes the earlier range's next steps (the plan for the earlier
  * request is not carried as pending); earlier constraints, decisions,
- * failed approaches (but a failed check a later passing check covers), the artifact ledger and the key code identifiers
- * (the newer range's ranking first) survive; what the update drops
+ * failed approaches (but a failed check a later passing check covers), the
+ * artifact ledger and the key code identifiers (the newer range's ranking
+ * first) survive; what the update drops
  * is said in `dropped`.
  *
  * @since 0.2.0
@@ -62,7 +63,7 @@ const PASSED_CHECK_RE = /^checks pass: `([^`]+)`$/
 /**
  * The earlier range's failed approaches the later range did not supersede: a failed check is dropped when a check
  * the later range shows passing covers it (`CheckRun.covers`: the same check, or the same tool on a broader scope) —
- * what `CriticalIdentifiers.supersederOf` does within one range. Only a failure whose command is shown whole is
+ * what `CriticalIdentifiers.isSuperseded` does within one range. Only a failure whose command is shown whole is
  * read; a declined call never ran, so no pass supersedes it.
  */
 const stillFailing = (failed: ReadonlyArray<string>, laterDone: ReadonlyArray<string>): Array<string> => {
