@@ -138,3 +138,23 @@ export const markExecutedCommands = (items: ReadonlyArray<ViewItem>): ReadonlyAr
   }
   return out ?? items
 }
+
+/**
+ * The tokens {@link markExecutedCommands} adds to `items` (0 when it marks
+ * nothing), each marked message counted with and without its mark by
+ * `countMessage`. Reads only the trailing user messages. A compaction aims
+ * this much below its target, so the request it leaves — marked when it is
+ * assembled — still fits (the marked messages end the request, which
+ * compaction keeps).
+ *
+ * @category getters
+ */
+export const markTokens = (items: ReadonlyArray<ViewItem>, countMessage: (message: Message) => number): number => {
+  const marked = markExecutedCommands(items)
+  if (marked === items) return 0
+  let tokens = 0
+  for (let index = items.length - 1; index >= 0 && items[index]!.message.role === "user"; index--)
+    if (marked[index] !== items[index])
+      tokens += countMessage(marked[index]!.message) - countMessage(items[index]!.message)
+  return Math.max(0, tokens)
+}

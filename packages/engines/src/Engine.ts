@@ -31,6 +31,7 @@ import {
   Entry,
   IncrementalActiveView,
   Measurer,
+  RequestShape,
   Tokenizers,
   UsageScale
 } from "@context-engine/core"
@@ -202,7 +203,13 @@ export const kernel = (
     const { budget } = prepared
     const all = [...new Set([...reasons(input, prepared), ...(plan?.reasons ?? [])])]
     const force = all.includes("manual") || all.includes("overflow")
-    let targetTokens = Math.min(budget.inputBudgetTokens, plan?.targetTokens ?? Number.POSITIVE_INFINITY)
+    // Less the executed-command marks assembling adds to the request's trailing commands (`RequestShape`): the
+    // strategies measure the view, the provider is sent the marked request.
+    const markTokens = RequestShape.markTokens(prepared.view.items, (message) =>
+      prepared.measurer.messageTokens(message, "transcript")
+    )
+    let targetTokens =
+      Math.min(budget.inputBudgetTokens, plan?.targetTokens ?? Number.POSITIVE_INFINITY) - markTokens
     const limit = state.overflow?.limitTokens
     // The provider's reported limit, less what the reply and the tool loop need.
     if (limit !== undefined)

@@ -148,3 +148,54 @@ describe.each(engines)("%s: the threshold measures the request's executed-comman
     expect(sawTipOver).toBe(true)
   })
 })
+
+// Found by the session-14 probe: a manual compaction stopped at its target measuring the view, and assembling marked
+// the trailing commands — the request went out 56 tokens over the budget (1,340 against 1,284).
+const endingOnCommands = entriesOf([
+  ...Array.from({ length: 12 }, (_, turn) => [
+    user(`Step ${turn}: change src/mod${turn}.ts so the pager keeps its last row. ${"Explain it. ".repeat(10)}`),
+    assistant(`Changed src/mod${turn}.ts: ${"the last page now shows its final row. ".repeat(20)}`)
+  ]).flat(),
+  user("/diff"),
+  user("/status"),
+  user("/cost"),
+  user("Now explain why the last row was lost."),
+  user("/diff")
+])
+
+describe.each(engines)("%s: a compaction leaves room for the request's executed-command marks", (_name, makeEngine) => {
+  it("at every window, the request assembled after a manual or automatic compaction is within the budget", async () => {
+    let closestTokens = Number.POSITIVE_INFINITY
+    let compactions = 0
+    for (let windowTokens = 1_200; windowTokens <= 2_000; windowTokens += 13) {
+      const policy = PolicyRegistry.resolveSync({
+        model: "decision-test",
+        contextWindowTokens: windowTokens,
+        maxOutputTokens: 256
+      })
+      for (const manual of [false, true]) {
+        const engine = makeEngine()
+        const input = { entries: endingOnCommands, policy, manual }
+        const decision = await engine.shouldCompact(input)
+        if (!decision.compact) continue
+        // A manual compaction aimed at the budget itself (a caller's plan; the sliding window's own manual target
+        // keeps only the recent tokens).
+        const result = manual
+          ? await engine.compact(input, {
+              ...(await engine.plan(input)),
+              targetTokens: decision.budget.inputBudgetTokens
+            })
+          : await engine.compact(input)
+        const sent = (
+          await engine.assembleContext({ entries: [...endingOnCommands, ...result.entriesToAppend], policy })
+        ).measurement
+        expect(sent.inputTokens, `window ${windowTokens}, manual ${manual}`).toBeLessThanOrEqual(sent.budgetTokens)
+        closestTokens = Math.min(closestTokens, sent.budgetTokens - sent.inputTokens)
+        compactions++
+      }
+    }
+    expect(compactions).toBeGreaterThan(60)
+    // The boundary was reached: some compaction filled the budget to within the marks' tokens.
+    expect(closestTokens).toBeLessThan(20)
+  })
+})
