@@ -208,8 +208,7 @@ export const kernel = (
     const markTokens = RequestShape.markTokens(prepared.view.items, (message) =>
       prepared.measurer.messageTokens(message, "transcript")
     )
-    let targetTokens =
-      Math.min(budget.inputBudgetTokens, plan?.targetTokens ?? Number.POSITIVE_INFINITY) - markTokens
+    let targetTokens = Math.min(budget.inputBudgetTokens, plan?.targetTokens ?? Number.POSITIVE_INFINITY) - markTokens
     const limit = state.overflow?.limitTokens
     // The provider's reported limit, less what the reply and the tool loop need.
     if (limit !== undefined)
