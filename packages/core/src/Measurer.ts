@@ -31,7 +31,7 @@ import type { ModelPolicy } from "./ModelPolicy.ts"
 import * as ReasoningTokens from "./ReasoningTokens.ts"
 import { type Tokenizer, TokenizerService } from "./Tokenizer.ts"
 import * as Tokenizers from "./Tokenizers.ts"
-import { type Anchor, anchoredPrefix, locate as locateAnchor, noteLocalCounts } from "./UsageScale.ts"
+import { type Anchor, anchoredPrefix, locate as locateAnchor, minRatio, noteLocalCounts } from "./UsageScale.ts"
 import * as ViewPrefix from "./ViewPrefix.ts"
 
 export { anthropicToolUseSystemPromptTokens, type Options, toolFramingTokens } from "./MeasurerOptions.ts"
@@ -267,7 +267,8 @@ export const make = (tokenizer: Tokenizer, options: Options = {}): CachedMeasure
       const inputCategories = categories.filter((category) => category !== "reservedOutput")
       const byCategory = zeroCounts()
       const weights = inputCategories.map((category) => prefix[category])
-      const anchored = anchorIndex >= 0 ? anchoredPrefix(weights, anchor!.inputTokens) : undefined
+      const anchored =
+        anchorIndex >= 0 ? anchoredPrefix(weights, anchor!.inputTokens, minRatio(tokenizer.method)) : undefined
       inputCategories.forEach((category, index) => {
         byCategory[category] = (anchored?.tokens[index] ?? weights[index]!) + suffix[category]
       })

@@ -70,11 +70,30 @@ export interface UsageRatio {
  * believed; a usage below half the local count describes another request (a
  * proxy reporting only uncached tokens, a caller's test double reporting 10)
  * and, if believed, would hide a growing request from every trigger until
- * the provider rejects it — so it is clamped rather than trusted.
+ * the provider rejects it — so it is clamped rather than trusted. The lower
+ * bound is for estimated local counts; an exact count has a higher one
+ * ({@link minRatio}).
  *
  * @category constants
  */
 export const RATIO_BOUNDS = { min: 0.5, max: 4 } as const
+
+/**
+ * The lowest usage / local-count ratio believed for local counts made by a
+ * tokenizer of `method`: {@link RATIO_BOUNDS}`.min` for an estimate, 1 for
+ * an exact tokenizer — an exact count is never scaled below itself. A usage
+ * below the exact count of the request it describes is another request's
+ * number (uncached tokens only, a test double) or one of the few things an
+ * exact count rounds up (framing, an image at its tile formula's bound);
+ * believing it could send a request over the window while the measurement
+ * says it fits (the session-14 new-user trial: a mock reporting 100 input
+ * tokens halved gpt-4o-mini's exact counts, and a 21,631-token request went
+ * into a 16,000-token window). Counting an exact request as it is only makes
+ * compaction start a little earlier.
+ *
+ * @category constants
+ */
+export const minRatio = (method: "exact" | "estimate"): number => (method === "exact" ? 1 : RATIO_BOUNDS.min)
 
 /**
  * Smallest local count (tokens) a ratio is derived from: below it, framing
@@ -85,39 +104,46 @@ export const RATIO_BOUNDS = { min: 0.5, max: 4 } as const
 export const MIN_RATIO_BASIS_TOKENS = 256
 
 /**
- * Reported usage for an anchored prefix, raised to at least
- * {@link RATIO_BOUNDS}`.min` × the prefix's local count (the lower bound of
- * {@link ratioFor}; see there why). A usage above the local count is taken
- * as reported: it only makes compaction start earlier, and providers count
- * what we cannot see (server-side instructions, tool-use system prompts).
+ * Reported usage for an anchored prefix, raised to at least `min` × the
+ * prefix's local count ({@link minRatio}; see {@link RATIO_BOUNDS} why). A
+ * usage above the local count is taken as reported: it only makes
+ * compaction start earlier, and providers count what we cannot see
+ * (server-side instructions, tool-use system prompts).
  */
 const boundedUsage = (
   reportedTokens: number,
-  localPrefixTokens: number
+  localPrefixTokens: number,
+  min: number
 ): { readonly tokens: number; readonly note?: string } => {
   const reported = Math.max(0, Math.round(reportedTokens))
-  const min = Math.ceil(localPrefixTokens * RATIO_BOUNDS.min)
-  if (localPrefixTokens < MIN_RATIO_BASIS_TOKENS || reported >= min) return { tokens: reported }
+  const floor = Math.ceil(localPrefixTokens * min)
+  if (localPrefixTokens < MIN_RATIO_BASIS_TOKENS || reported >= floor) return { tokens: reported }
   return {
-    tokens: min,
-    note: `reported usage of ${reported} tokens is below ${RATIO_BOUNDS.min} × the local count of ${localPrefixTokens} tokens for the prefix it covers; counted as ${min}`
+    tokens: floor,
+    note:
+      min >= 1
+        ? `reported usage of ${reported} tokens is below the exact local count of ${localPrefixTokens} tokens for the prefix it covers (an exact count is not scaled down); counted as ${floor}`
+        : `reported usage of ${reported} tokens is below ${min} × the local count of ${localPrefixTokens} tokens for the prefix it covers; counted as ${floor}`
   }
 }
 
 /**
  * The anchored prefix's counts per category: the reported usage (bounded
- * below, see `boundedUsage`) split over the local counts `weights` by
- * {@link apportion}, with a note when the usage was bounded.
+ * below at `minRatioOfLocal` × their sum, {@link minRatio}) split over the
+ * local counts `weights` by {@link apportion}, with a note when the usage
+ * was bounded.
  *
  * @category anchors
  */
 export const anchoredPrefix = (
   weights: ReadonlyArray<number>,
-  reportedTokens: number
+  reportedTokens: number,
+  minRatioOfLocal: number = RATIO_BOUNDS.min
 ): { readonly tokens: Array<number>; readonly note?: string } => {
   const usage = boundedUsage(
     reportedTokens,
-    weights.reduce((sum, tokens) => sum + tokens, 0)
+    weights.reduce((sum, tokens) => sum + tokens, 0),
+    minRatioOfLocal
   )
   const tokens = apportion(weights, usage.tokens)
   return usage.note === undefined ? { tokens } : { tokens, note: usage.note }
@@ -126,8 +152,9 @@ export const anchoredPrefix = (
 /**
  * The ratio of a reported usage to the measurer's own count of the request
  * that ended at `lastEntryId` (the view's items up to it, its tools and
- * framing). `undefined` when the entry is not in the view, the local count is
- * below {@link MIN_RATIO_BASIS_TOKENS} or the usage is not a positive number.
+ * framing), bounded by {@link RATIO_BOUNDS} and {@link minRatio}. `undefined`
+ * when the entry is not in the view, the local count is below
+ * {@link MIN_RATIO_BASIS_TOKENS} or the usage is not a positive number.
  *
  * @category constructors
  */
@@ -142,7 +169,7 @@ export const ratioFor = (
     (index === view.items.length - 1 ? localCountOf(measurer, view) : undefined) ??
     measurer.measure({ ...view, items: view.items.slice(0, index + 1) }).inputTokens
   if (local < MIN_RATIO_BASIS_TOKENS) return undefined
-  const ratio = Math.min(RATIO_BOUNDS.max, Math.max(RATIO_BOUNDS.min, usage.inputTokens / local))
+  const ratio = Math.min(RATIO_BOUNDS.max, Math.max(minRatio(measurer.tokenizer.method), usage.inputTokens / local))
   return { ratio, lastEntryId: usage.lastEntryId }
 }
 

@@ -313,7 +313,10 @@ describe("Measurer", () => {
     const measurer = Measurer.make(o200k)
     const view = ContextView.fromMessages(messages)
     const anchorIndex = 40
-    const reported = 31_337
+    // Well above the exact local count of the prefix it covers: an exact count is never scaled down
+    // (UsageScale.minRatio), so a lower usage would be raised to it.
+    const prefixTokens = measurer.measure({ ...view, items: view.items.slice(0, anchorIndex + 1) }).inputTokens
+    const reported = 2 * prefixTokens + 1_337
     const measurement = measurer.measure(view, {
       budget,
       anchor: { inputTokens: reported, lastEntryId: `m${anchorIndex}` }

@@ -16,7 +16,7 @@ const draft = (turn: number): string =>
   `draft ${turn}: ${Array.from({ length: 300 }, (_, k) => `word${(turn * 7919 + k * 104729) % 100000}`).join(" ")}`
 
 describe("reported usage far below the request", () => {
-  it("cannot hide the request from compaction: 60 turns of ~1K tokens stay within 2× the 14K input budget although usage says 10", async () => {
+  it("cannot hide the request from compaction: 60 turns of ~1K tokens stay within the 14K input budget although usage says 10", async () => {
     const sentTokens: Array<number> = []
     const model = new MockLanguageModelV4({
       doGenerate: async (options) => {
@@ -43,13 +43,31 @@ describe("reported usage far below the request", () => {
     }
     const history = Measurer.make(Tokenizers.get("o200k_base")).measure(ContextView.fromMessages(messages)).inputTokens
     expect(history).toBeGreaterThan(50_000)
-    // Usage below half the local count is not believed (UsageScale.RATIO_BOUNDS): the request is at
-    // most twice the input budget by our count, not the whole history.
-    expect(Math.max(...sentTokens)).toBeLessThanOrEqual(2 * (16_000 - 2_000))
+    // The local count is exact (o200k for gpt-4o), and an exact count is never scaled down to a lower usage
+    // (UsageScale.minRatio): every request is within the window less the output reserve. Session 14's new-user
+    // trial: with the 0.5 floor of estimates, a mock reporting 100 sent 21,631 tokens into a 16,000-token window.
+    expect(Math.max(...sentTokens)).toBeLessThanOrEqual(16_000 - 2_000)
   })
 
-  it("counts the anchored prefix at no less than half its local count, and says so; more is believed", () => {
+  it("counts the anchored prefix at no less than its exact local count, and says so; more is believed", () => {
     const measurer = Measurer.make(Tokenizers.get("o200k_base"))
+    const view = ContextView.fromMessages([
+      { role: "user", content: draft(1) },
+      { role: "assistant", content: draft(2) }
+    ])
+    const local = measurer.measure(view).inputTokens
+    const low = measurer.measure(view, { anchor: { inputTokens: 10, lastEntryId: "m1" } })
+    expect(low.inputTokens).toBe(local)
+    expect(low.notes?.join(" ")).toContain("reported usage of 10 tokens is below the exact local count")
+    const high = measurer.measure(view, { anchor: { inputTokens: local * 100, lastEntryId: "m1" } })
+    expect(high.inputTokens).toBe(local * 100)
+    const plausible = measurer.measure(view, { anchor: { inputTokens: local + 300, lastEntryId: "m1" } })
+    expect(plausible.inputTokens).toBe(local + 300)
+    expect(plausible.notes).toBeUndefined()
+  })
+
+  it("an estimated count is believed down to half of itself (another tokenizer family may count less)", () => {
+    const measurer = Measurer.make(Tokenizers.get("estimate:anthropic"))
     const view = ContextView.fromMessages([
       { role: "user", content: draft(1) },
       { role: "assistant", content: draft(2) }
@@ -58,10 +76,7 @@ describe("reported usage far below the request", () => {
     const low = measurer.measure(view, { anchor: { inputTokens: 10, lastEntryId: "m1" } })
     expect(low.inputTokens).toBe(Math.ceil(local * 0.5))
     expect(low.notes?.join(" ")).toContain("reported usage of 10 tokens is below 0.5 × the local count")
-    const high = measurer.measure(view, { anchor: { inputTokens: local * 100, lastEntryId: "m1" } })
-    expect(high.inputTokens).toBe(local * 100)
-    const plausible = measurer.measure(view, { anchor: { inputTokens: local + 300, lastEntryId: "m1" } })
-    expect(plausible.inputTokens).toBe(local + 300)
-    expect(plausible.notes).toBeUndefined()
+    const lower = Math.round(local * 0.7)
+    expect(measurer.measure(view, { anchor: { inputTokens: lower, lastEntryId: "m1" } }).inputTokens).toBe(lower)
   })
 })
