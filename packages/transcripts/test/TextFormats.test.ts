@@ -200,3 +200,45 @@ describe("Gemini CLI console", () => {
     expect((all[2]!.content as ReadonlyArray<Message.ToolResultPart>)[0]!.output).toMatchObject({ type: "text" })
   })
 })
+
+describe("Gemini CLI console: the model", () => {
+  const modelOf = (log: string) =>
+    Import.importTextSync(log).transcript.entries.flatMap((entry) =>
+      entry.kind === "event" && entry.event.name === "model.change" ? [entry.event.data] : []
+    )
+  // As Gemini CLI prints it: the notice after a tool box (day 016's session), the stats box on its own.
+  const prompt = [
+    "╭──────────────╮",
+    "│  > fix it    │",
+    "╰──────────────╯",
+    " ╭──────────────────────────────╮",
+    " │ ✔  Shell pytest              │",
+    " │    4 failed, 9 passed        │",
+    " ╰──────────────────────────────╯",
+    ""
+  ]
+
+  it("reads the Model row of a stats box and the fallback notice, in order, as model.change events", () => {
+    const log = [
+      ...prompt,
+      "ℹ ⚡ Slow response times detected. Automatically switching from gemini-2.5-pro to gemini-2.5-flash for faster responses for the remainder of this session.",
+      "╭──────────────────────────────────────────╮",
+      "│ Session Stats                            │",
+      "│ Model                   gemini-2.5-pro   │",
+      "╰──────────────────────────────────────────╯",
+      ""
+    ].join("\n")
+    expect(modelOf(log)).toEqual([{ modelId: "gemini-2.5-flash" }, { modelId: "gemini-2.5-pro" }])
+  })
+
+  it("a user's or the model's words about a model are not a model change", () => {
+    const log = [
+      "╭──────────────────────────────────────────────╮",
+      "│  > Model   gemini-2.5-pro is what we use      │",
+      "╰──────────────────────────────────────────────╯",
+      "✦ Automatically switching from a to b is what the CLI does.",
+      ""
+    ].join("\n")
+    expect(modelOf(log)).toEqual([])
+  })
+})

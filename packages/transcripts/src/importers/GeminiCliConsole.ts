@@ -9,7 +9,14 @@
  * - inside an indented tool box (` ╭…╮`), each ` │ ✔  Name summary` line
  *   (status `✔`, `✖`, `-`, `?`, `⊷`, `o`) is a tool call and the ` │    …`
  *   lines after it are its result;
- * - everything else (banner, stats boxes) is kept as `console.text` events.
+ * - everything else (banner, stats boxes) is kept as `console.text` events;
+ * - the model the session runs on, where the console names it, is also a
+ *   `model.change` event (`{ modelId }`, as pi's importer records one): the
+ *   `Model` row of a stats box (`/stats`, and the summary printed on exit)
+ *   and the CLI's fallback notice "Automatically switching from
+ *   gemini-2.5-pro to gemini-2.5-flash for … the remainder of this session"
+ *   (google-gemini/gemini-cli issues #1460, #2056, #2210). The CLI takes
+ *   the latest as the transcript's model, so its window and tokenizer apply.
  *
  * @since 0.1.0
  */
@@ -18,6 +25,10 @@ import type { LineFormat } from "./Format.ts"
 
 const PROMPT = /^│ {2}> (.*)$/u
 const TOOL = /^ ?│ ([✔✖?⊷o-]) {1,2}([A-Z][A-Za-z]+)\s?(.*)$/u
+/** A stats box's `Model` row (`│ Model   gemini-2.5-flash   │`), at column 0. */
+const MODEL_ROW = /^│ +Model {2,}([a-z][\w.:/-]*) +│\s*$/u
+/** The CLI's fallback notice: the model it switched to. */
+const SWITCHED = /Automatically switching from \S+ to ([a-z][\w.:/-]*[\w]) /u
 const stripBox = (text: string): string => text.replace(/\s*│\s*$/u, "").replace(/\s+$/u, "")
 
 /**
@@ -90,6 +101,12 @@ export const format: LineFormat = {
           return
         }
         if (raw.trim().length === 0) return
+        const model = MODEL_ROW.exec(raw) ?? SWITCHED.exec(raw)
+        if (model !== null) {
+          // Its own entry, in order: the console text before it, then the model, then the rest of the box.
+          if (block?.kind === "other") flush()
+          builder.event(line, "model.change", { modelId: model[1]! })
+        }
         if (block?.kind !== "other") {
           flush()
           block = { kind: "other", line, lines: [] }
