@@ -87,6 +87,8 @@ export interface Action {
   readonly change?: EditChange.Change | undefined
   /** Not the message's own call: an edit a harness reported (`HarnessOutput.editActions`), a sub-agent's change. */
   readonly source?: "harness-output" | "sub-agent" | undefined
+  /** `path` is as a console's tool line showed it ({@link fromSummary}), which may shorten it (Gemini CLI). */
+  readonly pathShown?: true | undefined
 }
 
 const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i
@@ -136,12 +138,7 @@ const resultsOf = (items: ReadonlyArray<Item>): Map<string, Result> => {
 const SHELL_TOOL_RE =
   /^(?:bash|shell|sh|run_shell_command|exec(?:ute)?(?:_command)?|terminal|run_terminal_cmd|command)$/i
 
-/**
- * The file a Gemini CLI console line names for a write tool: its WriteFile
- * shows `Writing to <path>`, its Edit `<path>: <old text…> => <new text…>`
- * (the tools' one-line descriptions; a long path is shown with its head
- * elided as `...`, kept as shown).
- */
+/** A Gemini CLI write tool's line: `Writing to <path>` (WriteFile), `<path>: <old…> => <new…>` (Edit); `pathShown`. */
 const GEMINI_WRITE_SUMMARY_RE = /^(?:Writing to (\S+)$|(\S+?): [\s\S]* => )/
 
 /**
@@ -309,7 +306,8 @@ const callActions = (item: Item, part: ToolCallPart, results: ReadonlyMap<string
     outcome,
     todos: kind === "todo" ? ToolInput.todoItems(part.input) : undefined,
     change,
-    description: ToolInput.stringField(part.input, ["description"])?.split("\n")[0]
+    description: ToolInput.stringField(part.input, ["description"])?.split("\n")[0],
+    pathShown: (ToolInput.inputPath(part.input) === undefined && summarized.path !== undefined) || undefined
   }))
 }
 
