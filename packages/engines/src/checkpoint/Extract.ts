@@ -221,7 +221,8 @@ export const extract = (
   const speech = userSpeech(all)
   const isKept = (said: Said | undefined) => said !== undefined && keptEntryIds.has(said.entryId)
   const requests = speech.filter((said) => UserSpeech.isTaskSetting(said.text))
-  const actions = ToolActions.actionsOf(all)
+  // A path a console showed shortened is the file it stands for, in Done and failures as in the ledger.
+  const actions = Ledger.withFullPaths(all, ToolActions.actionsOf(all))
   const isLive = CriticalIdentifiers.livenessIn(all, actions)
   const artifacts = Ledger.fromRange(all, actions, isLive)
   const positions = new Map(all.map((item, index) => [item.entryId, index]))

@@ -67,6 +67,8 @@ const fileArtifacts = (actions: ReadonlyArray<ToolActions.Action>): Array<Artifa
     // agent's tool calls touched — the critical identifiers the validator reads off the messages (`CriticalIdentifiers`)
     // — and those its sub-agents' calls wrote (`SubAgentWork`), which no message names.
     if (action.path === undefined || action.outcome._tag === "failed" || action.source === "harness-output") return []
+    // A path shown cut (`...`) that the range does not resolve names no file to open (`withFullPaths`).
+    if (ELISION_RE.test(action.path)) return []
     const status =
       action.kind === "create"
         ? "created"
@@ -128,45 +130,140 @@ const ELISION_RE = /\.{3}|…/
  * prefixes for the two sides of a diff).
  */
 const NOT_PATH_PREFIX_RE = /^(?:@(?=[\w.~]*\/)|[ab]\/)/
+/**
+ * The length Gemini CLI's tool lines keep a path within: `shortenPath`'s default `maxLen` (its
+ * `packages/core/src/utils/paths.ts`), which the WriteFile, Edit and ReadFile descriptions use
+ * (`Writing to ${shortenPath(relativePath)}`).
+ */
+const SHOWN_PATH_MAX_CHARS = 35
 
 /**
- * The full path an elided one stands for: the path seen in the range (tool calls, text, tool output) that begins
- * with what is shown before the elision and ends with what is shown after it — when all such paths name one file
- * (each the end of the longest at a `/`: `specs/a.sh` and `/repo/specs/a.sh`), the shortest of them, as the
- * transcript names it; `undefined` when none or two different files match.
- *
- * @category getters
+ * How Gemini CLI's tool lines show `path` with middle segments dropped and no mark, or `undefined` when they show it
+ * another way. Its `shortenPath` (before versions that print the `/path/.../long/file.txt` its docstring promised)
+ * shows a path of more than {@link SHOWN_PATH_MAX_CHARS} characters as its root and first segment, then the longest
+ * run of last segments that fits the limit counting a separator before each; the segments between are dropped
+ * unmarked (`specs/apple_books/fixtures/create_fixture.sh` is shown as `specs/fixtures/create_fixture.sh`). When
+ * that is still over the limit it shows `...` and the end of it (`...specs/fixtures/copy_book_to_fixture.sh`); when
+ * every segment after the first fits, none was dropped and it is shown another way.
  */
-export const resolvedElision = (elided: string, seen: ReadonlyArray<string>): string | undefined => {
+const shownWithoutMark = (path: string): string | undefined => {
+  if (path.length <= SHOWN_PATH_MAX_CHARS) return undefined
+  const root = path.startsWith("/") ? "/" : ""
+  const segments = path.slice(root.length).split("/")
+  if (segments.length < 3 || segments.includes("")) return undefined
+  let kept = 1
+  let length = 1 + segments.at(-1)!.length
+  while (kept < segments.length - 1 && length + 1 + segments.at(-1 - kept)!.length <= SHOWN_PATH_MAX_CHARS)
+    length += 1 + segments.at(-1 - kept++)!.length
+  if (length > SHOWN_PATH_MAX_CHARS || kept === segments.length - 1) return undefined
+  return `${root}${segments[0]}/${segments.slice(-kept).join("/")}`
+}
+
+/** `path` and each of its ends at a `/`: the names a tool line relative to some folder can give the file. */
+const namesOf = (path: string): Array<string> =>
+  [...path.matchAll(/\//g)].map((slash) => path.slice(slash.index + 1)).concat(path)
+
+/** The paths `seen` by the marker-less short form of each of their names ({@link shownWithoutMark}). */
+const byShortForm = (seen: ReadonlyArray<string>): Map<string, Array<string>> => {
+  const index = new Map<string, Array<string>>()
+  for (const path of seen)
+    for (const name of namesOf(path)) {
+      const short = shownWithoutMark(name)
+      if (short !== undefined) index.set(short, [...(index.get(short) ?? []), path])
+    }
+  return index
+}
+
+/**
+ * Whether a console's tool line could have shown `path` as the marker-less `shown` ({@link shownWithoutMark}):
+ * only a path of two segments or more within the limit.
+ */
+const mayBeShortened = (shown: string): boolean =>
+  shown.length <= SHOWN_PATH_MAX_CHARS && /^\/?[^/]+\/.*[^/]$/.test(shown) && !ELISION_RE.test(shown)
+
+/** {@link resolvedElision} with the short forms of the paths seen computed once for many paths. */
+const resolve = (
+  elided: string,
+  seen: ReadonlyArray<string>,
+  shortForms: () => ReadonlyMap<string, ReadonlyArray<string>>,
+  shown: boolean
+): string | undefined => {
   const parts = elided.split(ELISION_RE)
   const head = parts[0]!
   const tail = parts.at(-1)!
-  if (head.length + tail.length < 3) return undefined
-  const matches = seen.filter(
-    (path) => path.length >= head.length + tail.length && path.startsWith(head) && path.endsWith(tail)
-  )
+  const marked = parts.length > 1
+  if (marked ? head.length + tail.length < 3 : !shown || !mayBeShortened(elided)) return undefined
+  const matches = marked
+    ? [
+        ...seen.filter(
+          (path) => path.length >= head.length + tail.length && path.startsWith(head) && path.endsWith(tail)
+        ),
+        ...(head.length > 0 ? [] : [...shortForms()].flatMap(([short, paths]) => (short.endsWith(tail) ? paths : [])))
+      ]
+    : [...(seen.includes(elided) ? [elided] : []), ...(shortForms().get(elided) ?? [])]
+  if (!marked && matches.length === 0) return elided
   const longest = matches.reduce((a, b) => (b.length > a.length ? b : a), "")
   if (!matches.every((path) => path === longest || longest.endsWith(`/${path}`))) return undefined
   return matches.reduce<string | undefined>((a, b) => (a === undefined || b.length < a.length ? b : a), undefined)
 }
 
 /**
- * File artifacts with an elided path ({@link ELISION_RE}) resolved to the one full path the range shows
- * ({@link resolvedElision}), or left out: the ledger lists files to open. The range's text is read for paths only
- * when some path is elided.
+ * The full path a shortened one stands for, among the paths `seen` in the range (tool calls, text, tool output):
+ * - an elided path ({@link ELISION_RE}) stands for a path that begins with what is shown before the elision and
+ *   ends with what is shown after it, or, when only its end is shown, whose marker-less short form
+ *   ({@link shownWithoutMark}) ends with it;
+ * - with `shown: true` (the path is as a console's tool line showed it, `ToolActions.Action.pathShown`), a path
+ *   without a mark stands for a longer path that Gemini CLI shortens to exactly it, or for itself (a path within
+ *   the limit is shown unchanged) — itself when no longer path shortens to it and when `seen` names it.
+ *
+ * When all such paths name one file (each the end of the longest at a `/`: `specs/a.sh` and `/repo/specs/a.sh`),
+ * the shortest of them, as the transcript names it; `undefined` when none or two different files match.
+ *
+ * @category getters
  */
-const withoutElisions = (all: ReadonlyArray<Artifact>, items: ReadonlyArray<CoveredItem>): Array<Artifact> => {
-  const elided = (artifact: Artifact) => artifact.kind === "file" && ELISION_RE.test(artifact.value)
-  if (!all.some(elided)) return [...all]
-  const seen = new Set(all.flatMap((artifact) => (artifact.kind === "file" ? [artifact.value] : [])))
-  for (const item of items)
+export const resolvedElision = (
+  elided: string,
+  seen: ReadonlyArray<string>,
+  { shown = false }: { readonly shown?: boolean } = {}
+): string | undefined => resolve(elided, seen, () => byShortForm(seen), shown)
+
+/**
+ * The actions with each path a console showed shortened ({@link resolvedElision}) as the full path the range
+ * shows, read off the range's tool calls, text and tool output — not off the lines that showed paths, which may be
+ * shortened themselves (a console prints each call as its own message; a path shown longer than the limit is
+ * whole). A path shown without a mark that no longer path shortens to is the path itself; one two files could be
+ * shown as names no path, as the ledger lists files to open and nothing tells which file it was; one shown with
+ * `...` that the range does not resolve is kept as shown (visibly cut; the ledger leaves it out). The range's text
+ * is read only when some path may be shortened.
+ *
+ * @category combinators
+ */
+export const withFullPaths = (
+  items: ReadonlyArray<CoveredItem>,
+  actions: ReadonlyArray<ToolActions.Action>
+): Array<ToolActions.Action> => {
+  const open = (action: ToolActions.Action) =>
+    action.path !== undefined &&
+    (ELISION_RE.test(action.path) || (action.pathShown === true && mayBeShortened(action.path)))
+  if (!actions.some(open)) return actions.map(({ pathShown: _, ...action }) => action)
+  const shownIn = new Set(actions.flatMap((action) => (action.pathShown ? [action.entryId] : [])))
+  const seen = new Set(actions.flatMap((action) => (action.path !== undefined && !open(action) ? [action.path] : [])))
+  for (const item of items) {
+    if (shownIn.has(item.entryId)) continue
     for (const path of IdentifierExtraction.fromText(MessageParts.plainText(item.message), { maxErrors: 0 }).paths)
       seen.add(path.replace(NOT_PATH_PREFIX_RE, ""))
+  }
   const full = [...seen].filter((path) => !ELISION_RE.test(path))
-  return all.flatMap((artifact) => {
-    if (!elided(artifact)) return [artifact]
-    const value = resolvedElision(artifact.value, full)
-    return value === undefined ? [] : [{ ...artifact, value }]
+  let shortForms: Map<string, Array<string>> | undefined
+  const index = () => (shortForms ??= byShortForm(full))
+  return actions.map(({ pathShown, ...action }) => {
+    if (!open({ ...action, pathShown })) return action
+    const path = resolve(action.path!, full, index, pathShown === true)
+    return path !== undefined
+      ? { ...action, path }
+      : ELISION_RE.test(action.path!)
+        ? action
+        : { ...action, path: undefined }
   })
 }
 
@@ -177,8 +274,8 @@ const withoutElisions = (all: ReadonlyArray<Artifact>, items: ReadonlyArray<Cove
  * words that are live when the range is summarized (`isLive`,
  * `CriticalIdentifiers.livenessIn`: said in the range's recent turns or acted
  * on by a later call — the links of a page pasted long ago are not the
- * work's). A path a console showed with an elided part is resolved to the full path the range shows, or left
- * out ({@link withoutElisions}). The ledger stays cumulative: what an earlier checkpoint recorded
+ * work's). A path a console showed shortened is the full path the range shows ({@link withFullPaths}); one the
+ * range does not resolve is left out. The ledger stays cumulative: what an earlier checkpoint recorded
  * is merged in, never re-judged.
  *
  * @category constructors
@@ -188,10 +285,11 @@ export const fromRange = (
   actions: ReadonlyArray<ToolActions.Action>,
   isLive: (value: string) => boolean = CriticalIdentifiers.livenessIn(items, actions)
 ): Array<Artifact> => {
-  const all = withoutElisions(
-    [...fileArtifacts(actions), ...gitArtifacts(actions), ...spokenArtifacts(items, isLive)],
-    items
-  )
+  const all = [
+    ...fileArtifacts(withFullPaths(items, actions)),
+    ...gitArtifacts(actions),
+    ...spokenArtifacts(items, isLive)
+  ]
   // git and console logs print repository-relative paths: one a tool call named by its absolute path is that file
   // (the first absolute path that ends in `/<relative path>`; one lookup per path: a scan of every absolute path per
   // relative one was quadratic on long sessions, issue #13 req 6).
