@@ -42,33 +42,57 @@ const group = (label: string, values: ReadonlyArray<string>, shown: number): Arr
         `${label}: ${code(values.slice(-shown))}${values.length > shown ? ` (+${values.length - shown} older in the ledger)` : ""}`
       ]
 
-/** The directory every path shares (ending in `/`), or "" — so a long list names each file once, briefly. */
+/**
+ * The directory every absolute path lies strictly under (ending in `/`), or "" when fewer than two share one
+ * below the root — so a long list names each file once, briefly. Strictly: a path that is the directory
+ * itself (`/repo/src/` beside `/repo/src/a.ts`) would be shown as nothing, so the base is its parent then.
+ */
 const commonDirectory = (paths: ReadonlyArray<string>): string => {
   if (paths.length < 2) return ""
   let prefix = paths[0]!.slice(0, paths[0]!.lastIndexOf("/") + 1)
   for (const path of paths)
-    while (prefix.length > 0 && !path.startsWith(prefix))
-      // "/" shortens to "" (an absolute and a relative path share nothing), never to itself.
+    while (prefix.length > 0 && !(path.startsWith(prefix) && path.length > prefix.length))
+      // "/" shortens to "", never to itself.
       prefix = prefix.length <= 1 ? "" : prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1)
   return prefix.length > 1 ? prefix : ""
 }
 
-/** Paths under their common directory, for a short list that names each once. */
-const relative = (paths: ReadonlyArray<string>): Array<string> => {
-  const base = commonDirectory(paths)
-  return paths.map((path) => path.slice(base.length))
-}
-
 /**
- * Files as one line: the absolute ones under their common directory, then the
- * relative ones — every one of them (they are critical identifiers).
+ * One Artifacts line of paths — the one home of how the ledger shows a list of paths (files modified,
+ * created and read). The rule: a path is shown relative to a base only when the line states that base
+ * (`(under `/repo/src/`)`), and only the absolute paths that lie under it are shortened; every shown path
+ * joined to its stated base is the path the ledger holds, which is the path the transcript showed.
+ *
+ * A relative path is shown as the agent wrote it: it is relative to the agent's working directory, which the
+ * ledger does not know, so it is never shortened (a relative `src/a.ts` beside `src/b.ts` names its
+ * directory; the trial's `module1.ts`, `module2.ts` hid `packages/api/src/handlers/`) and never put after
+ * a stated absolute base it was not under (`(under `/repo/specs/`): …, `specs/x/.gitkeep`` read as
+ * `/repo/specs/specs/x/.gitkeep`, a path that does not exist). When a line mixes absolute paths under a base
+ * with relative ones, the relative ones follow after `; relative to the working directory:` — a second
+ * stated base, so no path can be read as joined to the wrong one. Without a base (one absolute path, or none
+ * that share a directory) every path is shown in full, in the ledger's order.
+ *
+ * `shown` keeps the newest paths (the ledger's last ones) and counts the rest, which stay in the stored
+ * ledger; the base is that of the paths shown.
  */
-const files = (label: string, paths: ReadonlyArray<string>): Array<string> => {
+const pathLine = (
+  label: string,
+  paths: ReadonlyArray<string>,
+  { note, shown = paths.length }: { readonly note?: string; readonly shown?: number } = {}
+): Array<string> => {
   if (paths.length === 0) return []
-  const absolute = paths.filter((path) => path.startsWith("/"))
-  const base = commonDirectory(absolute)
-  const listed = [...absolute.map((path) => path.slice(base.length)), ...paths.filter((path) => !path.startsWith("/"))]
-  return [`${label}${base ? ` (under ${code([base])})` : ""}: ${code(listed)}`]
+  const listed = paths.slice(-shown)
+  const older = paths.length > listed.length ? ` (+${paths.length - listed.length} older in the ledger)` : ""
+  const base = commonDirectory(listed.filter((path) => path.startsWith("/")))
+  const head = (stated: string | undefined) => {
+    const notes = [note, stated && `under ${code([stated])}`].filter(Boolean)
+    return `${label}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`
+  }
+  if (!base) return [`${head(undefined)}: ${code(listed)}${older}`]
+  const under = listed.filter((path) => path.startsWith(base)).map((path) => path.slice(base.length))
+  const relative = listed.filter((path) => !path.startsWith("/"))
+  const rest = relative.length > 0 ? `; relative to the working directory: ${code(relative)}` : ""
+  return [`${head(base)}: ${code(under)}${rest}${older}`]
 }
 
 /** The ledger as a few grouped lines; commits already listed under Done are not repeated. */
@@ -76,11 +100,11 @@ const artifactLines = (artifacts: ReadonlyArray<Checkpoint.Artifact>, done: stri
   const of = (kind: Checkpoint.Artifact["kind"], test: (a: Checkpoint.Artifact) => boolean = () => true) =>
     artifacts.filter((a) => a.kind === kind && test(a)).map((a) => a.value)
   return [
-    ...files(
+    ...pathLine(
       "files modified",
       of("file", (a) => a.status === "modified")
     ),
-    ...files(
+    ...pathLine(
       "files created",
       of("file", (a) => a.status === "created")
     ),
@@ -95,7 +119,11 @@ const artifactLines = (artifacts: ReadonlyArray<Checkpoint.Artifact>, done: stri
     ),
     ...group("URLs", of("url"), ARTIFACTS_SHOWN.other),
     ...group("ports", of("port"), ARTIFACTS_SHOWN.other),
-    ...group("files read (newest)", relative(of("file", (a) => a.status === "read")), ARTIFACTS_SHOWN.read)
+    ...pathLine(
+      "files read",
+      of("file", (a) => a.status === "read"),
+      { note: "newest", shown: ARTIFACTS_SHOWN.read }
+    )
   ]
 }
 
