@@ -144,7 +144,25 @@ export class TranscriptCorrupt extends Schema.TaggedError<TranscriptCorrupt>()("
 }
 
 /**
+ * A policy value as the user wrote it: a number as JavaScript prints it
+ * (`NaN`, `Infinity`, `-5`, `-0` — `JSON.stringify` turns the first two into
+ * `null`, which is not what was given), a bigint with its `n`, anything else
+ * as JSON (a string in quotes), or `String(value)` when JSON has no text for
+ * it (`undefined`, a function, a cycle).
+ */
+const showValue = (value: unknown): string => {
+  if (typeof value === "number") return Object.is(value, -0) ? "-0" : String(value)
+  if (typeof value === "bigint") return `${value}n`
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/**
  * A model policy is impossible (e.g. reserve ≥ window) or has unknown keys.
+ * Its message shows the value as given (`contextWindowTokens = NaN`).
  *
  * @category errors
  */
@@ -155,7 +173,7 @@ export class PolicyInvalid extends Schema.TaggedError<PolicyInvalid>()("PolicyIn
   reason: Schema.String
 }) {
   override get message(): string {
-    return `Policy for ${this.model}: ${this.field} = ${JSON.stringify(this.value)} is invalid: ${this.reason}`
+    return `Policy for ${this.model}: ${this.field} = ${showValue(this.value)} is invalid: ${this.reason}`
   }
 }
 

@@ -185,6 +185,19 @@ describe("impossible policy numbers", () => {
     )
   })
 
+  it("the message shows a number as given: NaN, Infinity, -Infinity, -5 (JSON would print null for the first three)", () => {
+    for (const [value, shown] of [
+      [Number.NaN, "NaN"],
+      [Number.POSITIVE_INFINITY, "Infinity"],
+      [Number.NEGATIVE_INFINITY, "-Infinity"],
+      [-5, "-5"]
+    ] as const) {
+      const error = failure(PolicyRegistry.resolve({ model: "gpt-5", contextWindowTokens: value }))
+      expect(error).toBeInstanceOf(Errors.PolicyInvalid)
+      expect((error as Errors.PolicyInvalid).message).toContain(`contextWindowTokens = ${shown} is invalid`)
+    }
+  })
+
   it("a fractional number is rejected at the schema with its value", () => {
     const error = failure(PolicyRegistry.decodePolicy({ ...valid, reserveTokens: 0.5 }))
     expect(error).toBeInstanceOf(Errors.InvalidInput)
