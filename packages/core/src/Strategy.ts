@@ -83,5 +83,12 @@ export interface Strategy {
   readonly minReclaimTokens?: number
   /** Whether the strategy loses information that no reference recovers (sliding window). */
   readonly lossy?: boolean
+  /**
+   * Proposes edits for `input.view`. Synchronous: the pipeline is pure and
+   * does not await, so a Promise (an `async apply`) is reported as a
+   * malformed result. Every edit names an entry of `input.view` (or an
+   * insert earlier in the same result); one that names another entry makes
+   * the whole result malformed, and none of its edits apply.
+   */
   readonly apply: (input: StrategyInput) => StrategyResult
 }

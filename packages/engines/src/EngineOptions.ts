@@ -47,6 +47,10 @@ export interface Options {
    * (a store treats an identical retry as a no-op).
    */
   readonly now?: () => Date
-  /** Deadline of a custom strategy's `apply` in ms; a later result is discarded (`Pipeline.Input.strategyTimeoutMs`). */
+  /**
+   * Deadline of a custom strategy's `apply` in ms: `apply` is synchronous (an `async apply`'s Promise is a
+   * `malformed` result), so the deadline cannot interrupt it — a result that took longer is discarded
+   * (`Pipeline.Input.strategyTimeoutMs`).
+   */
   readonly strategyTimeoutMs?: number
 }

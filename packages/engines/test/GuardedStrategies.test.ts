@@ -98,6 +98,43 @@ describe("custom strategies run guarded", () => {
       })
     }
 
+    it(`${engineName}: an async apply is a malformed result that says it returned a Promise; its rejection is not left unhandled`, async () => {
+      const unhandled: Array<unknown> = []
+      const onUnhandled = (reason: unknown) => unhandled.push(reason)
+      process.on("unhandledRejection", onUnhandled)
+      try {
+        const extra = strategy("async-drop", async () => {
+          throw new Error("async strategy failed later")
+        })
+        const result = await makeEngine(extra).compact({ entries: session(8), policy })
+        const failed = result.failures?.find((error) => error instanceof PluginGuard.PluginFailed)
+        expect(failed).toMatchObject({ kind: "strategy", plugin: "async-drop", failure: "malformed" })
+        expect((failed as PluginGuard.PluginFailed).detail).toMatch(/returned a Promise \(a thenable\)/)
+        expect((failed as PluginGuard.PluginFailed).detail).toMatch(/synchronously/)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        expect(unhandled).toEqual([])
+      } finally {
+        process.off("unhandledRejection", onUnhandled)
+      }
+    })
+
+    it(`${engineName}: an edit naming an entry id not in the view makes the result malformed (which id, which strategy); none of its edits apply`, async () => {
+      const entries = session(8)
+      const extra = strategy("stale-ids", () => ({
+        edits: [
+          { op: "drop", entryId: entries[3]!.id, strategy: "stale-ids", reason: "old read" },
+          { op: "drop", entryId: "no-such-entry", strategy: "stale-ids", reason: "old read" }
+        ]
+      }))
+      const result = await makeEngine(extra).compact({ entries, policy })
+      const failed = result.failures?.find((error) => error instanceof PluginGuard.PluginFailed)
+      expect(failed).toMatchObject({ kind: "strategy", plugin: "stale-ids", failure: "malformed" })
+      expect((failed as PluginGuard.PluginFailed).detail).toContain('edit 1 (drop) names entry id "no-such-entry"')
+      expect((failed as PluginGuard.PluginFailed).message).toContain("stale-ids")
+      expect(result.edits.some((edit) => edit.strategy === "stale-ids")).toBe(false)
+      expect(result.stages.find((stage) => stage.stage === "stale-ids")?.status).toBe("skipped")
+    })
+
     it(`${engineName}: after the caller's signal fired, no custom strategy runs (aborted failure)`, async () => {
       let ran = false
       const extra = strategy("late", () => {

@@ -7,8 +7,10 @@
  * empty messages and reasoning-only assistant messages dropped); after every stage {@link Invariants.enforce}
  * refuses edits that break an invariant and repairs pairing. A stage whose
  * edits free fewer tokens than its `minReclaimTokens` (the prompt-cache
- * guard) is discarded and reported as `skipped`; a strategy that throws is
- * reported as `skipped` with the error and leaves the view as it was.
+ * guard) is discarded and reported as `skipped`; a strategy that throws or
+ * returns a malformed result (a Promise, an edit without an op or message, an
+ * edit naming an entry not in the view) is reported as `skipped` with the
+ * error and leaves the view as it was.
  *
  * Re-measuring is incremental: per-message counts are cached by object
  * identity ({@link MeasureCache}), so a stage costs only the messages it
@@ -46,9 +48,10 @@ export interface Input {
   readonly protectLatestUserMessage?: boolean
   /**
    * Deadline of one strategy's `apply`, in milliseconds (default
-   * `PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`). `apply` is synchronous and
-   * cannot be interrupted: a result that arrives after the deadline is
-   * discarded (the view before it stays) and reported as a `timeout` failure.
+   * `PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS`). `apply` is synchronous (a
+   * Promise it returns is a `malformed` result, not awaited) and cannot be
+   * interrupted: a result that arrives after the deadline is discarded (the
+   * view before it stays) and reported as a `timeout` failure.
    */
   readonly strategyTimeoutMs?: number
   /** The caller's signal: once it fires, no further plug-in strategy runs (an `aborted` failure is reported). */
@@ -262,7 +265,7 @@ const runStrategy = (
     fail("timeout", `answered after ${Math.round(now() - started)} ms; its result is discarded`)
     return
   }
-  const malformed = malformedResult(proposed)
+  const malformed = malformedResult(proposed, state.view)
   if (malformed !== undefined) {
     fail("malformed", malformed)
     return
@@ -294,10 +297,39 @@ const runStrategy = (
 
 const EDIT_OPS = new Set(["drop", "replace", "insert"])
 
-/** Why a strategy's result is not a `StrategyResult` (edits with an op, an entry id and, where needed, a message), or undefined. */
-const malformedResult = (proposed: unknown): string | undefined => {
+/**
+ * Whether `value` is a thenable (a Promise, or anything with a `then`
+ * function). `apply` is synchronous (`Strategy.apply` returns a
+ * `StrategyResult`; the pipeline is pure and synchronous): an `async apply`
+ * returns a Promise, which is not a result. Its eventual rejection is
+ * observed and ignored here, so it cannot surface as an unhandled rejection.
+ */
+const isThenable = (value: unknown): boolean => {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return false
+  try {
+    const then = (value as { then?: unknown }).then
+    if (typeof then !== "function") return false
+    then.call(value, undefined, () => undefined)
+  } catch {
+    // a throwing `then` getter or call: still a thenable, still not a result
+  }
+  return true
+}
+
+/**
+ * Why a strategy's result is not a `StrategyResult` (edits with an op, an
+ * entry id of the view it was given — or of an insert earlier in the same
+ * result — and, where needed, a message), or undefined. An edit naming an
+ * entry the view does not hold would be ignored by `ContextView.applyEdits`:
+ * the strategy looked at something else, so its result is malformed as a
+ * whole, like any other shape error (one rule: none of its edits apply).
+ */
+const malformedResult = (proposed: unknown, view: ContextView.ContextView): string | undefined => {
+  if (isThenable(proposed))
+    return "it returned a Promise (a thenable): `apply` must return its result synchronously (an `async apply` is not supported)"
   const edits = (proposed as { edits?: unknown } | null)?.edits
   if (!Array.isArray(edits)) return "its result has no edits array"
+  let known: Set<string> | undefined
   for (let index = 0; index < edits.length; index++) {
     const edit = edits[index] as Partial<Record<string, unknown>> | null
     if (typeof edit !== "object" || edit === null || !EDIT_OPS.has(edit.op as string))
@@ -307,6 +339,10 @@ const malformedResult = (proposed: unknown): string | undefined => {
     const message = edit.message as { role?: unknown } | undefined
     if (edit.op !== "drop" && (typeof message !== "object" || message === null || typeof message.role !== "string"))
       return `edit ${index} (${String(edit.op)}) has no message`
+    known ??= new Set(view.items.map((item) => item.entryId))
+    if (!known.has(anchor))
+      return `edit ${index} (${String(edit.op)}) names entry id ${JSON.stringify(anchor)}, which is not in the view it was given`
+    if (edit.op === "insert" && typeof edit.id === "string") known.add(edit.id)
   }
   return undefined
 }
