@@ -48,11 +48,12 @@ export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 3
 
 /**
  * Which kind of plug-in failed (`store`: the transcript store refused a
- * write, e.g. during an outage).
+ * write, e.g. during an outage; `policy`: a controller's policy function
+ * threw, rejected, hung or returned an impossible policy).
  *
  * @category models
  */
-export type PluginKind = "summarizer" | "hook" | "memory-extractor" | "strategy" | "store"
+export type PluginKind = "summarizer" | "hook" | "memory-extractor" | "strategy" | "store" | "policy"
 
 /**
  * How it failed: `threw` (an exception or rejected promise), `timeout`
@@ -70,7 +71,7 @@ export type PluginFailure = "threw" | "timeout" | "aborted" | "malformed"
  */
 export class PluginFailed extends Schema.TaggedError<PluginFailed>()("PluginFailed", {
   plugin: Schema.String,
-  kind: Schema.Literals(["summarizer", "hook", "memory-extractor", "strategy", "store"]),
+  kind: Schema.Literals(["summarizer", "hook", "memory-extractor", "strategy", "store", "policy"]),
   failure: Schema.Literals(["threw", "timeout", "aborted", "malformed"]),
   timeoutMs: Schema.Number,
   detail: Schema.String

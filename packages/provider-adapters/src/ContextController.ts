@@ -61,7 +61,10 @@ export interface ContextController {
   /**
    * Syncs `messages` into the transcript, compacts when the engine says so,
    * and assembles what to send. `ephemeralSystem` (e.g. `prepareStep`
-   * instructions) is measured but not stored or returned.
+   * instructions) is measured but not stored or returned. When the policy
+   * function fails it rejects with its `PluginFailed` (kind `"policy"`,
+   * reported as `compaction-skipped`): send the request unchanged
+   * ({@link unlessPolicyFailed}).
    */
   readonly prepare: (
     model: ModelRef,
@@ -98,6 +101,19 @@ export interface ContextController {
     reason: NativeFallback.Reason,
     thresholdTokens: number | undefined
   ) => Promise<void>
+}
+
+/**
+ * For `prepare(…).catch`: `undefined` when the policy function failed
+ * (`ControllerPolicies.isPolicyFailure`; already reported as a
+ * `compaction-skipped` event), so the caller sends the request as the
+ * application passed it; any other error is rethrown.
+ *
+ * @category utils
+ */
+export const unlessPolicyFailed = (error: unknown): undefined => {
+  if (ControllerPolicies.isPolicyFailure(error)) return undefined
+  throw error
 }
 
 /**

@@ -13,7 +13,8 @@
  * - `transformParams` (AI SDK `LanguageModelV4Middleware`): syncs the prompt
  *   into the session transcript, measures it (system, messages and tool
  *   schemas), compacts when the engine says so, and returns the assembled
- *   context. Unchanged params are returned as is. Provider-native engines add
+ *   context. Unchanged params are returned as is, and so are the params of a
+ *   request whose policy function failed. Provider-native engines add
  *   their provider options (the application's explicit options win).
  * - `wrapGenerate` / `wrapStream`: record the provider's usage with
  *   `recordOutcome`; on a classified context overflow (thrown by
@@ -298,15 +299,13 @@ export const contextEngineMiddleware = (options: MiddlewareOptions): ContextEngi
     controller,
     transformParams: async ({ params, model }) => {
       const messages = PromptConversion.fromPrompt(params.prompt)
-      const context = await controller.prepare(
-        modelRef(model),
-        messages,
-        sameTools(params.tools),
-        [],
-        params.abortSignal
-      )
+      const context = await controller
+        .prepare(modelRef(model), messages, sameTools(params.tools), [], params.abortSignal)
+        .catch(ContextController.unlessPolicyFailed)
       // Aborted while compacting: do not call the model (throwIfAborted throws the signal's reason).
       params.abortSignal?.throwIfAborted()
+      // The policy function failed (reported as `compaction-skipped`): the request goes out as the app sent it.
+      if (context === undefined) return params
       const next = native.outgoing(modelRef(model), params, messages, paramsFor(params, context, toPrompt))
       prepared.set(next, context)
       return next

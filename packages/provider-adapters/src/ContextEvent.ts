@@ -67,13 +67,19 @@ export type ContextEvent =
        * or the decision did (`reason` says which); or the fixed overhead
        * (system messages + tool schemas) alone exceeds the input budget, so
        * no compaction can help — then `error` carries the numbers and
-       * `reason` is its message. Once per such request.
+       * `reason` is its message. Or the policy function failed (threw,
+       * rejected, hung or gave an impossible policy): the request went out
+       * as the application passed it, unmeasured — `error` is its
+       * `PluginFailed` of kind `"policy"`. Once per such request.
        */
       readonly type: "compaction-skipped"
       readonly sessionId: string
       readonly reason: string
-      /** Set when the fixed overhead exceeds the input budget (`Budget.fixedOverheadError`). */
-      readonly error?: Errors.FixedOverheadExceedsBudget
+      /**
+       * The fixed overhead exceeds the input budget (`Budget.fixedOverheadError`), or the policy function
+       * failed (`PluginFailed`, kind `"policy"`).
+       */
+      readonly error?: Errors.FixedOverheadExceedsBudget | PluginGuard.PluginFailed
     }
   | {
       readonly type: "overflow"

@@ -37,9 +37,13 @@ export interface ModelRef {
  *
  * A model the registry does not know gets the provider profile's fallback
  * policy ({@link ProviderProfile.fallbackPolicy}) with the given fields, and
- * the profile's tokenizer unless one is given. An impossible policy rejects
- * with core's `PolicyInvalid`. The window learned after an overflow is
- * applied on top.
+ * the profile's tokenizer unless one is given. An impossible policy object
+ * throws core's `PolicyInvalid` (when the controller is made, where the
+ * object alone shows it). A function is a plug-in: when it throws, rejects,
+ * hangs past the plug-in deadline or gives an impossible policy, the
+ * request goes out as the application sent it and a `compaction-skipped`
+ * event carries its `PluginFailed` (kind `"policy"`). The window learned
+ * after an overflow is applied on top.
  *
  * @category models
  */

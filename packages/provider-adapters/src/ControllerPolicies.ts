@@ -12,7 +12,7 @@
  *
  * @since 0.3.0
  */
-import { Errors, type ModelPolicy, PolicyLimits, PolicyRegistry } from "@context-engine/core"
+import { Errors, type ModelPolicy, PluginGuard, PolicyLimits, PolicyRegistry } from "@context-engine/core"
 import { OverflowRecovery } from "@context-engine/engines"
 import { Cause, Effect, Exit } from "effect"
 import { isRegistry, type ModelRef, type PolicyOption, routeOf } from "./ControllerOptions.ts"
@@ -26,18 +26,13 @@ const NATIVE_OFF: ModelPolicy.NativeCompaction = {
   openaiResponsesCompaction: false
 }
 
-/**
- * The policy for a model from the option, the registry and the provider
- * profile (no learned window). A model the registry does not know gets the
- * profile's fallback policy; an impossible policy rejects with `PolicyInvalid`.
- *
- * @category constructors
- */
-export const resolve = async (option: PolicyOption | undefined, model: ModelRef): Promise<ModelPolicy.ModelPolicy> => {
+/** The policy for `model` from fields given for it (`override`) and the registry (see {@link resolve}). */
+const fromFields = async (
+  registry: PolicyRegistry.PolicyRegistry,
+  override: Partial<ModelPolicy.ModelPolicy>,
+  model: ModelRef
+): Promise<ModelPolicy.ModelPolicy> => {
   const profile = ProviderProfile.forProvider(model.provider)
-  const registry = isRegistry(option) ? option : PolicyRegistry.builtin
-  const override: Partial<ModelPolicy.ModelPolicy> =
-    typeof option === "function" ? await option(model) : isRegistry(option) ? {} : (option ?? {})
   const modelId = override.model ?? model.modelId
   const known = Exit.isSuccess(await Effect.runPromiseExit(registry.lookup(modelId)))
   const fields =
@@ -48,8 +43,73 @@ export const resolve = async (option: PolicyOption | undefined, model: ModelRef)
   if (Exit.isSuccess(resolved)) return resolved.value
   const error = Cause.squash(resolved.cause)
   if ((error as { _tag?: string })._tag !== "UnknownModel") throw error
-  return ProviderProfile.fallbackPolicy(profile, modelId, fields)
+  const fallback = ProviderProfile.fallbackPolicy(profile, modelId, fields)
+  const problem = PolicyLimits.check(fallback)
+  if (problem) throw new Errors.PolicyInvalid({ model: modelId, ...problem })
+  return fallback
 }
+
+/** Why a policy function's answer is not a partial policy (an object), or undefined. */
+const notAPolicy = (value: unknown): string | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? undefined
+    : `it returned ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}, not a partial policy object`
+
+/**
+ * The policy a policy function gives for `model`, guarded like any plug-in
+ * (`PluginGuard.guardPromise`, kind `"policy"`, the default plug-in
+ * deadline): a throw, a rejection or a hang rejects with `PluginFailed`
+ * (`threw`, `timeout`), and an answer that is no object or an impossible
+ * policy (its `PolicyInvalid`, numbers as given, in `detail`) with
+ * `PluginFailed` `malformed`.
+ */
+const fromFunction = async (
+  option: Extract<PolicyOption, (model: ModelRef) => unknown>,
+  model: ModelRef
+): Promise<ModelPolicy.ModelPolicy> => {
+  const guard = { plugin: `policy function for ${routeOf(model)}`, kind: "policy" as const }
+  const answered = await Effect.runPromiseExit(
+    PluginGuard.guardPromise({ ...guard, run: () => option(model), validate: notAPolicy })
+  )
+  if (Exit.isFailure(answered)) throw Cause.squash(answered.cause)
+  try {
+    return await fromFields(PolicyRegistry.builtin, answered.value, model)
+  } catch (error) {
+    if ((error as { _tag?: string })._tag !== "PolicyInvalid") throw error
+    throw new PluginGuard.PluginFailed({
+      ...guard,
+      failure: "malformed",
+      timeoutMs: PluginGuard.DEFAULT_PLUGIN_TIMEOUT_MS,
+      detail: (error as Errors.PolicyInvalid).message
+    })
+  }
+}
+
+/**
+ * The policy for a model from the option, the registry and the provider
+ * profile (no learned window). A model the registry does not know gets the
+ * profile's fallback policy; an impossible policy object rejects with
+ * `PolicyInvalid`. A policy function is a plug-in: when it fails, or gives
+ * an impossible policy, this rejects with `PluginFailed` of kind `"policy"`
+ * ({@link isPolicyFailure}).
+ *
+ * @category constructors
+ */
+export const resolve = async (option: PolicyOption | undefined, model: ModelRef): Promise<ModelPolicy.ModelPolicy> => {
+  if (typeof option === "function") return fromFunction(option, model)
+  if (isRegistry(option)) return fromFields(option, {}, model)
+  return fromFields(PolicyRegistry.builtin, option ?? {}, model)
+}
+
+/**
+ * Whether `error` is a policy function's failure (`PluginFailed` of kind
+ * `"policy"`): the request goes out as the application sent it, since no
+ * context can be measured or compacted without a policy.
+ *
+ * @category guards
+ */
+export const isPolicyFailure = (error: unknown): error is PluginGuard.PluginFailed =>
+  error instanceof PluginGuard.PluginFailed && error.kind === "policy"
 
 /**
  * Throws what a plain policy object gets wrong for every model, when the

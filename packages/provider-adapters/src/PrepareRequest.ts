@@ -5,7 +5,9 @@
  * compaction when native compaction just failed on the route, or on an idle
  * return), commit what the rollout mode allows, and assemble what to send.
  * A failed compaction leaves the previous valid view in force and the
- * request still goes out (DESIGN.md invariants).
+ * request still goes out (DESIGN.md invariants); a failed policy function
+ * is reported and rejects `prepare`, and the adapters send the request as
+ * the application passed it.
  *
  * @since 0.3.0
  */
@@ -24,6 +26,7 @@ import { Offload } from "@context-engine/strategies"
 import { Effect } from "effect"
 import * as ContextEvent from "./ContextEvent.ts"
 import { type ModelRef, routeOf } from "./ControllerOptions.ts"
+import * as ControllerPolicies from "./ControllerPolicies.ts"
 import { assemble, ephemeralEntries, type Prepared, type Runtime } from "./ControllerRuntime.ts"
 import * as GuardedCompaction from "./GuardedCompaction.ts"
 import * as IdleReturn from "./IdleReturn.ts"
@@ -240,6 +243,24 @@ const settle = async (
 }
 
 /**
+ * The policy of this request. A policy function that fails (throws, rejects,
+ * hangs, gives an impossible policy) is reported as `compaction-skipped`
+ * with its `PluginFailed` (kind `"policy"`) and rethrown: without a policy
+ * nothing can be measured or compacted, so the adapters send the request as
+ * the application passed it (`ControllerPolicies.isPolicyFailure`). The
+ * messages are synced already: the transcript stays complete.
+ */
+const policyOf = async (runtime: Runtime, current: Session.Session, model: ModelRef) => {
+  try {
+    return await runtime.policyFor(model, current)
+  } catch (error) {
+    if (ControllerPolicies.isPolicyFailure(error))
+      runtime.emit({ type: "compaction-skipped", sessionId: current.sessionId, reason: error.message, error })
+    throw error
+  }
+}
+
+/**
  * Prepares one request of `current` (see the module notes). `ephemeralSystem`
  * is measured but not stored or returned.
  *
@@ -257,7 +278,7 @@ export const prepare = async (
   const { options } = runtime
   const lastMs = runtime.lastRequestOf(current)(current.entries())
   const arrived = await current.sync(messages)
-  const policy = await runtime.policyFor(model, current)
+  const policy = await policyOf(runtime, current, model)
   if (options.offload !== false) await offloadArrivals(current, arrived, policy, options.offload ?? {})
   const ephemeral = ephemeralEntries(ephemeralSystem)
   const entriesFor = (): ReadonlyArray<Entry.Entry> =>

@@ -108,18 +108,15 @@ export const contextEnginePrepareStep = <TOOLS extends ToolSet = ToolSet>(
     const full: ReadonlyArray<Message.Message> = carried
       ? [...lastFull, ...messages.slice(lastReturned!.length)]
       : messages
-    const context = await controller.prepare(
-      modelRef(model),
-      full,
-      tools,
-      instructionsAsMessages(instructions),
-      options.abortSignal
-    )
+    const context = await controller
+      .prepare(modelRef(model), full, tools, instructionsAsMessages(instructions), options.abortSignal)
+      .catch(ContextController.unlessPolicyFailed)
     // Aborted during compaction: the step does not go out (the guarded compaction left the context as it was).
     options.abortSignal?.throwIfAborted()
     previous = context
     lastFull = full
-    if (!context.rewritten) {
+    // Not rewritten, or the policy function failed (reported as `compaction-skipped`): the history as the app has it.
+    if (context === undefined || !context.rewritten) {
       lastReturned = undefined
       // When the SDK carries an earlier override, give it the full history back.
       return carried ? { messages: [...full] as Array<ModelMessage> } : undefined

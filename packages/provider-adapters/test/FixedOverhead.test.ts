@@ -42,6 +42,7 @@ describe("fixed overhead over the input budget", () => {
     const first = skipped[0]!
     if (first.type !== "compaction-skipped") throw new Error("unreachable")
     expect(first.error?._tag).toBe("FixedOverheadExceedsBudget")
+    if (first.error?._tag !== "FixedOverheadExceedsBudget") throw new Error("unreachable")
     expect(first.error?.inputBudgetTokens).toBe(800)
     expect(first.error?.contextWindowTokens).toBe(2_000)
     expect(first.error?.reservedOutputTokens).toBe(1_000)
