@@ -306,6 +306,23 @@ export const check = (policy: ModelPolicy): Problem | undefined => {
 }
 
 /**
+ * What a partial policy gets wrong for every model it may be resolved for:
+ * its numbers ({@link checkNumbers}) and, when it gives the window,
+ * {@link check} with each missing field at its least (reserves and
+ * `keepRecentTokens` 0, `maxOutputTokens` 1, no route cap). Resolution keeps
+ * the fields given and fills the rest at or above those least values, which
+ * only makes each check stricter: a problem here is one for every model.
+ *
+ * @category validation
+ */
+export const checkPartial = (fields: Partial<ModelPolicy>): Problem | undefined => {
+  const numbers = checkNumbers(fields)
+  if (numbers !== undefined || fields.contextWindowTokens === undefined) return numbers
+  const least = { reserveTokens: 0, toolLoopReserveTokens: 0, safetyMarginTokens: 0, keepRecentTokens: 0 }
+  return check({ maxOutputTokens: 1, ...least, ...fields, model: "(any model)" } as ModelPolicy)
+}
+
+/**
  * Facts assumed for a model the catalog does not know: no reasoning, the
  * generic estimator, no prompt cache, no provider-native compaction.
  *

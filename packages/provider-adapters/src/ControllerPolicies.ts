@@ -114,13 +114,15 @@ export const isPolicyFailure = (error: unknown): error is PluginGuard.PluginFail
 /**
  * Throws what a plain policy object gets wrong for every model, when the
  * controller is made rather than at its first request: an impossible number
- * (`PolicyLimits.checkNumbers`) and, when it names its `model`, any
- * `PolicyInvalid` its resolution fails with. An unknown `model` is not an
- * error here (the request's provider profile gives its fallback policy).
+ * or fields that contradict each other whatever the model
+ * (`PolicyLimits.checkPartial`: `reserveTokens` 9,000 in a 4,000-token
+ * window) and, when it names its `model`, any `PolicyInvalid` its
+ * resolution fails with. An unknown `model` is not an error here (the
+ * request's provider profile gives its fallback policy).
  */
 const checkEarly = (option: PolicyOption | undefined): void => {
   if (option === undefined || typeof option === "function" || isRegistry(option)) return
-  const problem = PolicyLimits.checkNumbers(option)
+  const problem = PolicyLimits.checkPartial(option)
   if (problem) throw new Errors.PolicyInvalid({ model: option.model ?? "(any model)", ...problem })
   if (option.model === undefined) return
   const resolved = Effect.runSyncExit(PolicyRegistry.resolve(option as PolicyRegistry.PolicyOverride))

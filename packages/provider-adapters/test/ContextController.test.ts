@@ -37,11 +37,17 @@ describe("ContextController policy resolution", () => {
     })
   })
 
-  it("rejects an impossible policy with core's typed PolicyInvalid", async () => {
-    const controller = ContextController.make({
-      engine: TestEngine.make(),
-      policy: { contextWindowTokens: 1_000, reserveTokens: 5_000 }
-    })
+  it("rejects a policy impossible for every model with core's typed PolicyInvalid when it is made", () => {
+    expect(() =>
+      ContextController.make({
+        engine: TestEngine.make(),
+        policy: { contextWindowTokens: 1_000, reserveTokens: 5_000 }
+      })
+    ).toThrow(/reserveTokens = 5000 is invalid: must be less than contextWindowTokens \(1000\)/)
+  })
+
+  it("rejects a policy impossible for the request's model with core's typed PolicyInvalid", async () => {
+    const controller = ContextController.make({ engine: TestEngine.make(), policy: { reserveTokens: 200_000 } })
     await expect(controller.policyFor({ provider: "openai.chat", modelId: "gpt-4o" })).rejects.toMatchObject({
       _tag: "PolicyInvalid"
     })

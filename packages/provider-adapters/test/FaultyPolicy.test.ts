@@ -141,4 +141,20 @@ describe("an impossible plain policy object is rejected when the adapter is made
       }
     })
   }
+
+  it("fields that contradict each other for any model (reserve 9,000 in a 4,000-token window, no model named) throw PolicyInvalid when made", () => {
+    const engine = TieredSummaryEngine.makeAsync()
+    for (const policy of [
+      { contextWindowTokens: 4_000, reserveTokens: 9_000 },
+      { contextWindowTokens: 4_000, maxOutputTokens: 5_000 },
+      { contextWindowTokens: 4_000, toolLoopReserveTokens: 2_000, safetyMarginTokens: 2_000 },
+      { contextWindowTokens: 4_000, keepRecentTokens: 4_000 }
+    ])
+      expect(() => contextEngineMiddleware({ engine, policy })).toThrow(Errors.PolicyInvalid)
+    // a window alone, or with fields that fit it, is resolved per model at the first request
+    expect(() => contextEngineMiddleware({ engine, policy: { contextWindowTokens: 4_000 } })).not.toThrow()
+    expect(() =>
+      contextEngineMiddleware({ engine, policy: { contextWindowTokens: 4_000, reserveTokens: 1_000 } })
+    ).not.toThrow()
+  })
 })
