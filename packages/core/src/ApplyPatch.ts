@@ -26,6 +26,7 @@
  * @since 0.6.0
  */
 import * as EditChange from "./EditChange.ts"
+import type * as ToolActions from "./ToolActions.ts"
 import * as ToolInput from "./ToolInput.ts"
 
 /**
@@ -117,4 +118,31 @@ export const files = (patch: string): Array<FileChange> => {
   }
   close()
   return found
+}
+
+/**
+ * The actions of a call that carries a Codex patch ({@link patchOf}; whatever the tool's name — Codex sends one as
+ * a shell command too): one per file, with the call's outcome (unknown when no result was recorded) — an added file
+ * is created, an updated one edited (at the path it moved to), a deleted one a command named by its header line.
+ * Empty for any other call.
+ *
+ * @category getters
+ */
+export const actionsOf = (
+  entryId: string,
+  part: { readonly toolName: string; readonly input: unknown },
+  outcome: ToolActions.Outcome = { _tag: "unknown" }
+): Array<ToolActions.Action> => {
+  const patch = patchOf(part.input)
+  if (patch === undefined) return []
+  return files(patch).map((file): ToolActions.Action => {
+    const base = { entryId, toolName: part.toolName, outcome }
+    if (file.op === "delete") return { ...base, kind: "command", command: file.header }
+    return {
+      ...base,
+      kind: file.op === "add" ? "create" : "edit",
+      path: file.movedTo ?? file.path,
+      change: file.change
+    }
+  })
 }

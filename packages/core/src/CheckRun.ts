@@ -15,6 +15,7 @@
  */
 import * as IdentifierExtraction from "./IdentifierExtraction.ts"
 import * as ShellCommand from "./ShellCommand.ts"
+import * as ShellDirectory from "./ShellDirectory.ts"
 import * as ShellWords from "./ShellWords.ts"
 import type * as ToolActions from "./ToolActions.ts"
 
@@ -25,10 +26,13 @@ interface Target {
   readonly recursive: boolean
 }
 
-/** What one check step covers: its tool, the directory it ran in, what it ran and the options that narrowed it. */
+/**
+ * What one check step covers: its tool, the directory it ran in (`ShellDirectory`; `null` when a `cd` took it
+ * somewhere we cannot follow), what it ran and the options that narrowed it.
+ */
 interface Scope {
   readonly tool: string
-  readonly where: string
+  readonly where: string | null
   readonly targets: ReadonlyArray<Target>
   readonly selectors: ReadonlyArray<string>
 }
@@ -60,7 +64,7 @@ const normalized = (word: string): string =>
     .replace(/^\.$/, "")
 
 /** The scope of one check step run in `where` ({@link Scope}), or `undefined` when it is no check. */
-const scopeOf = (step: string, where: string): Scope | undefined => {
+const scopeOf = (step: string, where: string | null): Scope | undefined => {
   const text = ShellCommand.withoutPrefixes(step)
   const match = ShellCommand.CHECK_RE.exec(text)
   if (match === null) return undefined
@@ -101,28 +105,31 @@ const takesIn = (later: Target, earlier: Target): boolean =>
       earlier.path.startsWith(`${later.path}::`)
     : !earlier.recursive && earlier.path === later.path
 
-/** Whether a later scope covers an earlier one: same tool and directory, no narrowing option the earlier lacked. */
+/** Whether a later scope covers an earlier one: same tool and known directory, no narrowing option the earlier lacked. */
 const scopeCovers = (later: Scope, earlier: Scope): boolean =>
   later.tool === earlier.tool &&
+  later.where !== null &&
   later.where === earlier.where &&
   later.selectors.every((selector) => earlier.selectors.includes(selector)) &&
   earlier.targets.every((target) => later.targets.some((taken) => takesIn(taken, target)))
 
 /**
- * The check steps of a line (its output filters left out, `ShellCommand.withoutOutputFilters`) with their scopes,
- * the directory each ran in told by the `cd` steps before it. For a line that exited 0 (`passing`), the checks
+ * The check steps of a line run in `start` (its output filters left out, `ShellCommand.withoutOutputFilters`) with
+ * their scopes, the directory each ran in told by the `cd` steps before it (`ShellDirectory.moved`). For a line that exited 0 (`passing`), the checks
  * whose failure would have failed it — every operator after them `&&`; for a failed line, its last check (a failed
  * chain most likely failed at its last step, as `CriticalIdentifiers.isSuperseded` reads any failed chain), or
  * `undefined` when a step does work (a command or staging: the failure may be its).
  */
-const scopesOf = (line: string, passing: boolean): Array<Scope> | undefined => {
+const scopesOf = (line: string, passing: boolean, start: string): Array<Scope> | undefined => {
   const steps = ShellCommand.steps(ShellCommand.withoutOutputFilters(line))
   const scopes: Array<Scope> = []
-  let where = ""
+  let where: string | null = start
   for (const [index, step] of steps.entries()) {
     const kind = ShellCommand.stepKind(step.text, step.operator === "|")
-    const cd = /^(?:cd|pushd)\s+(\S+)\s*$/.exec(step.text)?.[1]
-    if (cd !== undefined) where = cd.startsWith("/") || where === "" ? normalized(cd) : `${where}/${normalized(cd)}`
+    const cd: string | null | undefined =
+      step.operator === "|" ? undefined : ShellDirectory.moved(step.text, where ?? "")
+    // From a directory we cannot follow, only an absolute path is known again.
+    if (cd !== undefined) where = where === null && cd?.startsWith("/") !== true ? null : cd
     else if (kind === "check") {
       const scope = scopeOf(step.text, where)
       const propagates = steps.slice(index + 1).every((after) => after.operator === "&&")
@@ -136,11 +143,11 @@ const scopesOf = (line: string, passing: boolean): Array<Scope> | undefined => {
 const read = new Map<string, Array<Scope> | undefined>()
 const READ_LINES = 512
 
-const remembered = (line: string, passing: boolean): Array<Scope> | undefined => {
-  const key = `${passing ? "+" : "-"}${line}`
+const remembered = (line: string, passing: boolean, start: string): Array<Scope> | undefined => {
+  const key = `${passing ? "+" : "-"}${start}\u0000${line}`
   if (read.has(key)) return read.get(key)
   if (read.size >= READ_LINES) read.clear()
-  const scopes = scopesOf(line, passing)
+  const scopes = scopesOf(line, passing, start)
   read.set(key, scopes)
   return scopes
 }
@@ -156,14 +163,25 @@ const remembered = (line: string, passing: boolean): Array<Scope> | undefined =>
  * whose check's status the line did not return (`pytest; echo done`). An earlier line that also did work (`pip
  * install x && pytest`) is not covered: its failure may be the work's.
  *
+ * The directory is where each line started (`directories`, `ShellDirectory`: `""` where the session started, the
+ * default) moved by its own `cd` steps; a directory we cannot follow (`cd "$DIR"`, a shell that may have kept an
+ * earlier call's `cd`) covers nothing. A run in another directory covers nothing either, the workspace root
+ * included: a root `npm test` often runs every package's tests (`turbo run test`, `pnpm -r test`), but its script
+ * may as well run one package, a subset or a lint, and the line does not say which — so a root pass leaves a
+ * package's failure standing, and a package's pass a root failure.
+ *
  * Why: the agent re-runs a failing test narrowly, fixes it, then runs the suite; the suite's pass shows the
  * failure fixed, and a handoff that still lists it sends the next model after a problem that is gone.
  *
  * @category analysis
  */
-export const covers = (later: string, earlier: string): boolean => {
-  const before = remembered(earlier, false)
-  const after = remembered(later, true)
+export const covers = (
+  later: string,
+  earlier: string,
+  directories: { readonly later?: string | undefined; readonly earlier?: string | undefined } = {}
+): boolean => {
+  const before = remembered(earlier, false, directories.earlier ?? "")
+  const after = remembered(later, true, directories.later ?? "")
   const failed = before?.[0]
   return failed !== undefined && after?.some((taken) => scopeCovers(taken, failed)) === true
 }
@@ -187,6 +205,22 @@ const patternsOf = (step: string): Array<string> => {
   return patterns.flatMap((pattern) => pattern.replace(/^\(|\)$/g, "").split(/\\?\|/))
 }
 
+/** A quiet search stage (`grep -q`, `--quiet`, `--silent`; `rg -q`): it prints nothing and answers by its exit status. */
+const QUIET_RE = /^(?:(?:e|f)?grep|rg)\s(?:.*\s)?(?:-[a-zA-Z]*q[a-zA-Z]*|--quiet|--silent)(?:\s|$)/
+
+/**
+ * A check piped into a quiet search ({@link QUIET_RE}): the pipeline's status is the search's — 0 when a line
+ * matched — so a search for failure lines only ({@link FAILURE_MARK_RE}) fails the check when the harness reports
+ * success (the search stage as its error: it is what matched) and passes it when the harness reports the status 1;
+ * any other search (`grep -q passed`, `grep -vq`) ran with its outcome unknown — its empty output tells nothing.
+ */
+const quietOutcome = (stage: string, outcome: ToolActions.Outcome, output: string): ToolActions.Outcome => {
+  const patterns = patternsOf(stage)
+  if (patterns.length === 0 || !patterns.every((pattern) => FAILURE_MARK_RE.test(pattern)))
+    return { _tag: "unknown", text: output }
+  return outcome._tag === "ok" ? { _tag: "failed", error: stage } : { _tag: "ok", text: output }
+}
+
 /** The number a counting stage printed: the output's one line (a harness's exit-code line and `Error:` left out). */
 const countIn = (output: string): number | undefined => {
   const lines = output
@@ -205,6 +239,7 @@ const countIn = (output: string): number | undefined => {
  *   failure lines ({@link FAILURE_MARK_RE}) above 0 fails, with the count as its error; 0 passes (also when only
  *   some alternatives mark failures: `grep -cE "error|warning"` → 0); anything else — a count of every line or of
  *   other lines, failures counted beside other lines, no number — ran with its outcome unknown.
+ * - A quiet search at the end (`| grep -q FAIL`): its exit status is the answer ({@link quietOutcome}).
  * - Another filter (`| tail -5`, `| grep "error TS"`): the first error line the output shows fails it
  *   (`IdentifierExtraction.errorLines`); none leaves the harness's outcome.
  *
@@ -219,6 +254,7 @@ export const shownOutcome = (
   const last = steps.at(-1)
   if (outcome._tag === "unknown" || last === undefined || !ShellCommand.isOutputFilter(last)) return undefined
   if (ShellCommand.kindOf(line) !== "check") return undefined
+  if (QUIET_RE.test(last.text)) return quietOutcome(last.text, outcome, output)
   if (!COUNT_RE.test(last.text)) {
     const error = outcome._tag === "ok" ? IdentifierExtraction.errorLines(output, 1)[0] : undefined
     return error === undefined ? undefined : { _tag: "failed", error }

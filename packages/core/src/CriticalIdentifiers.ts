@@ -66,7 +66,8 @@ const lastStep = (command: string): string => {
  * line range of the open file, so both are keyed by the file), else its
  * command without its output filters (`ShellCommand.withoutOutputFilters`:
  * `npm run check 2>&1 | tail -5` and `npm run check | grep "error TS"` run
- * the same check), path or tool name.
+ * the same check) in the directory it started in (`ToolActions.Action`'s `directory`: `npm test` after an
+ * earlier call's kept `cd pkg` is not the root's `npm test`), path or tool name.
  *
  * @category analysis
  */
@@ -74,7 +75,7 @@ export const targetOf = (action: ToolActions.Action): string =>
   (action.kind === "edit" || action.kind === "create") && action.path !== undefined
     ? action.path
     : action.command !== undefined
-      ? ShellCommand.withoutOutputFilters(action.command)
+      ? `${action.directory === undefined ? "" : `${action.directory}\u0000`}${ShellCommand.withoutOutputFilters(action.command)}`
       : (action.path ?? action.toolName)
 
 /**
@@ -107,7 +108,12 @@ export const isSuperseded = (
     if (targetOf(later) === target) return true
     if (later.outcome._tag !== "ok" || later.command === undefined) continue
     // A check is superseded by a pass on its scope or a broader one, not by any line that holds its text.
-    if (check !== undefined ? CheckRun.covers(later.command, check) : step.length > 0 && later.command.includes(step))
+    const directories = { later: later.directory, earlier: action.directory }
+    if (
+      check !== undefined
+        ? CheckRun.covers(later.command, check, directories)
+        : step.length > 0 && later.command.includes(step) && later.directory === action.directory
+    )
       return true
   }
   return false

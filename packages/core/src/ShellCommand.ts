@@ -142,10 +142,12 @@ export const withoutPrefixes = (step: string): string => step.replace(PREFIX_RE,
 /**
  * Steps that only look: the read-only programs, the shell's own bookkeeping (`cd`, `export`, `set`, and `source` /
  * `.` of a file — how a virtualenv or a project's variables are set up: `source .venv/bin/activate && pytest` is a
- * test run), and SWE-agent's viewer commands.
+ * test run), the quiet tests that answer only by their exit status (`test -f a`, `[ -e a ]`, `[[ -d a ]]`, `cmp -s`,
+ * `grep -q`: a false answer is a finding, not a failed approach, and a true one no work done), and SWE-agent's viewer
+ * commands.
  */
 const LOOK_RE =
-  /^(?:cd|pushd|popd|export|set|source|\.|true|grep|egrep|fgrep|rg|ag|ls|ll|cat|bat|less|more|head|tail|find|fd|wc|pwd|which|whereis|type|echo|printf|tree|file|stat|du|df|env|ps|sed\s+-n|awk|sort|uniq|cut|tr|nl|column|diff|open|goto|scroll_(?:up|down)|search_(?:file|dir)|find_file|git\s+(?:status|diff|log|show|branch\s*$|branch\s+-[avr]|remote|blame|ls-files|rev-parse|config\s+--get))(?:\s|$)/
+  /^(?:cd|pushd|popd|export|set|source|\.|true|test|\[\[?|cmp|grep|egrep|fgrep|rg|ag|ls|ll|cat|bat|less|more|head|tail|find|fd|wc|pwd|which|whereis|type|echo|printf|tree|file|stat|du|df|env|ps|sed\s+-n|awk|sort|uniq|cut|tr|nl|column|diff|open|goto|scroll_(?:up|down)|search_(?:file|dir)|find_file|git\s+(?:status|diff|log|show|branch\s*$|branch\s+-[avr]|remote|blame|ls-files|rev-parse|config\s+--get))(?:\s|$)/
 
 /**
  * Pure output filters: programs that, after a pipe, only cut, search, count

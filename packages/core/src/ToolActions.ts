@@ -31,6 +31,7 @@ import type { Message, ToolCallPart } from "./Message.ts"
 import * as MessageParts from "./MessageParts.ts"
 import * as ReadTools from "./ReadTools.ts"
 import * as ShellCommand from "./ShellCommand.ts"
+import * as ShellDirectory from "./ShellDirectory.ts"
 import * as ToolInput from "./ToolInput.ts"
 import * as ToolPairing from "./ToolPairing.ts"
 import * as UserSpeech from "./UserSpeech.ts"
@@ -74,6 +75,8 @@ export interface Action {
   readonly path?: string | undefined
   /** The first line of a shell command. */
   readonly command?: string | undefined
+  /** Where a shell call started when not where the session did (`ShellDirectory`: an earlier call's kept `cd`). */
+  readonly directory?: string | undefined
   readonly outcome: Outcome
   /** Todo / plan items, for `todo`. */
   readonly todos?: ReadonlyArray<ToolInput.TodoItem> | undefined
@@ -282,10 +285,19 @@ const textAction = (items: ReadonlyArray<Item>, index: number): Action | undefin
  * The actions of one tool call: one, or for a shell call that edits several files in place one edit per file
  * (`ShellCommand.editedFiles`).
  */
-const callActions = (item: Item, part: ToolCallPart, results: ReadonlyMap<string, Result>): Array<Action> => {
+const callActions = (
+  item: Item,
+  part: ToolCallPart,
+  results: ReadonlyMap<string, Result>,
+  shells: ShellDirectory.Tracker
+): Array<Action> => {
   const kind = kindOf(part.toolName, part.input)
   const summarized = fromSummary(part.toolName, part.input)
   const command = ToolInput.inputCommand(part.input) ?? summarized.command
+  const line = scriptLine(part.input) ?? command
+  const result = results.get(part.toolCallId)
+  const ran = { output: result?.text ?? "", failed: result?.outcome._tag === "failed" }
+  const directory = line && shells.start(part.toolName, ShellDirectory.carryOf(part.toolName), line, ran)
   const outcome = judged(command, results.get(part.toolCallId))
   const named = ToolInput.inputPath(part.input) ?? summarized.path
   const paths = named !== undefined ? [named] : shellEditPaths(kind, scriptLine(part.input) ?? command)
@@ -303,39 +315,13 @@ const callActions = (item: Item, part: ToolCallPart, results: ReadonlyMap<string
     kind,
     path,
     command,
+    ...(directory ? { directory } : {}),
     outcome,
     todos: kind === "todo" ? ToolInput.todoItems(part.input) : undefined,
     change,
     description: ToolInput.stringField(part.input, ["description"])?.split("\n")[0],
     pathShown: (ToolInput.inputPath(part.input) === undefined && summarized.path !== undefined) || undefined
   }))
-}
-
-/**
- * The actions of a call that carries a Codex patch (`ApplyPatch`; whatever
- * the tool's name — Codex sends one as a shell command too): one per file,
- * with the call's outcome — an added file is created, an updated one edited
- * (at the path it moved to), a deleted one a command named by its header
- * line. Empty for any other call.
- */
-const patchActions = (
-  entryId: string,
-  part: { readonly toolName: string; readonly toolCallId: string; readonly input: unknown },
-  results: ReadonlyMap<string, Result>
-): Array<Action> => {
-  const patch = ApplyPatch.patchOf(part.input)
-  if (patch === undefined) return []
-  const outcome = results.get(part.toolCallId)?.outcome ?? { _tag: "unknown" }
-  return ApplyPatch.files(patch).map((file): Action => {
-    const base = { entryId, toolName: part.toolName, outcome }
-    if (file.op === "delete") return { ...base, kind: "command", command: file.header }
-    return {
-      ...base,
-      kind: file.op === "add" ? "create" : "edit",
-      path: file.movedTo ?? file.path,
-      change: file.change
-    }
-  })
 }
 
 /**
@@ -355,18 +341,22 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
   const items = ToolPairing.withUniqueCallIds(original)
   const results = resultsOf(items)
   const actions: Array<Action> = []
+  const shells = ShellDirectory.tracker()
   for (const [index, item] of items.entries()) {
     const message: Message = item.message
     if (message.role !== "assistant") continue
     const action = textAction(items, index)
-    if (action !== undefined) actions.push(action)
+    // A text-action agent's commands run in one shell (SWE-agent): a `cd` stays for the next command.
+    const ran = { output: "", failed: action?.outcome._tag === "failed" }
+    const directory = action?.command && shells.start("", "kept", action.command, ran)
+    if (action !== undefined) actions.push(directory ? { ...action, directory } : action)
     if (item.harnessOutput !== undefined)
       actions.push(...HarnessOutput.editActions(item.entryId, item.harnessOutput, MessageParts.textOf(message.content)))
     if (typeof message.content === "string") continue
     for (const part of message.content) {
       if (part.type !== "tool-call") continue
-      const patched = patchActions(item.entryId, part, results)
-      actions.push(...(patched.length > 0 ? patched : callActions(item, part, results)))
+      const patched = ApplyPatch.actionsOf(item.entryId, part, results.get(part.toolCallId)?.outcome)
+      actions.push(...(patched.length > 0 ? patched : callActions(item, part, results, shells)))
     }
     if (item.subAgentMessages !== undefined) actions.push(...subAgentActions(item.entryId, item.subAgentMessages))
   }

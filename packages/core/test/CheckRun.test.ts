@@ -72,6 +72,31 @@ describe("CheckRun.covers: a passing run covers an earlier run of the same tool 
   })
 })
 
+describe("CheckRun.covers: each line read in the directory it started in", () => {
+  it("a bare run after an earlier call's kept cd is the package's run, not the root's", () => {
+    expect(CheckRun.covers("npm test", "cd packages/core && npm test -- a.test.ts", { later: "packages/core" })).toBe(
+      true
+    )
+    expect(CheckRun.covers("npm test", "npm test -- a.test.ts", { earlier: "packages/core" })).toBe(false)
+    expect(
+      CheckRun.covers("cd ../.. && npm test", "npm test", { later: "packages/core", earlier: "packages/core" })
+    ).toBe(false)
+    expect(CheckRun.covers("cd ../.. && npm test", "npm test", { later: "packages/core", earlier: "" })).toBe(true)
+  })
+
+  it("a directory we cannot name covers only itself; a cd we cannot follow covers nothing", () => {
+    expect(CheckRun.covers("npm test", "npm test -- a.test.ts", { later: "?1", earlier: "?1" })).toBe(true)
+    expect(CheckRun.covers("npm test", "npm test -- a.test.ts", { later: "?2", earlier: "?1" })).toBe(false)
+    expect(CheckRun.covers('cd "$PKG" && npm test', 'cd "$PKG" && npm test -- a.test.ts')).toBe(false)
+    expect(CheckRun.covers("cd /repo && npm test", "cd /repo && npm test -- a.test.ts", { later: "?2" })).toBe(true)
+  })
+
+  it("a root run and a package's run do not cover each other (a root script's reach is not on the line)", () => {
+    expect(CheckRun.covers("npm test", "cd packages/core && npm test")).toBe(false)
+    expect(CheckRun.covers("cd packages/core && npm test", "npm test")).toBe(false)
+  })
+})
+
 describe("CheckRun.shownOutcome: a filter hid the check's exit status", () => {
   const ok = (text: string): ToolActions.Outcome => ({ _tag: "ok", text })
   const failed: ToolActions.Outcome = { _tag: "failed", error: "Command exited with code 1" }
@@ -105,6 +130,17 @@ describe("CheckRun.shownOutcome: a filter hid the check's exit status", () => {
         line,
         { _tag: "unknown", text: output }
       ])
+  })
+
+  it("a quiet search for failure lines answers by its exit status: a match fails the check, none passes it", () => {
+    expect(CheckRun.shownOutcome("npm test 2>&1 | grep -q FAIL", ok(""), "")).toEqual({
+      _tag: "failed",
+      error: "grep -q FAIL"
+    })
+    expect(CheckRun.shownOutcome(`pytest | grep -qE "FAILED|Error"`, failed, "")).toEqual({ _tag: "ok", text: "" })
+    // A search for other lines, or an inverted one: its empty output tells nothing.
+    expect(CheckRun.shownOutcome("pytest | grep -q passed", ok(""), "")).toEqual({ _tag: "unknown", text: "" })
+    expect(CheckRun.shownOutcome("pytest | grep -qv FAILED", failed, "")).toEqual({ _tag: "unknown", text: "" })
   })
 
   it("a filtered check whose shown output holds an error line failed", () => {

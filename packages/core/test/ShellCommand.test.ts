@@ -101,6 +101,11 @@ describe("ShellCommand.kindOf", () => {
     ]
     expect(kinds(looks)).toEqual(looks.map((line) => [line, "look"]))
   })
+
+  it("quiet tests that answer only by their exit status are looks", () => {
+    const looks = ["test -f dist/index.js", "[ -e build/app.js ]", "[[ -d node_modules ]]", "cmp -s a.txt b.txt"]
+    expect(kinds(looks)).toEqual(looks.map((line) => [line, "look"]))
+  })
 })
 
 describe("ToolActions: checks and staging are side effects, not work", () => {

@@ -8,13 +8,13 @@
  * by the filter's exit status. Small built conversations, then the real
  * transcripts that show each (../shared/transcripts).
  */
-import { Checkpoint, CriticalIdentifiers, ToolActions } from "@context-engine/core"
+import { Checkpoint, CriticalIdentifiers, SubAgentWork, ToolActions } from "@context-engine/core"
 import { transcript } from "@context-engine/core/test-support"
 import { describe, expect, it } from "vitest"
 import * as Import from "../../transcripts/src/importers/Import.ts"
 import * as ExtractiveSummarizer from "../src/ExtractiveSummarizer.ts"
 import { type CoveredItem, mergeContent } from "../src/Summarizer.ts"
-import { assistant, editRun as edit, shellRun as run, user, withIds } from "./support.ts"
+import { assistant, calls, editRun as edit, results, shellRun as run, user, withIds } from "./support.ts"
 
 const count = (text: string): number => Math.ceil(text.length / 4)
 const summarize = (covered: ReadonlyArray<CoveredItem>) =>
@@ -151,6 +151,24 @@ describe("real transcripts", () => {
     expect(failed).not.toContain("it_shows_recently_read_books_with_progress")
   })
 
+  it("Claude Code: a sub-agent's Bash kept `cd types` — the directory its later `pwd` printed is the one its calls start in", async () => {
+    const { entries } = (
+      await Import.importFilePromise(transcript("claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"))
+    ).transcript
+    const work = [...SubAgentWork.byMessage(entries).values()].find((messages) =>
+      JSON.stringify(messages).includes("cd types && npx tsc")
+    )!
+    const actions = ToolActions.actionsOf(work.map((message, index) => ({ entryId: `s${index}`, message })))
+    const pwd = actions.find((action) => action.command === "pwd && ls -la")!
+    // What the shell itself printed: the first line of `pwd`'s output.
+    const printed = pwd.outcome._tag === "ok" ? pwd.outcome.text.split("\n")[0] : undefined
+    expect(printed).toBe("/path/to/Demo/todo-app/types")
+    expect(pwd.directory).toBe(printed)
+    // The Bash call that failed there wrote `types/README.md` from inside `types` (a path the shell no longer had).
+    const readme = actions.find((action) => action.command?.startsWith("cat > types/README.md") === true)!
+    expect([readme.outcome._tag, readme.directory]).toEqual(["failed", printed])
+  })
+
   it('pi: `npm run check 2>&1 | grep "error TS" | wc -l` printing 11 failed — it is not a passing check', async () => {
     const items = await messagesOf("pi/large-session.jsonl")
     const end = items.findIndex((item) => JSON.stringify(item.message).includes(`grep \\"error TS\\" | wc -l`))
@@ -161,5 +179,98 @@ describe("real transcripts", () => {
         /^bash `cd packages\/coding-agent && npm run check 2>&1 \| grep "error TS" \| wc -l` failed(?: \(\d+ attempts\))?: 11$/
       )
     )
+  })
+})
+
+describe("a run is read in the directory its harness's shell started it in", () => {
+  /** One call of the shell tool `name` and its result. */
+  let id = 0
+  const shell = (name: string, command: string, text: string, error = false) => {
+    const call = `dir_${id++}`
+    return [calls({ id: call, name, input: { command } }), results({ id: call, name, text, error })]
+  }
+  const failing = "FAIL src/a.test.ts\n1 failed"
+
+  it("Claude Code's Bash keeps a cd: a bare `npm test` after `cd packages/core` is the package's run", () => {
+    const content = summarize(
+      withIds([
+        user("Fix the core tests."),
+        ...shell("Bash", "cd packages/core && npm test -- a.test.ts", failing, true),
+        ...edit("packages/core/src/a.ts"),
+        ...shell("Bash", "npm test", "12 passed"),
+        assistant("Done.")
+      ])
+    )
+    expect(content.failedApproaches ?? []).toEqual([])
+    expect(content.progress.done).toContain("checks pass: `npm test` in `packages/core`")
+  })
+
+  it("Claude Code's Bash: the package's failure stands after a pass back at the root, and says where it ran", () => {
+    const content = summarize(
+      withIds([
+        user("Fix the core tests."),
+        ...shell("Bash", "cd packages/core", ""),
+        ...shell("Bash", "npm test", failing, true),
+        ...edit("packages/core/src/a.ts"),
+        ...shell("Bash", "cd ../..", ""),
+        ...shell("Bash", "npm test", "12 passed"),
+        assistant("Done.")
+      ])
+    )
+    expect(content.failedApproaches).toEqual(["Bash `npm test` in `packages/core` failed: FAIL src/a.test.ts"])
+    expect(content.progress.done).toContain("checks pass: `npm test`")
+  })
+
+  it("a shell tool we cannot tell (`bash`): after a cd call, the same line again is in doubt and the failure stands", () => {
+    const content = summarize(
+      withIds([
+        user("Fix the core tests."),
+        ...shell("bash", "cd packages/core", ""),
+        ...shell("bash", "npm test", failing, true),
+        ...edit("packages/core/src/a.ts"),
+        ...shell("bash", "cd ../..", ""),
+        ...shell("bash", "npm test", "12 passed"),
+        assistant("Done.")
+      ])
+    )
+    expect((content.failedApproaches ?? []).join("\n")).toContain("`npm test` failed")
+  })
+
+  it("Gemini CLI's shell starts every call afresh: a cd call moves nothing, the re-run supersedes the failure", () => {
+    const content = summarize(
+      withIds([
+        user("Fix the tests."),
+        ...shell("run_shell_command", "cd packages/core", ""),
+        ...shell("run_shell_command", "npm test -- a.test.ts", failing, true),
+        ...edit("src/a.ts"),
+        ...shell("run_shell_command", "npm test", "12 passed"),
+        assistant("Done.")
+      ])
+    )
+    expect(content.failedApproaches ?? []).toEqual([])
+  })
+})
+
+describe("quiet checks answer by their exit status", () => {
+  it("a false `test -f` is no failed approach, a true `[ -e … ]` no work done", () => {
+    const content = summarize(
+      withIds([
+        user("Build it."),
+        ...edit("src/a.ts"),
+        ...run("test -f dist/a.js", "Error: Exit code 1", true),
+        ...run("[ -e dist/b.js ]", ""),
+        assistant("Done.")
+      ])
+    )
+    expect(content.failedApproaches ?? []).toEqual([])
+    expect(content.progress.done.join("\n")).not.toContain("dist/")
+  })
+
+  it("a check piped into `grep -q FAIL` that exited 0 found a failure line: a failure to resolve", () => {
+    const content = summarize(
+      withIds([user("Fix the tests."), ...edit("src/a.ts"), ...run("npm test 2>&1 | grep -q FAIL", ""), assistant("?")])
+    )
+    expect(content.failedApproaches).toEqual(["bash `npm test 2>&1 | grep -q FAIL` failed: grep -q FAIL"])
+    expect(content.progress.done.join("\n")).not.toContain("checks pass")
   })
 })

@@ -10,7 +10,7 @@
  *
  * @since 0.6.0
  */
-import { IdentifierExtraction, ShellWords } from "@context-engine/core"
+import { IdentifierExtraction, ShellDirectory, ShellWords, type ToolActions } from "@context-engine/core"
 
 /** Longest command a Done item shows, in characters (its pieces and their gaps: `ShellWords.abbreviated`). */
 const COMMAND_CHARS = 139
@@ -86,3 +86,23 @@ export const shortened = (item: string, maxChars: number): { text: string; lengt
     length: whole.length
   }
 }
+
+/**
+ * Where a shell call started when an earlier call's `cd` left its shell elsewhere (`ToolActions.Action`'s
+ * `directory`): `` in `packages/core` ``, so a root `npm test` and a package's read as two runs; nothing for the
+ * session's own directory or one we cannot name (`ShellDirectory.UNKNOWN_PREFIX`).
+ *
+ * @category getters
+ */
+export const directoryOf = (action: ToolActions.Action): string =>
+  action.directory === undefined || action.directory.startsWith(ShellDirectory.UNKNOWN_PREFIX)
+    ? ""
+    : ` in ${quoted(action.directory)}`
+
+/**
+ * A run's command as a Done item shows it ({@link shown}) and where it started ({@link directoryOf}).
+ *
+ * @category getters
+ */
+export const shownRun = (action: ToolActions.Action): string =>
+  `${shown(action.command ?? action.toolName)}${directoryOf(action)}`

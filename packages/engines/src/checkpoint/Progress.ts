@@ -197,7 +197,7 @@ export const checksPassOf = (
     if (action.kind === "check") newest.set(CriticalIdentifiers.targetOf(action), action)
   return [...newest.values()].flatMap((action) =>
     action.outcome._tag === "ok"
-      ? [{ at: position(action.entryId), text: `checks pass: ${CommandText.shown(action.command ?? action.toolName)}` }]
+      ? [{ at: position(action.entryId), text: `checks pass: ${CommandText.shownRun(action)}` }]
       : []
   )
 }
@@ -233,13 +233,13 @@ export interface NewestFailure {
 }
 
 /**
- * A call in words: its tool and target — the file and the command for an edit whose command names no file (a text
+ * A call in words: its tool and target (and where it started, `CommandText.directoryOf`) — the file and the command for an edit whose command names no file (a text
  * action's `edit 12:15`), the tool name left out when the command already starts with it.
  */
 const callText = (action: ToolActions.Action): string => {
   const target = action.command ?? action.path
   if (target === undefined) return action.toolName
-  const call = target.startsWith(action.toolName) ? code(target) : `${action.toolName} ${code(target)}`
+  const call = `${target.startsWith(action.toolName) ? code(target) : `${action.toolName} ${code(target)}`}${CommandText.directoryOf(action)}`
   return action.path !== undefined && action.command !== undefined && !action.command.includes(action.path)
     ? `${call} on ${code(action.path)}`
     : call
@@ -314,8 +314,12 @@ export const failuresOf = (
     const target = action.command ?? action.path
     const call = `${action.toolName}${target ? ` ${code(target)}` : ""}`
     // A check that ran and printed only what its filter let through (`CheckRun.shownOutcome`).
-    if (action.outcome._tag === "unknown" && action.outcome.text !== undefined)
-      return `${call} ran, but its output filter hid whether it passed (it printed ${code(action.outcome.text.trim().split("\n")[0]!, (flat) => flat.slice(0, 60))}, ${action.entryId}): outcome unknown — run it without the filter before relying on it`
+    if (action.outcome._tag === "unknown" && action.outcome.text !== undefined) {
+      // A quiet filter (`| grep -q passed`) printed nothing: say so, not an empty quote.
+      const shown = action.outcome.text.trim().split("\n")[0]!
+      const printed = shown === "" ? "nothing" : code(shown, (flat) => flat.slice(0, 60))
+      return `${call} ran, but its output filter hid whether it passed (it printed ${printed}, ${action.entryId}): outcome unknown — run it without the filter before relying on it`
+    }
     return `${call} was issued${count > 1 ? ` ${count} times` : ""} but no result was recorded (${action.entryId}): outcome unknown — check its status before any retry`
   })
   return { failed: dedupe(failed), unknown, ...(newest ? { newest } : {}) }

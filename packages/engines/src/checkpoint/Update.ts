@@ -57,24 +57,38 @@ const mergeDone = (earlier: ReadonlyArray<string>, later: ReadonlyArray<string>)
   return union(older, newer)
 }
 
-/** A `checks pass` Done item that shows its whole command (`Progress.checksPassOf`, one piece, not cut). */
-const PASSED_CHECK_RE = /^checks pass: `([^`]+)`$/
+/**
+ * A `checks pass` Done item that shows its whole command (`Progress.checksPassOf`, one piece, not cut) and where it
+ * started when not where the session did (`CommandText.directoryOf`).
+ */
+const PASSED_CHECK_RE = /^checks pass: `([^`]+)`(?: in `([^`]+)`)?$/
+/** Where a failed call started (`CommandText.directoryOf`), after its command. */
+const FAILED_IN_RE = /` in `([^`]+)` (?:failed|declined)/
 
 /**
  * The earlier range's failed approaches the later range did not supersede: a failed check is dropped when a check
  * the later range shows passing covers it (`CheckRun.covers`: the same check, or the same tool on a broader scope) —
  * what `CriticalIdentifiers.isSuperseded` does within one range. Only a failure whose command is shown whole is
- * read; a declined call never ran, so no pass supersedes it.
+ * read; a declined call never ran, so no pass supersedes it. Each run is read in the directory its line names
+ * (`CommandText.directoryOf`; none: where the session started — a directory we could not name is not shown, so an
+ * update compares such runs as the session's own).
  */
 const stillFailing = (failed: ReadonlyArray<string>, laterDone: ReadonlyArray<string>): Array<string> => {
-  const passed = laterDone.flatMap((item) => PASSED_CHECK_RE.exec(item)?.[1] ?? [])
+  const passed = laterDone.flatMap((item) => {
+    const match = PASSED_CHECK_RE.exec(item)
+    return match === null ? [] : [{ command: match[1]!, directory: match[2] }]
+  })
   return failed.filter((line) => {
     const prefix = FAILED_PREFIX_RE.exec(line)?.[0]
     const command =
       prefix?.endsWith(" failed: ") || / failed \(\d+ attempts\): $/.test(prefix ?? "")
         ? /`([^`]+)`(?!…)/.exec(prefix!)?.[1]
         : undefined
-    return command === undefined || !passed.some((check) => CheckRun.covers(check, command))
+    const earlier = FAILED_IN_RE.exec(prefix ?? "")?.[1]
+    return (
+      command === undefined ||
+      !passed.some((check) => CheckRun.covers(check.command, command, { later: check.directory, earlier }))
+    )
   })
 }
 
