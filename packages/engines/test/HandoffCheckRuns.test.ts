@@ -87,6 +87,16 @@ describe("iterative update: a later range's passing check supersedes the earlier
       "bash `git push origin main` failed: rejected"
     ])
   })
+
+  it("each run is read in the directory its line names: a root pass leaves a package's failure, the package's pass drops it", () => {
+    const earlier = content(["Bash `npm test` in `packages/core` failed: FAIL src/a.test.ts"], [])
+    expect(mergeContent(earlier, content([], ["checks pass: `npm test`"])).failedApproaches).toEqual([
+      "Bash `npm test` in `packages/core` failed: FAIL src/a.test.ts"
+    ])
+    expect(
+      mergeContent(earlier, content([], ["checks pass: `npm test` in `packages/core`"])).failedApproaches ?? []
+    ).toEqual([])
+  })
 })
 
 describe("a check read through a counting filter", () => {
