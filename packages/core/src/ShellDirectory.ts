@@ -157,7 +157,8 @@ export const tracker = (): Tracker => {
       // Where the line's first step goes from the session's start: absolute, relative, `undefined` for no `cd`.
       const opened = moved(first, "")
       const absolute = opened?.startsWith("/") === true
-      const rerun = carry === "unknown" && typeof opened === "string" && !absolute ? shell.openers.get(first) : undefined
+      const rerun =
+        carry === "unknown" && typeof opened === "string" && !absolute ? shell.openers.get(first) : undefined
       const where = absolute ? "" : (rerun ?? shell.where)
       const left = after(line, where)
       const cdFailed = result.failed && CD_FAILED_RE.test(result.output)
