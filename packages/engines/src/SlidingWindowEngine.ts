@@ -2,8 +2,11 @@
  * The sliding-window engine: the cheap tier. It never calls a model. It
  * measures, and when the next request would not fit it runs the
  * deterministic strategies (clamp → dedupe → soft trim → hard clear →
- * media) and then the sliding window (oldest whole turns), stopping as soon
- * as the view fits. Nothing in the transcript changes: the result is a list
+ * media), then the sliding window (oldest whole turns), then the last
+ * resort for a turn in progress too large alone (`Tiers.lastResort`: the
+ * tool loop's older results trimmed and cleared down to its latest step, then
+ * the largest editable messages clamped to head + tail), stopping as soon as
+ * the view fits. Nothing in the transcript changes: the result is a list
  * of view edits, returned as `edit` entries for the caller to append.
  *
  * It never writes a checkpoint, but it respects one already in the
@@ -14,9 +17,10 @@
  * Outcomes a caller acts on are typed:
  * - `FixedOverheadExceedsBudget` when system prompt + tool schemas alone
  *   leave no room (reported once, no compaction attempted; shared case C04);
- * - `BudgetExceeded` when even the system prompt, tool schemas and the turn
- *   in progress do not fit (shared case C09); the latest user message is
- *   never dropped or clamped silently.
+ * - `BudgetExceeded` when even the system prompt, tool schemas and the latest
+ *   user message do not fit (shared case C09); the latest user message is
+ *   never dropped or clamped silently. With `window: false` the last resort
+ *   is off too, and a turn in progress over the budget fails the same way.
  *
  * @example
  * ```ts
@@ -37,7 +41,7 @@
 
 import type { Checkpoint, ContextView as ContextViewType } from "@context-engine/core"
 import { ActiveView, Budget, ContextEngine, ContextView, Measurer } from "@context-engine/core"
-import { Invariants, Pipeline, SlidingWindow } from "@context-engine/strategies"
+import { Invariants, Pipeline, SlidingWindow, Tiers } from "@context-engine/strategies"
 import { Effect, Layer, Option } from "effect"
 import * as Engine from "./Engine.ts"
 
@@ -48,7 +52,10 @@ import * as Engine from "./Engine.ts"
  * @category models
  */
 export interface Options extends Engine.Options {
-  /** Drop whole turns when the lossless stages are not enough. Default true. */
+  /**
+   * Drop whole turns when the lossless stages are not enough, then trim the
+   * turn in progress down to its latest step (`Tiers.lastResort`). Default true.
+   */
   readonly window?: boolean
   /**
    * Whether the latest user message may be clamped when it alone does not
@@ -112,9 +119,20 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     }
   })
 
-  const strategiesOf = (input: ContextEngine.EngineInput, prepared: Engine.Prepared) => [
+  // After the window, the last resort (`Tiers.lastResort`): a tool loop whose protected newest results are
+  // over the target alone is trimmed down to its latest step, then clamped to the request's own target.
+  const strategiesOf = (
+    input: ContextEngine.EngineInput,
+    prepared: Engine.Prepared,
+    plan?: ContextEngine.CompactionPlan
+  ) => [
     ...core.ladder(input, prepared),
-    ...(window ? [SlidingWindow.make(options.strategies?.slidingWindow)] : [])
+    ...(window
+      ? [
+          SlidingWindow.make(options.strategies?.slidingWindow),
+          ...Tiers.lastResort(core.targets(input, prepared, plan).targetTokens, options.strategies)
+        ]
+      : [])
   ]
 
   // A manual compaction keeps about `keepRecentTokens` of conversation (Pi's manual /compact).
@@ -143,12 +161,14 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
     Effect.gen(function* () {
       const prepared = core.prepareToCompact(input)
       yield* Budget.checkFixedOverhead(prepared.budget, prepared.overhead)
-      const strategies = strategiesOf(input, prepared)
+      const strategies = strategiesOf(input, prepared, givenPlan)
       const result = core.run(input, prepared, strategies, targetOf(input, prepared, givenPlan), !clampLatestUser)
       yield* Budget.checkConversation(
         prepared.budget,
         result.after.inputTokens - prepared.budget.fixedOverheadTokens,
-        `after every deterministic stage${window ? " and the sliding window" : ""}, the system prompt, tool schemas and the turn in progress (kept verbatim) still need ${result.after.inputTokens} tokens`
+        window
+          ? `after every deterministic stage, the sliding window and the last resort (the turn in progress trimmed to its latest step, then clamped), the system prompt, tool schemas and the latest user message (kept verbatim) still need ${result.after.inputTokens} tokens`
+          : `after every deterministic stage, the system prompt, tool schemas and the turn in progress (kept verbatim) still need ${result.after.inputTokens} tokens`
       )
       core.compacted()
       const compaction: ContextEngine.CompactionResult = {

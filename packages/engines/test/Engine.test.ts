@@ -37,11 +37,20 @@ const entries: Array<Entry.Entry> = [
 const stagesOf = (engine: ContextEngine.ContextEngine) => Effect.runSync(engine.plan({ entries, policy })).stages
 
 describe("Engine kernel", () => {
+  // The sliding-window engine's last resort after the window (Tiers.lastResort), with or without the built-ins.
+  const LAST_RESORT = [
+    "lastResort:toolTrim.soft",
+    "lastResort:toolTrim.clear",
+    "lastResort:toolTrim.clearInputs",
+    "lastResort:clamp.fit"
+  ]
+
   it("extraStrategies keeps the built-in stages and runs before the lossy tier, in every engine", () => {
     expect(stagesOf(SlidingWindowEngine.make({ extraStrategies: [noop] }))).toEqual([
       ...BUILT_IN,
       "custom",
-      "slidingWindow"
+      "slidingWindow",
+      ...LAST_RESORT
     ])
     expect(stagesOf(TieredSummaryEngine.make({ extraStrategies: [noop] }))).toEqual([
       ...BUILT_IN,
@@ -52,7 +61,12 @@ describe("Engine kernel", () => {
 
   it("replaceBuiltInStrategies replaces only the built-in stages; the deprecated function form still does", () => {
     const replace = { replaceBuiltInStrategies: () => [noop] }
-    expect(stagesOf(SlidingWindowEngine.make(replace))).toEqual(["normalize", "custom", "slidingWindow"])
+    expect(stagesOf(SlidingWindowEngine.make(replace))).toEqual([
+      "normalize",
+      "custom",
+      "slidingWindow",
+      ...LAST_RESORT
+    ])
     expect(stagesOf(TieredSummaryEngine.make(replace))).toEqual(["normalize", "custom", "checkpoint"])
     expect(stagesOf(TieredSummaryEngine.make({ strategies: () => [noop] }))).toEqual([
       "normalize",

@@ -74,7 +74,11 @@ describe("SlidingWindowEngine", () => {
       "toolTrim.clear",
       "toolTrim.clearInputs",
       "media",
-      "slidingWindow"
+      "slidingWindow",
+      "lastResort:toolTrim.soft",
+      "lastResort:toolTrim.clear",
+      "lastResort:toolTrim.clearInputs",
+      "lastResort:clamp.fit"
     ])
     const result = ok(engine.compact(input, planned))
     expect(result.after.inputTokens).toBeLessThanOrEqual(planned.targetTokens)
@@ -136,6 +140,92 @@ describe("SlidingWindowEngine", () => {
     expect(ok(engineOf().compact(input)).fits).toBe(true)
     const planned = ok(engineOf({ window: false }).plan(input))
     expect(planned.stages).not.toContain("slidingWindow")
+  })
+
+  describe("a tool loop whose newest results are over the budget alone", () => {
+    const toolPolicy = Cases.policySync({ contextWindow: 16_000, maxOutputTokens: 2_000 }, "tool-loop")
+    /** One ask, then `steps` bash calls whose results have `chars` characters each. */
+    const loop = (steps: number, chars: number): Array<Entry.Entry> => {
+      const messages: Array<Message.Message> = [
+        { role: "system", content: "You are a coding agent." },
+        { role: "user", content: "fix the build" }
+      ]
+      for (let index = 0; index < steps; index++)
+        messages.push(
+          {
+            role: "assistant",
+            content: [{ type: "tool-call", toolCallId: `c${index}`, toolName: "bash", input: { n: index } }]
+          },
+          {
+            role: "tool",
+            content: [
+              {
+                type: "tool-result",
+                toolCallId: `c${index}`,
+                toolName: "bash",
+                output: { type: "text", value: filler(chars, index + 1) }
+              }
+            ]
+          }
+        )
+      return messages.map((message, index) => entry(index, message))
+    }
+    const resultText = (view: ContextView.ContextView, entryId: string): string => {
+      const item = view.items.find((candidate) => candidate.entryId === entryId)!
+      const part = (item.message.content as ReadonlyArray<Message.ContentPart>)[0] as Message.ToolResultPart
+      return part.output.type === "text" ? part.output.value : ""
+    }
+
+    it("fits by trimming the loop's older results to markers; the latest step stays whole (was BudgetExceeded)", () => {
+      // Three results of ~6,000 o200k tokens each: every one is protected by the ladder's trims
+      // (keepRecentToolResults 3), so the window alone left 17,911 tokens against a 12,400-token budget.
+      const entries = loop(3, 24_000)
+      const input = deepFreeze({ entries, policy: toolPolicy })
+      const engine = SlidingWindowEngine.make({ measurer: () => exact })
+      const decision = ok(engine.shouldCompact(input))
+      expect(decision.measurement.inputTokens).toBeGreaterThan(decision.budget.inputBudgetTokens)
+      const result = ok(engine.compact(input))
+      expect(result.fits).toBe(true)
+      // Measured afresh on what is sent, not on the engine's own report.
+      const sent = ok(engine.assembleContext({ ...input, entries: [...entries, ...result.entriesToAppend] }))
+      expect(exact.measure(sent.view).inputTokens).toBeLessThanOrEqual(decision.budget.inputBudgetTokens)
+      expect(ToolPairing.analyze(sent.view.items).problems).toEqual([])
+      // The latest step (call c2, result e7) is what the agent acts on: verbatim. The ask too.
+      expect(resultText(sent.view, "e7")).toBe(filler(24_000, 3))
+      expect(sent.messages[1]).toEqual({ role: "user", content: "fix the build" })
+      // Older results keep a marker naming their transcript entry.
+      expect(resultText(sent.view, "e3")).toContain("e3")
+      expect(resultText(sent.view, "e3").length).toBeLessThan(24_000)
+      expect(result.stages.map((stage) => stage.stage)).toContain("lastResort:toolTrim.soft")
+      expect(result.edits.map((edit) => [edit.strategy, "entryId" in edit ? edit.entryId : ""])).toEqual([
+        ["lastResort:toolTrim.soft", "e3"]
+      ])
+    })
+
+    it("keeps the ladder's protections whenever the budget allows them", () => {
+      // Six results: the ladder clears the three oldest and fits; the three newest stay verbatim.
+      const entries = loop(6, 16_000)
+      const result = ok(SlidingWindowEngine.make({ measurer: () => exact }).compact({ entries, policy: toolPolicy }))
+      expect(result.fits).toBe(true)
+      for (const [entryId, seed] of [
+        ["e9", 4],
+        ["e11", 5],
+        ["e13", 6]
+      ] as const)
+        expect(resultText(result.view, entryId)).toBe(filler(16_000, seed))
+      expect(result.edits.some((edit) => edit.strategy.startsWith("lastResort:"))).toBe(false)
+    })
+
+    it("still fails typed with the window off", () => {
+      const exit = Effect.runSyncExit(
+        SlidingWindowEngine.make({ measurer: () => exact, window: false }).compact({
+          entries: loop(3, 24_000),
+          policy: toolPolicy
+        })
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) expect(String(exit.cause)).toContain("BudgetExceeded")
+    })
   })
 
   it("repairs pairing in assembleContext without any edit entry", () => {

@@ -80,3 +80,75 @@ export const withWindow = (
   budget: Budget.Budget,
   options: Options = {}
 ): Array<Strategy.Strategy> => [...deterministic(policy, budget, options), SlidingWindow.make(options.slidingWindow)]
+
+/**
+ * Tool-trim protection of the last-resort rungs ({@link lastResort}, and the
+ * tiered engine's reduction when no checkpoint can be written): the
+ * prompt-cache guard off, and only the newest tool result and the results of
+ * the latest assistant message kept whole — the step the agent acts on.
+ * Anthropic's `clear_tool_uses_20250919` and Claude Code's microcompact
+ * likewise count tool uses, not turns: a long tool loop's older results are
+ * cleared like any others.
+ *
+ * @category constants
+ */
+export const lastResortToolTrim = {
+  minReclaimTokens: 0,
+  keepRecentToolResults: 1,
+  keepLastAssistants: 1
+} as const satisfies ToolTrim.Options
+
+/**
+ * Prefix of the last-resort rungs' stage names ({@link lastResort}): the
+ * reports tell them from the ladder's own tool trims.
+ *
+ * @category constants
+ */
+export const LAST_RESORT_PREFIX = "lastResort:"
+
+/**
+ * A strategy that aims at `targetTokens` (never below the run's own target)
+ * whatever the run aims at: the last cut of the newest output goes only as
+ * far as the request needs.
+ *
+ * @category combinators
+ */
+export const aimingAt = (strategy: Strategy.Strategy, targetTokens: number): Strategy.Strategy => ({
+  ...strategy,
+  apply: (input) => strategy.apply({ ...input, targetTokens: Math.max(input.targetTokens, targetTokens) })
+})
+
+/**
+ * The rungs after the sliding window, for when the turn in progress alone is
+ * over the request's target — a tool loop whose newest results the ladder's
+ * trims protect: soft trim, hard clear and input clear of everything but the
+ * latest step ({@link lastResortToolTrim}), then `Clamp.fit` of the largest
+ * editable messages (never a system message or the latest user message).
+ * Every rung aims at `fitTokens`, the request's own target, not the
+ * low-water mark: the protections the caller chose give way only as far as
+ * the request needs. Every rung leaves a marker naming the transcript entry,
+ * so nothing is lost. Stage names carry {@link LAST_RESORT_PREFIX}.
+ *
+ * @category constructors
+ */
+export const lastResort = (fitTokens: number, options: Options = {}): Array<Strategy.Strategy> => {
+  const toolTrim: ToolTrim.Options = { ...options.toolTrim, ...lastResortToolTrim }
+  return [
+    ToolTrim.soft(toolTrim),
+    ToolTrim.clear(toolTrim),
+    ToolInputClear.make(toolTrim),
+    Clamp.fit(options.clamp)
+  ].map((strategy): Strategy.Strategy => {
+    const name = `${LAST_RESORT_PREFIX}${strategy.name}`
+    const aimed = aimingAt(strategy, fitTokens)
+    // The edits say which rung made them (the view's and the transcript's edit entries name the stage).
+    return {
+      ...aimed,
+      name,
+      apply: (input) => {
+        const result = aimed.apply(input)
+        return { ...result, edits: result.edits.map((edit) => ({ ...edit, strategy: name })) }
+      }
+    }
+  })
+}

@@ -45,17 +45,11 @@ export const reductionStrategies = (
 ): ReadonlyArray<Strategy.Strategy> =>
   [
     ...Tiers.withWindow(policy, budget, {
-      toolTrim: { minReclaimTokens: 0, keepRecentToolResults: 1, keepLastAssistants: 1 },
+      toolTrim: Tiers.lastResortToolTrim,
       slidingWindow: { minReclaimTokens: 0 }
     }),
-    fitTokens === undefined ? Clamp.fit() : aimingAt(Clamp.fit(), fitTokens)
+    fitTokens === undefined ? Clamp.fit() : Tiers.aimingAt(Clamp.fit(), fitTokens)
   ].map(keepingCheckpoint)
-
-/** A strategy that aims at `targetTokens` (at most the run's own target) whatever the run aims at. */
-const aimingAt = (strategy: Strategy.Strategy, targetTokens: number): Strategy.Strategy => ({
-  ...strategy,
-  apply: (input) => strategy.apply({ ...input, targetTokens: Math.max(input.targetTokens, targetTokens) })
-})
 
 /**
  * A strategy that never drops or rewrites the previous checkpoint: it sees
