@@ -31,6 +31,13 @@ import * as ContextController from "./ContextController.ts"
  * @category models
  */
 export interface PrepareStepOptions<TOOLS extends ToolSet = ToolSet> extends ContextController.ControllerOptions {
+  /**
+   * The same tools given to `generateText` / `streamText`. The AI SDK does
+   * not hand them to `prepareStep`, so their schemas are counted as fixed
+   * overhead only from here. The function returned is a
+   * `PrepareStepFunction<TOOLS>`: a call with tools rejects (at compile time)
+   * a helper made without them, whose count would miss their schemas.
+   */
   readonly tools?: TOOLS
   /**
    * The `abortSignal` given to `generateText` / `streamText` (the AI SDK
