@@ -154,6 +154,40 @@ describe("Claude Code console", () => {
   })
 })
 
+describe("Claude Code console: a quoted report inside a code fence", () => {
+  // bookminder day 20: the model pasted gemini's report verbatim in a fence, its markdown quotes at column 0;
+  // each `> ` line became a user message, and their sentences were filed as the user's constraints.
+  const log = [
+    "╭──────────────────────────╮",
+    "│ ✻ Welcome to Claude Code! │",
+    "╰──────────────────────────╯",
+    "",
+    "> show me the verbatim response",
+    "",
+    "⏺ Here it is:",
+    "",
+    "```",
+    "**Quote on the fixture plan:**",
+    "> Based on our thorough real-world testing:",
+    ">     - Only has auto-created iBooksX container",
+    "```",
+    "",
+    "The fixture existed.",
+    "",
+    "> so where did it go?",
+    "",
+    "⏺ Checking git.",
+    ""
+  ].join("\n")
+  const all = messages(Import.importTextSync(log).transcript.entries)
+
+  it("keeps the quoted lines in the model's text; the next `> ` line outside the fence is the user again", () => {
+    expect(all.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"])
+    expect(text(all[1]!)).toContain(">     - Only has auto-created iBooksX container\n```\n\nThe fixture existed.")
+    expect(text(all[2]!)).toBe("so where did it go?")
+  })
+})
+
 describe("Gemini CLI console", () => {
   const log = [
     "╭──────────────────────╮",

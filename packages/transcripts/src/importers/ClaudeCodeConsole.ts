@@ -5,7 +5,11 @@
  *
  * - a box containing `Welcome to Claude Code` starts a session;
  * - a line starting with `> ` starts a user prompt (continuation lines
- *   follow until the next marker);
+ *   follow until the next marker) — except inside a code fence (a line
+ *   opening with three backticks or tildes) of an assistant text block,
+ *   where it is markdown quoted by the model (a quoted report it pasted
+ *   verbatim), not the user speaking; the fence ends at its closing line or
+ *   with the block;
  * - `⏺ Name(args)` is a tool call (args may continue over lines until the
  *   closing `)`); the `⎿` lines after it are its result (`⎿  Waiting…`
  *   lines are UI chatter and dropped);
@@ -20,6 +24,8 @@ import type { LineFormat } from "./Format.ts"
 
 const TOOL = /^⏺ ([A-Za-z_][\w.:-]*)\((.*)$/su
 const WAITING = /^\s*⎿\s+Waiting…\s*$/u
+/** A markdown code fence line (CommonMark: three or more backticks or tildes, indented at most three spaces). */
+const FENCE = /^ {0,3}(?:`{3,}|~{3,})/u
 
 /**
  * The Claude Code console importer.
@@ -36,10 +42,12 @@ export const format: LineFormat = {
     let block: ConsoleBlocks.Block | undefined
     let inBanner = false
     let openArgs = false
+    let inFence = false
     let sessions = 0
     const flush = () => {
       ConsoleBlocks.emit(builder, "ccc", block)
       block = undefined
+      inFence = false
     }
     return {
       line: (raw, line) => {
@@ -69,7 +77,8 @@ export const format: LineFormat = {
           }
           return
         }
-        if (raw.startsWith("> ")) {
+        if (block?.kind === "assistant" && FENCE.test(raw)) inFence = !inFence
+        else if (raw.startsWith("> ") && !inFence) {
           flush()
           block = { kind: "user", line, lines: [raw.slice(2)] }
           return
