@@ -33,6 +33,7 @@ import * as ReadTools from "./ReadTools.ts"
 import * as ShellCommand from "./ShellCommand.ts"
 import * as ShellDirectory from "./ShellDirectory.ts"
 import * as ToolInput from "./ToolInput.ts"
+import * as ToolOutcome from "./ToolOutcome.ts"
 import * as ToolPairing from "./ToolPairing.ts"
 import * as UserSpeech from "./UserSpeech.ts"
 
@@ -51,15 +52,11 @@ export interface Item {
 }
 
 /**
- * How one tool call ended.
+ * How one tool call ended (`ToolOutcome.Outcome`).
  *
  * @category models
  */
-export type Outcome =
-  | { readonly _tag: "ok"; readonly text: string }
-  | { readonly _tag: "failed"; readonly error: string }
-  /** `text`: what a call that ran printed when it does not tell how the call ended (`CheckRun.shownOutcome`). */
-  | { readonly _tag: "unknown"; readonly text?: string }
+export type Outcome = ToolOutcome.Outcome
 
 /**
  * One classified tool call.
@@ -97,45 +94,8 @@ export interface Action {
 const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i
 const CREATE_TOOL_RE = /(?:^write|create|new_?file)/i
 const TODO_TOOL_RE = /todo|plan/i
-const FAILED_EXIT_RE =
-  /(?:exit(?:ed with)? code:?\s*[1-9]\d*|exited with code [1-9]|command failed|\bFAILED\b|\d+ failed\b|error: |Traceback \(most recent call last\))/i
-
-/** Results an engine or importer wrote for a call that never finished (shared case C02): the outcome is unknown. */
-const INTERRUPTED_RE = /^\s*\[interrupted\]/i
 
 export { inputCommand, inputPath, type TodoItem, todoItems } from "./ToolInput.ts"
-
-const ERROR_WORD_RE = /\b(?:error|failed|failure|exception|cannot|not found)\b/i
-
-/** A call's outcome as the harness reported it and the output it printed. */
-type Result = { readonly outcome: Outcome; readonly text: string }
-
-const resultsOf = (items: ReadonlyArray<Item>): Map<string, Result> => {
-  const map = new Map<string, Result>()
-  for (const item of items) {
-    if (typeof item.message.content === "string") continue
-    for (const part of item.message.content) {
-      if (part.type !== "tool-result") continue
-      const text = MessageParts.outputText(part.output)
-      const isError = MessageParts.outputIsError(part.output)
-      const failed = isError || (!ReadTools.isReadTool(part.toolName) && FAILED_EXIT_RE.test(text.slice(-2000)))
-      if (INTERRUPTED_RE.test(text)) continue
-      if (!failed) map.set(part.toolCallId, { outcome: { _tag: "ok", text }, text })
-      else {
-        const errors = IdentifierExtraction.fromToolResult(part).errors
-        // No recognised error line: the first line that says error or failure, else the first line — not counting
-        // a runtime's notices ("Debugger attached.", npm's script banner).
-        const lines = text
-          .trim()
-          .split("\n")
-          .filter((line) => line.trim().length > 0 && !IdentifierExtraction.isRuntimeNotice(line))
-        const first = errors[0] ?? lines.find((line) => ERROR_WORD_RE.test(line)) ?? lines[0] ?? "error"
-        map.set(part.toolCallId, { outcome: { _tag: "failed", error: first.trim() }, text })
-      }
-    }
-  }
-  return map
-}
 
 /** Shell tools by name (Claude Code `Bash`, Gemini CLI `Shell`, Codex `shell`, `run_shell_command`, `exec`, `terminal`). */
 const SHELL_TOOL_RE =
@@ -203,8 +163,10 @@ const FENCE_AT_END_RE = /```[^\n`]*\n([\s\S]*?)\n?```\s*$/
 const SHOWN_FILE_RE = /^\[File: ([^\]\n(]+?)(?: \(\d+ lines total\))?\]|\(Open file: ([^)\n]+)\)/m
 
 /** A check's outcome read off its output when a pipe filter hid its exit status (`CheckRun.shownOutcome`). */
-const judged = (command: string | undefined, { outcome, text }: Result = { outcome: { _tag: "unknown" }, text: "" }) =>
-  (command === undefined ? undefined : CheckRun.shownOutcome(command, outcome, text)) ?? outcome
+const judged = (
+  command: string | undefined,
+  { outcome, text }: ToolOutcome.Result = { outcome: { _tag: "unknown" }, text: "" }
+) => (command === undefined ? undefined : CheckRun.shownOutcome(command, outcome, text)) ?? outcome
 
 const hasToolCall = (message: Message): boolean =>
   typeof message.content !== "string" && message.content.some((part) => part.type === "tool-call")
@@ -214,7 +176,7 @@ const hasToolCall = (message: Message): boolean =>
  * observation's first line reports an error (SWE-agent's "Your proposed edit
  * has introduced new syntax error(s)"), or, unless it is a file viewer's
  * screen (whose body is file content, not output), when it holds a failure
- * marker (`FAILED_EXIT_RE`: a traceback, "error: ", an exit code).
+ * marker (`ToolOutcome.hasFailureMarker`: a traceback, "error: ", an exit code).
  */
 const observedOutcome = (observation: string): Outcome => {
   const lines = observation
@@ -222,11 +184,12 @@ const observedOutcome = (observation: string): Outcome => {
     .split("\n")
     .filter((line) => line.trim().length > 0)
   const screen = SHOWN_FILE_RE.test(lines[0] ?? "") && (lines[0] ?? "").startsWith("[File:")
-  const failed = ERROR_WORD_RE.test(lines[0] ?? "") || (!screen && FAILED_EXIT_RE.test(observation.slice(0, 20_000)))
+  const failed =
+    ToolOutcome.saysError(lines[0] ?? "") || (!screen && ToolOutcome.hasFailureMarker(observation.slice(0, 20_000)))
   if (!failed) return { _tag: "ok", text: observation }
   const error =
     IdentifierExtraction.fromText(observation.slice(0, 20_000)).errors[0] ??
-    lines.find((line) => ERROR_WORD_RE.test(line)) ??
+    lines.find((line) => ToolOutcome.saysError(line)) ??
     lines[0] ??
     "error"
   return { _tag: "failed", error: error.trim() }
@@ -288,7 +251,7 @@ const textAction = (items: ReadonlyArray<Item>, index: number): Action | undefin
 const callActions = (
   item: Item,
   part: ToolCallPart,
-  results: ReadonlyMap<string, Result>,
+  results: ReadonlyMap<string, ToolOutcome.Result>,
   shells: ShellDirectory.Tracker
 ): Array<Action> => {
   const kind = kindOf(part.toolName, part.input)
@@ -339,7 +302,7 @@ export const actionsOf = (original: ReadonlyArray<Item>): Array<Action> => {
   // A reused call id pairs each call with the result that follows it, as the repaired request does: a transcript
   // that reuses ids (SWE-agent, some Codex logs) otherwise gave every call of the id the last one's output.
   const items = ToolPairing.withUniqueCallIds(original)
-  const results = resultsOf(items)
+  const results = ToolOutcome.ofResults(items)
   const actions: Array<Action> = []
   const shells = ShellDirectory.tracker()
   for (const [index, item] of items.entries()) {

@@ -9,6 +9,7 @@ import {
   type Message,
   RequestShape,
   ToolActions,
+  ToolOutcome,
   UserSpeech
 } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
@@ -171,6 +172,42 @@ describe("UserSpeech", () => {
   it("the model's thinking a console log prints after the prompt is not the user's words", () => {
     const message = user("show me the prompt first\n\n✻ Thinking…\n\n  The user wants me to always run it first.")
     expect(UserSpeech.spokenText(message)).toBe("show me the prompt first")
+  })
+})
+
+describe("ToolActions: a call the user declined", () => {
+  const call = (toolName: string, path: string): Message.Message => ({
+    role: "assistant",
+    content: [{ type: "tool-call", toolCallId: "w1", toolName, input: { file_path: path } }]
+  })
+  const result = (text: string): Message.Message => ({
+    role: "tool",
+    content: [{ type: "tool-result", toolCallId: "w1", toolName: "Write", output: { type: "text", value: text } }]
+  })
+
+  it("the console's 'User rejected write to …' is the decline, not a line of the file it would have written", () => {
+    // Claude Code's console prints the rejected file below the decline; one of its lines says "BookminderError: ".
+    const shown =
+      'User rejected write to /tmp/t.py\n   1 +  from app import BookminderError\n   2 +  print(f"BookminderError: {e}")'
+    const [action] = ToolActions.actionsOf([
+      { entryId: "a", message: call("Write", "/tmp/t.py") },
+      { entryId: "b", message: result(shown) }
+    ])
+    expect(action!.outcome).toEqual({ _tag: "failed", error: "User rejected write to /tmp/t.py" })
+    expect(ToolOutcome.isDeclined(action!.outcome)).toBe(true)
+  })
+
+  it("Claude Code's model-facing answer and Gemini's cancel are declines; an ordinary error is not", () => {
+    const outcome = (text: string) =>
+      ToolActions.actionsOf([
+        { entryId: "a", message: call("Write", "a.py") },
+        { entryId: "b", message: result(text) }
+      ])[0]!.outcome
+    expect(
+      ToolOutcome.isDeclined(outcome("The user doesn't want to proceed with this tool use. The tool use was rejected."))
+    ).toBe(true)
+    expect(ToolOutcome.isDeclined(outcome("[Operation Cancelled] Reason: User did not allow tool call"))).toBe(true)
+    expect(ToolOutcome.isDeclined(outcome("Error: EACCES: permission denied, open 'a.py'"))).toBe(false)
   })
 })
 

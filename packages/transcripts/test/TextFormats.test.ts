@@ -129,6 +129,11 @@ describe("Claude Code console", () => {
     "",
     "⏺ Read(missing.txt)",
     "  ⎿  Error: ENOENT",
+    "",
+    "⏺ Write(/tmp/t.py)",
+    "",
+    "  ⎿  User rejected write to /tmp/t.py",
+    "        1 +  print('hi')",
     ""
   ].join("\n")
   const result = Import.importTextSync(log)
@@ -136,7 +141,16 @@ describe("Claude Code console", () => {
 
   it("turns ⏺ Tool(args) into a call and the ⎿ lines into its result, multi-line args included", () => {
     expect(result.format).toBe("claude-code-console")
-    expect(all.map((message) => message.role)).toEqual(["user", "assistant", "assistant", "tool", "assistant", "tool"])
+    expect(all.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool"
+    ])
     const call = (all[2]!.content as ReadonlyArray<Message.ToolCallPart>)[0]!
     expect(call).toMatchObject({
       toolName: "Bash",
@@ -147,6 +161,12 @@ describe("Claude Code console", () => {
     expect(result1.output).toEqual({ type: "text", value: "[main 1234] first line\n     1 file changed" })
     const result2 = (all[5]!.content as ReadonlyArray<Message.ToolResultPart>)[0]!
     expect(result2.output).toEqual({ type: "error-text", value: "Error: ENOENT" })
+    // A declined call: the model got an error, not the file's lines as output.
+    const declined = (all[7]!.content as ReadonlyArray<Message.ToolResultPart>)[0]!
+    expect(declined.output).toEqual({
+      type: "error-text",
+      value: "User rejected write to /tmp/t.py\n        1 +  print('hi')"
+    })
   })
 
   it("starts the session at the Welcome banner", () => {

@@ -14,6 +14,7 @@ import {
   type EditChange,
   IdentifierExtraction,
   ToolActions,
+  ToolOutcome,
   UserSpeech
 } from "@context-engine/core"
 import type { CoveredItem } from "../Summarizer.ts"
@@ -225,7 +226,7 @@ export const ordered = (items: ReadonlyArray<DoneItem>): Array<string> => {
   return [...newest.values()].sort((a, b) => a.at - b.at).map((item) => item.text)
 }
 
-/** The newest failed call no later call superseded; `declined` when the user declined it ({@link DECLINED_RE}). */
+/** The newest failed call no later call superseded; `declined` when the user declined it (`ToolOutcome.isDeclined`). */
 export interface NewestFailure {
   readonly entryId: string
   readonly text: string
@@ -246,21 +247,11 @@ const callText = (action: ToolActions.Action): string => {
 }
 
 /**
- * A tool result that says the user declined the call, so it never ran:
- * Claude Code's "The user doesn't want to proceed with this tool use. The
- * tool use was rejected …" and Gemini CLI's "[Operation Cancelled] Reason: …"
- * (its `coreToolScheduler` answer for a cancelled call). The user stopped the
- * work there; their next words decide what follows, not a retry.
- */
-const DECLINED_RE = /^\s*(?:\[Operation Cancelled\]|The user doesn't want to proceed with this tool use)/
-
-/**
- * Whether the user declined a call ({@link DECLINED_RE}): it never ran.
+ * Whether the user declined a call (`ToolOutcome.isDeclined`): it never ran.
  *
  * @category guards
  */
-export const isDeclined = (action: ToolActions.Action): boolean =>
-  action.outcome._tag === "failed" && DECLINED_RE.test(action.outcome.error)
+export const isDeclined = (action: ToolActions.Action): boolean => ToolOutcome.isDeclined(action.outcome)
 
 /**
  * Failed side-effect calls no later call superseded, and side-effect calls whose outcome is unknown (interrupted,

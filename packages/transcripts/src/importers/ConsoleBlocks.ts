@@ -66,7 +66,8 @@ export const emit = (builder: EntryBuilder, prefix: string, block: Block | undef
         content: [{ type: "tool-call", toolCallId, toolName: block.name, input: { summary: block.summary } }]
       })
       const cancelled = block.status === CANCELLED_STATUS
-      const isError = cancelled || block.status === "✖" || /^\s*(⎿\s*)?Error\b/u.test(body)
+      // Claude Code's console prints a declined call as "User rejected write to a.py" (the model got an error).
+      const isError = cancelled || block.status === "✖" || /^\s*(⎿\s*)?(?:Error\b|User rejected\b)/u.test(body)
       builder.message(
         block.line,
         {
