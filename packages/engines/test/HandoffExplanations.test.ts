@@ -122,6 +122,12 @@ describe("constraints are the user's rules, not reported errors or their own sit
     expect(out).not.toContain("long session")
   })
 
+  it("an alarmed question after a bare 'Wait!!!' is not a rule; a direction after it is", () => {
+    // Gemini CLI, bookminder day 16: "Wait!!! … What did you `rm` last time?!?!" was filed as a constraint.
+    expect(rules("Wait!!! What did you `rm` last time?!?!")).toBe("")
+    expect(rules("Wait! Don't delete the fixture database.")).toContain("Don't delete the fixture database.")
+  })
+
   it("rules that mention errors, and the user's own preferences, are still rules", () => {
     const out = rules(
       "Never swallow an exception, always log it.",

@@ -97,8 +97,13 @@ const STANDS_RE = /\b(?:want|prefer|like|expect|never|always|must)\b/i
 const VERDICT_RE =
   /^(?:(?:and|but|so|also)\s+)*(?:the|that|this|these|those|our|my|it|its|there|a|an|his|her|their|we'?ve|we were|we had|i'?ve|i was)\b/i
 
-/** A bare "No!" (a correction's opening whose reason was the user's verdict): alone it names no rule. */
-const BARE_NO_RE = /^\s*(?:no+|nope|nah)[\s.!,]*$/i
+/**
+ * A bare "No!" or "Wait!!!" (a correction's opening whose reason was the user's verdict or a question): alone it
+ * names no rule.
+ */
+const BARE_NO_RE = /^\s*(?:no+|nope|nah|wait|hold on|whoa|hey)[\s.!,]*$/i
+/** A question, also one typed with trailing exclamation marks ("What did you `rm` last time?!?!"). */
+const QUESTION_END_RE = /\?[!?]*$/
 
 /** Whether a sentence of the user's is error text or their own situation, not a rule for the agent. */
 const notARule = (sentence: string): boolean =>
@@ -181,7 +186,7 @@ export const fromSpeech = (
               sentence.length <= 300 &&
               !isCarried(sentence) &&
               !notARule(sentence) &&
-              (!sentence.endsWith("?") || REQUEST_QUESTION_RE.test(sentence)) &&
+              (!QUESTION_END_RE.test(sentence) || REQUEST_QUESTION_RE.test(sentence)) &&
               (CONSTRAINT_RE.test(sentence) || (correction && !VERDICT_RE.test(sentence)))
           )
     if (kept.length === 0 || kept.every((sentence) => BARE_NO_RE.test(sentence))) return
