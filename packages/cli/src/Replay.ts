@@ -68,6 +68,11 @@ export interface CompactionRecord {
   readonly tokensAfter: number
   /** The last stage that applied: the tier that resolved it. */
   readonly tier: string
+  /**
+   * Why no checkpoint was written when the engine had a checkpoint stage and skipped it (its stage note, e.g.
+   * "nothing to summarize" or the validation that failed): the tier is then a deterministic one (`reduce:…`).
+   */
+  readonly checkpointSkipped?: string
   readonly stages: ReadonlyArray<{ readonly stage: string; readonly status: string; readonly tokensAfter: number }>
   readonly shadow: boolean
   /** Index (in the replayed messages) of the first message not covered: re-reads of files read before it count. */
@@ -275,11 +280,20 @@ const compactionOf = (
     tokensBefore: event.tokensBefore,
     tokensAfter: event.tokensAfter,
     tier: applied.at(-1)?.stage ?? "none",
+    ...skippedNote(event.stages),
     stages: event.stages.map((stage) => ({ stage: stage.stage, status: stage.status, tokensAfter: stage.tokensAfter })),
     shadow,
     coveredUntilIndex,
     checkpoint: checkpointRecord(checkpoint ?? undefined, coveredUntilIndex, measurer)
   }
+}
+
+/** The note of a checkpoint stage that was skipped ({@link CompactionRecord.checkpointSkipped}). */
+const skippedNote = (
+  stages: ReadonlyArray<{ readonly stage: string; readonly status: string; readonly note?: string | undefined }>
+): { readonly checkpointSkipped?: string } => {
+  const stage = stages.find((candidate) => candidate.stage === "checkpoint" && candidate.status === "skipped")
+  return stage === undefined ? {} : { checkpointSkipped: stage.note ?? "no reason given" }
 }
 
 const failureOf = (step: number, event: ContextController.ContextEvent): FailureRecord | undefined => {

@@ -117,7 +117,7 @@ for (const c of report.compactions) {
     el("td", {}, c.tier),
     el("td", { class: "n", "data-testid": "checkpoint-tokens" }, cp ? fmt(cp.tokens) : "–"),
     el("td", { class: "n" }, cp ? fmt(cp.coveredEntries) : "–"),
-    el("td", {}, cp ? (cp.validation && !cp.validation.ok ? el("span", { class: "fail" }, "failed: " + cp.validation.failedChecks.join(", ")) : "passed") : "–"));
+    el("td", {}, cp ? (cp.validation && !cp.validation.ok ? el("span", { class: "fail" }, "failed: " + cp.validation.failedChecks.join(", ")) : "passed") : c.checkpointSkipped ? "no checkpoint: " + c.checkpointSkipped : "–"));
   rows.append(row);
   if (cp) {
     const details = el("details", {}, el("summary", {}, "checkpoint gen " + cp.generation + " · " + fmt(cp.tokens) + " tokens (of a " + fmt(c.tokensAfter) + "-token request) · first kept " + (cp.firstKeptEntryId || "none")), el("pre", {}, cp.text));

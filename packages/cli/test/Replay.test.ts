@@ -234,4 +234,23 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
       )
     }
   })
+
+  it("says why a compaction wrote no checkpoint when a deterministic pass resolved it instead", async () => {
+    // New-user trial: "step 100: … resolved by reduce:slidingWindow" gave no reason. On this session at 32K one
+    // extractive checkpoint fails validation, and the replay now says so on the compaction's line.
+    const gemini = transcript("gemini-cli-console/bookminder-day-016.md")
+    const { report } = await ReplayCommand.buildWithLargest(gemini, { model: "mistral-7b" }, quiet)
+    const skipped = report.compactions.filter((compaction) =>
+      compaction.stages.some((stage) => stage.stage === "checkpoint" && stage.status === "skipped")
+    )
+    expect(skipped.length).toBeGreaterThan(0)
+    const text = ReplayCommand.render(report)
+    for (const compaction of skipped) {
+      expect(compaction.tier.startsWith("reduce:")).toBe(true)
+      expect(compaction.checkpointSkipped).toMatch(/failed validation|nothing|cancel|summar/)
+      expect(text).toContain(`resolved by ${compaction.tier} (no checkpoint: ${compaction.checkpointSkipped})`)
+    }
+    for (const compaction of report.compactions.filter((c) => !skipped.includes(c)))
+      expect(compaction.checkpointSkipped).toBeUndefined()
+  })
 })

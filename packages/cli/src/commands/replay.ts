@@ -152,7 +152,7 @@ export const render = (report: ReplayReport): string => {
   for (const compaction of report.compactions) {
     const checkpoint = compaction.checkpoint
     out.push(
-      `  step ${compaction.step}${withheld(report, compaction)}: ${compaction.reasons.join(", ")} · request ${n(compaction.tokensBefore)} → ${n(compaction.tokensAfter)} tokens · resolved by ${compaction.tier}${checkpoint ? ` · checkpoint gen ${checkpoint.generation}: ${n(checkpoint.tokens)} tokens of the request, validation ${checkpoint.validation?.ok === false ? "FAILED" : "passed"}` : ""}`
+      `  step ${compaction.step}${withheld(report, compaction)}: ${compaction.reasons.join(", ")} · request ${n(compaction.tokensBefore)} → ${n(compaction.tokensAfter)} tokens · resolved by ${compaction.tier}${compaction.checkpointSkipped !== undefined ? ` (no checkpoint: ${compaction.checkpointSkipped})` : ""}${checkpoint ? ` · checkpoint gen ${checkpoint.generation}: ${n(checkpoint.tokens)} tokens of the request, validation ${checkpoint.validation?.ok === false ? "FAILED" : "passed"}` : ""}`
     )
   }
   out.push(...renderFailures(report))
