@@ -4,7 +4,10 @@
  * `ToolActions` (a look is not done work, and its result is not a failure
  * because the content it returns says "error" or "exit code 1") and by
  * `IdentifierExtraction` (a successful look's body is content, not an
- * outcome, so its error lines are not the session's errors).
+ * outcome, so its error lines are not the session's errors). Beside it, the
+ * tools that write files ({@link isWriteTool}): their output shows the
+ * content they wrote, a diff or the file, so it is not read for failure
+ * markers either (`ToolOutcome`).
  *
  * Names, matched whole and case-insensitively:
  * - generic and Claude Code / pi / Codex / OpenCode: `read`, `read_file`,
@@ -44,3 +47,17 @@ export const isReadTool = (toolName: string): boolean => READ_TOOL_RE.test(toolN
  */
 export const isDirectoryTool = (toolName: string): boolean =>
   /^(?:glob|ls|list|list_?dir(?:ectory)?|find|find_?files|read_?folder)$/i.test(toolName)
+
+/**
+ * Tools that write or edit files, by a word of their name (substring,
+ * case-insensitive): `edit`, `write`, `create`, `apply_patch`,
+ * `str_replace`, `replace`, `patch`, `insert`, `multiedit`, or exactly
+ * `update` (Claude Code's console name of an edit: `Update(src/a.ts)`) —
+ * Claude Code's `Edit` / `MultiEdit` / `Write`, pi's `edit` / `write`, Codex's
+ * `apply_patch`, Gemini CLI's `replace` / `write_file` (console `Edit`,
+ * `WriteFile`), SWE-agent's `str_replace_editor`.
+ *
+ * @category guards
+ */
+export const isWriteTool = (toolName: string): boolean =>
+  /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i.test(toolName)

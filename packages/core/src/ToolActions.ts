@@ -91,7 +91,6 @@ export interface Action {
   readonly pathShown?: true | undefined
 }
 
-const WRITE_TOOL_RE = /(?:edit|write|create|apply_?patch|str_replace|replace|patch|insert|multiedit|^update$)/i
 const CREATE_TOOL_RE = /(?:^write|create|new_?file)/i
 const TODO_TOOL_RE = /todo|plan/i
 
@@ -117,11 +116,11 @@ const fromSummary = (toolName: string, input: unknown): { path?: string; command
   const line = summary.split("\n")[0]!
   if (SHELL_TOOL_RE.test(toolName))
     return { command: ShellCommand.fromDisplay(line).slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS) }
-  const described = WRITE_TOOL_RE.test(toolName) ? GEMINI_WRITE_SUMMARY_RE.exec(summary.trim()) : null
+  const described = ReadTools.isWriteTool(toolName) ? GEMINI_WRITE_SUMMARY_RE.exec(summary.trim()) : null
   const named = described?.[1] ?? described?.[2]
   if (named !== undefined && /[./]/.test(named)) return { path: named }
   const token = summary.split(/\s/)[0]!
-  return (WRITE_TOOL_RE.test(toolName) || ReadTools.isReadTool(toolName) || /^read/i.test(toolName)) &&
+  return (ReadTools.isWriteTool(toolName) || ReadTools.isReadTool(toolName) || /^read/i.test(toolName)) &&
     /[./]/.test(token) &&
     !/\s/.test(summary.trim())
     ? { path: token }
@@ -135,7 +134,7 @@ const kindOf = (toolName: string, input: unknown): Action["kind"] => {
   const command = scriptLine(input) ?? summarized.command
   const sub = ToolInput.stringField(input, ["command"])
   if (TODO_TOOL_RE.test(toolName) && ToolInput.todoItems(input) !== undefined) return "todo"
-  if (path !== undefined && WRITE_TOOL_RE.test(toolName) && sub !== "view")
+  if (path !== undefined && ReadTools.isWriteTool(toolName) && sub !== "view")
     return CREATE_TOOL_RE.test(toolName) || sub === "create" ? "create" : "edit"
   // A directory tool's path is where it looks (Claude Code's Glob and LS, pi's ls / find): no file was read.
   if (path !== undefined && ReadTools.isDirectoryTool(toolName)) return "look"
@@ -223,7 +222,7 @@ const textAction = (items: ReadonlyArray<Item>, index: number): Action | undefin
     .slice(0, IdentifierExtraction.MAX_IDENTIFIER_CHARS)
   if (command === undefined) return undefined
   const [toolName = command, argument] = command.split(/\s+/)
-  const fileTool = WRITE_TOOL_RE.test(toolName) || ReadTools.isReadTool(toolName)
+  const fileTool = ReadTools.isWriteTool(toolName) || ReadTools.isReadTool(toolName)
   const match = SHOWN_FILE_RE.exec(observation)
   const shown = (match?.[1] ?? match?.[2])?.trim()
   const named = argument !== undefined && /[./]/.test(argument) ? argument : undefined
@@ -231,7 +230,7 @@ const textAction = (items: ReadonlyArray<Item>, index: number): Action | undefin
   const path = !fileTool
     ? undefined
     : named === undefined
-      ? WRITE_TOOL_RE.test(toolName)
+      ? ReadTools.isWriteTool(toolName)
         ? shown
         : undefined
       : shown !== undefined && (shown === named || shown.endsWith(`/${named.replace(/^\.\//, "")}`))

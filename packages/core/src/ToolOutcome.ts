@@ -2,11 +2,14 @@
  * How a tool call ended, read off its result: ok, failed with its first
  * error line, or unknown (no result, or an `[interrupted]` one an engine or
  * importer wrote). A result fails when the harness marked it as an error,
- * when the user declined the call ({@link isDeclined}), or — for a tool that
- * is not a read tool — when the end of its output holds a failure marker
- * ({@link hasFailureMarker}: a non-zero exit code, "command failed", a test
- * runner's "N failed", a traceback). `ToolActions` attaches these outcomes
- * to the calls it classifies.
+ * when the user declined the call ({@link isDeclined}), or when its output
+ * holds a failure marker ({@link hasFailureMarker}: a non-zero exit code,
+ * "command failed", a test runner's "N failed", a traceback, "error: ") — at
+ * the end of a command's output, never in a read tool's (file content), and
+ * only on the first line of a write tool's (`ReadTools.isWriteTool`: the
+ * rest is the content it wrote or a diff of it, where `echo "Error: …"` is a
+ * line of code, not an outcome). `ToolActions` attaches these outcomes to the
+ * calls it classifies.
  *
  * @since 0.8.0
  */
@@ -80,6 +83,13 @@ export const saysError = (line: string): boolean => ERROR_WORD_RE.test(line)
  */
 export const isDeclined = (outcome: Outcome): boolean => outcome._tag === "failed" && DECLINED_RE.test(outcome.error)
 
+/** Whether a result the harness did not mark as an error shows a failure marker where the tool's output has one. */
+const showsFailure = (toolName: string, text: string): boolean => {
+  if (ReadTools.isReadTool(toolName)) return false
+  if (ReadTools.isWriteTool(toolName)) return FAILED_EXIT_RE.test(text.trimStart().split("\n", 1)[0]!)
+  return FAILED_EXIT_RE.test(text.slice(-2000))
+}
+
 /**
  * The outcome of every tool result in `items`, by tool call id. An
  * `[interrupted]` result is left out (the call's outcome is unknown).
@@ -95,8 +105,7 @@ export const ofResults = (items: ReadonlyArray<{ readonly message: Message }>): 
       const text = MessageParts.outputText(part.output)
       const isError = MessageParts.outputIsError(part.output)
       const declined = DECLINED_RE.test(text)
-      const failed =
-        isError || declined || (!ReadTools.isReadTool(part.toolName) && FAILED_EXIT_RE.test(text.slice(-2000)))
+      const failed = isError || declined || showsFailure(part.toolName, text)
       if (INTERRUPTED_RE.test(text)) continue
       if (!failed) map.set(part.toolCallId, { outcome: { _tag: "ok", text }, text })
       // A declined call's error is the decline, not a line of the content it would have written (the console shows

@@ -211,6 +211,41 @@ describe("ToolActions: a call the user declined", () => {
   })
 })
 
+describe("ToolOutcome: a write tool's output shows what it wrote", () => {
+  const outcomeOf = (toolName: string, text: string) =>
+    ToolActions.actionsOf([
+      {
+        entryId: "a",
+        message: {
+          role: "assistant",
+          content: [{ type: "tool-call", toolCallId: "w", toolName, input: { path: "s.sh" } }]
+        }
+      },
+      {
+        entryId: "b",
+        message: {
+          role: "tool",
+          content: [{ type: "tool-result", toolCallId: "w", toolName, output: { type: "text", value: text } }]
+        }
+      }
+    ])[0]!.outcome
+
+  it('a diff that adds `echo "Error: …"` is a write that worked, not a failure (Gemini CLI, bookminder day 16)', () => {
+    const diff =
+      ' 18   if [ ! -f "$DB" ]; then\n 19   +     echo "Error: Real Apple Books database not found."\n 20         exit 1'
+    expect(outcomeOf("WriteFile", diff)._tag).toBe("ok")
+    expect(outcomeOf("Edit", diff)._tag).toBe("ok")
+  })
+
+  it("a write tool whose answer opens with an error failed; a command's output is read at its end as before", () => {
+    expect(outcomeOf("Edit", "Error: old_string not found in s.sh")).toEqual({
+      _tag: "failed",
+      error: "Error: old_string not found in s.sh"
+    })
+    expect(outcomeOf("bash", 'echo "Error: x"\nError: x\nexit code 1')._tag).toBe("failed")
+  })
+})
+
 describe("UserSpeech: what sets a task, what is data", () => {
   it("a slash command followed only by the console's echo of its output is a slash command", () => {
     expect(UserSpeech.classify("/compact \n  ⎿  Compacted. ctrl+r to see full summary")).toBe("slash-command")
