@@ -17,28 +17,24 @@ import {
   type ModelPolicy,
   type Strategy
 } from "@context-engine/core"
-import { Clamp, Pipeline, SlidingWindow, Tiers } from "@context-engine/strategies"
+import { Clamp, Pipeline, Tiers } from "@context-engine/strategies"
 import { checkpointStage, type EditEntries } from "./Commit.ts"
 
 /**
  * The reduction used when no checkpoint can be written: the whole
- * deterministic ladder — `Tiers.deterministic`, the lossless stages with the
+ * deterministic ladder, `Tiers.withWindow` — the lossless stages with the
  * prompt-cache guard off and only the last tool result and assistant message
- * protected, then the sliding window (`SlidingWindow`), which drops the oldest whole turns
+ * protected, then the sliding window, which drops the oldest whole turns
  * after the previous checkpoint (never a system message or the turn in
  * progress; the transcript keeps everything it drops), and last `Clamp.fit`:
  * the editable messages, largest first (often the newest tool output,
  * protected until then), clamped to head + tail by what is still over —
  * below the per-part floor when nothing else is left.
  *
- * The lossless stages aim at the run's target — in {@link reduce} the
- * low-water mark, where a checkpoint lands, so the next compaction is as far
- * off; the sliding window and `Clamp.fit` only at `fitTokens` (the request's
- * own target, e.g. the input budget): what no checkpoint summarizes is
- * dropped, and the newest output the agent acts on is cut, only as far as
- * the request needs. (Aimed at the low-water mark, the window once dropped a
- * 1,736-token pasted ask, the one the checkpoint meant to keep, to free 37
- * tokens in a request already under its budget.)
+ * The stages before `Clamp.fit` aim at the run's target — in {@link reduce}
+ * the low-water mark, where a checkpoint lands; `Clamp.fit` only at
+ * `fitTokens` (the request's own target, e.g. the input budget), so the
+ * newest output the agent acts on is cut only as far as the request needs.
  *
  * @category constructors
  */
@@ -48,10 +44,11 @@ export const reductionStrategies = (
   fitTokens?: number
 ): ReadonlyArray<Strategy.Strategy> =>
   [
-    ...Tiers.deterministic(policy, budget, { toolTrim: Tiers.lastResortToolTrim }),
-    ...[SlidingWindow.make({ minReclaimTokens: 0 }), Clamp.fit()].map((strategy) =>
-      fitTokens === undefined ? strategy : Tiers.aimingAt(strategy, fitTokens)
-    )
+    ...Tiers.withWindow(policy, budget, {
+      toolTrim: Tiers.lastResortToolTrim,
+      slidingWindow: { minReclaimTokens: 0 }
+    }),
+    fitTokens === undefined ? Clamp.fit() : Tiers.aimingAt(Clamp.fit(), fitTokens)
   ].map(keepingCheckpoint)
 
 /**
