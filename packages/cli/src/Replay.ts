@@ -106,7 +106,8 @@ export interface CompactionRecord {
  */
 export interface FailureRecord {
   readonly step: number
-  readonly kind: "failed" | "skipped"
+  /** `over-budget`: the compaction fell short of the budget and its best reduction went out (not the raw request). */
+  readonly kind: "failed" | "skipped" | "over-budget"
   /** The error's message (failed) or the controller's reason (skipped). */
   readonly reason: string
 }
@@ -229,7 +230,11 @@ export const replay = async (entries: ReadonlyArray<Entry.Entry>, options: Repla
           compactionOf(step, index, event, RolloutMode.shadows(session.entries()), session.entries(), indexOf, measurer)
         )
       const failure = failureOf(step, event)
-      if (failure) failures.push(failure)
+      // A failure at a step that also compacted: the engine's best reduction went out, over the budget.
+      if (failure)
+        failures.push(
+          failure.kind === "failed" && compactions.at(-1)?.step === step ? { ...failure, kind: "over-budget" } : failure
+        )
     }
     const items = prepared.assembled.view.items
     const sent = mode === "shadow" ? messages.slice(0, index).map((item) => `${item.id}|`) : fingerprint(items)

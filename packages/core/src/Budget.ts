@@ -163,14 +163,17 @@ export const checkFixedOverhead = (
  * error carries the whole request (`fixedOverheadTokens + conversationTokens`)
  * against `inputBudgetTokens`, so its excess equals the conversation's excess.
  * Shared case C09 (a budget smaller than the only message) ends here when
- * the engine may not clamp user input.
+ * the engine may not clamp user input. `bestEffort`: the engine's reduction,
+ * carried by the error (`BudgetExceeded.bestEffort`) when it made the request
+ * smaller.
  *
  * @category validation
  */
 export const checkConversation = (
   budget: Budget,
   conversationTokens: number,
-  reason = "the minimum context (system prompt, tool schemas and the messages that must be kept verbatim) does not fit"
+  reason = "the minimum context (system prompt, tool schemas and the messages that must be kept verbatim) does not fit",
+  bestEffort?: unknown
 ): Effect.Effect<Budget, BudgetExceeded> =>
   conversationTokens <= budget.availableTokens
     ? Effect.succeed(budget)
@@ -178,6 +181,7 @@ export const checkConversation = (
         new BudgetExceeded({
           requestTokens: budget.fixedOverheadTokens + conversationTokens,
           budgetTokens: budget.inputBudgetTokens,
-          reason
+          reason,
+          ...(bestEffort !== undefined ? { bestEffort } : {})
         })
       )

@@ -13,14 +13,14 @@ import type { Budget } from "./Budget.ts"
 import type { Checkpoint, ValidationReport } from "./Checkpoint.ts"
 import type { ContextView, ToolDefinition } from "./ContextView.ts"
 import type { Entry } from "./Entry.ts"
-import type {
+import {
   BudgetExceeded,
-  ContextOverflow,
-  FixedOverheadExceedsBudget,
-  InvalidInput,
-  PolicyInvalid,
-  SummarizerFailed,
-  ValidationFailed
+  type ContextOverflow,
+  type FixedOverheadExceedsBudget,
+  type InvalidInput,
+  type PolicyInvalid,
+  type SummarizerFailed,
+  type ValidationFailed
 } from "./Errors.ts"
 import type { Measurement } from "./Measurement.ts"
 import type { Message } from "./Message.ts"
@@ -199,6 +199,16 @@ export type CompactionError =
   | BudgetExceeded
   | SummarizerFailed
   | ValidationFailed
+
+/**
+ * The best-effort reduction a `BudgetExceeded` carries (`fits: false`), or
+ * `undefined` for any other error or when the engine could not make the
+ * request smaller.
+ *
+ * @category getters
+ */
+export const bestEffortOf = (error: unknown): CompactionResult | undefined =>
+  error instanceof BudgetExceeded ? (error.bestEffort as CompactionResult | undefined) : undefined
 
 /**
  * Bad engine input: a malformed entry, a duplicate id, an impossible policy

@@ -62,13 +62,20 @@ export class FixedOverheadExceedsBudget extends Schema.TaggedError<FixedOverhead
 
 /**
  * After every allowed reduction the request is still larger than the budget.
+ * `bestEffort`: when the engine's reduction made the request smaller, that
+ * reduction (a `ContextEngine.CompactionResult` with `fits: false`, read
+ * with `ContextEngine.bestEffortOf`): the request path sends it rather than
+ * the unreduced request — a few tokens over the input budget usually still
+ * fits the context window (the budget keeps the output reserve), the
+ * unreduced request may be several windows long.
  *
  * @category errors
  */
 export class BudgetExceeded extends Schema.TaggedError<BudgetExceeded>()("BudgetExceeded", {
   requestTokens: Schema.Number,
   budgetTokens: Schema.Number,
-  reason: Schema.String
+  reason: Schema.String,
+  bestEffort: Schema.optionalKey(Schema.Unknown)
 }) {
   override get message(): string {
     return `Request of ${this.requestTokens} tokens exceeds the budget of ${this.budgetTokens} tokens by ${this.requestTokens - this.budgetTokens}: ${this.reason}`

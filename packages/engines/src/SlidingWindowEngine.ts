@@ -163,14 +163,6 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
       yield* Budget.checkFixedOverhead(prepared.budget, prepared.overhead)
       const strategies = strategiesOf(input, prepared, givenPlan)
       const result = core.run(input, prepared, strategies, targetOf(input, prepared, givenPlan), !clampLatestUser)
-      yield* Budget.checkConversation(
-        prepared.budget,
-        result.after.inputTokens - prepared.budget.fixedOverheadTokens,
-        window
-          ? `after every deterministic stage, the sliding window and the last resort (the turn in progress trimmed to its latest step, then clamped), the system prompt, tool schemas and the latest user message (kept verbatim) still need ${result.after.inputTokens} tokens`
-          : `after every deterministic stage, the system prompt, tool schemas and the turn in progress (kept verbatim) still need ${result.after.inputTokens} tokens`
-      )
-      core.compacted()
       const compaction: ContextEngine.CompactionResult = {
         view: result.view,
         edits: result.edits,
@@ -181,6 +173,17 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         fits: result.after.inputTokens <= prepared.budget.inputBudgetTokens,
         ...(result.failures ? { failures: result.failures } : {})
       }
+      // Over the budget: the typed error, with the reduction when it made the request smaller (the request path
+      // sends it rather than the unreduced request).
+      yield* Budget.checkConversation(
+        prepared.budget,
+        result.after.inputTokens - prepared.budget.fixedOverheadTokens,
+        window
+          ? `after every deterministic stage, the sliding window and the last resort (the turn in progress trimmed to its latest step, then clamped), the system prompt, tool schemas and the latest user message (kept verbatim) still need ${result.after.inputTokens} tokens`
+          : `after every deterministic stage, the system prompt, tool schemas and the turn in progress (kept verbatim) still need ${result.after.inputTokens} tokens`,
+        result.after.inputTokens < compaction.before.inputTokens ? compaction : undefined
+      )
+      core.compacted()
       return compaction
     })
 

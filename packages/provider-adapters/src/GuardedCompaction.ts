@@ -28,9 +28,17 @@
  * summarizer; a manual compaction that succeeds, or `CircuitBreaker.reset`,
  * does.
  *
+ * A compaction that fails with `BudgetExceeded` but carries the reduction it
+ * made (`ContextEngine.bestEffortOf`: the request smaller, still over the
+ * input budget) comes back as compacted with that reduction and the
+ * failure: sending the unreduced request instead, several windows long after
+ * a few such failures, is what made requests grow without bound (new-user
+ * trial: 27,832 tokens into an 8,000-token window after a 3,452-token
+ * reduction missed a 3,200-token budget).
+ *
  * @since 0.2.0
  */
-import { type ContextEngine, PluginGuard } from "@context-engine/core"
+import { ContextEngine, PluginGuard } from "@context-engine/core"
 import { Cause, Effect, Exit } from "effect"
 
 /**
@@ -63,6 +71,12 @@ export type Outcome =
       readonly result: ContextEngine.CompactionResult
       /** The route's circuit is open: only the deterministic reduction ran (see the module notes). */
       readonly circuitOpen?: PluginGuard.RouteState
+      /**
+       * The compaction failed with `BudgetExceeded`, and `result` is the reduction it carried
+       * (`ContextEngine.bestEffortOf`, `fits: false`): sent rather than the unreduced request, and reported as a
+       * failure too. `route` is the breaker's state after it (a failure for the breaker).
+       */
+      readonly shortfall?: { readonly error: Failure; readonly route: PluginGuard.RouteState }
     }
   | {
       readonly _tag: "Failed"
@@ -131,7 +145,13 @@ const reduceOnly = async (request: Request, route: PluginGuard.RouteState): Prom
   const decision = decided.value
   if (!decision.compact) return { _tag: "CircuitOpen", route, decision }
   const reduced = await guarded(request, request.engine.compact({ ...request.input, deterministicOnly: true }))
-  if (Exit.isFailure(reduced)) return { _tag: "CircuitOpen", route, decision, error: failureOf(reduced.cause, request) }
+  if (Exit.isFailure(reduced)) {
+    const error = failureOf(reduced.cause, request)
+    const bestEffort = ContextEngine.bestEffortOf(error)
+    return bestEffort !== undefined
+      ? { _tag: "Compacted", decision, result: bestEffort, circuitOpen: route, shortfall: { error, route } }
+      : { _tag: "CircuitOpen", route, decision, error }
+  }
   return { _tag: "Compacted", decision, result: reduced.value, circuitOpen: route }
 }
 
@@ -155,7 +175,13 @@ export const run = async (request: Request): Promise<Outcome> => {
   if (!decision.compact) return { _tag: "NotNeeded", decision }
   const compacted = await guarded(request, engine.compact(input))
   if (Exit.isFailure(compacted)) {
-    return { _tag: "Failed", decision, error: failureOf(compacted.cause, request), route: breaker.recordFailure(route) }
+    const error = failureOf(compacted.cause, request)
+    const failed = breaker.recordFailure(route)
+    // Over the budget by a little after the best reduction: that reduction goes out, not the unreduced request.
+    const bestEffort = ContextEngine.bestEffortOf(error)
+    if (bestEffort !== undefined)
+      return { _tag: "Compacted", decision, result: bestEffort, shortfall: { error, route: failed } }
+    return { _tag: "Failed", decision, error, route: failed }
   }
   breaker.recordSuccess(route)
   return { _tag: "Compacted", decision, result: compacted.value }

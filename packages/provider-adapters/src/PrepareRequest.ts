@@ -202,6 +202,9 @@ const settle = async (
       runtime.emit(ContextEvent.compactionFailed(current.sessionId, failure, runtime.breaker.state(routeOf(model))))
       return false
     }
+    // Sent over the budget (the best reduction the engine could make): the app is told, as of any failure.
+    if (outcome.shortfall !== undefined)
+      runtime.emit(ContextEvent.compactionFailed(current.sessionId, outcome.shortfall.error, outcome.shortfall.route))
     // The idle event follows the compaction's entries (the path stays one chain).
     if (idle)
       await current.append([

@@ -116,7 +116,13 @@ const withheld = (report: ReplayReport, compaction: Replay.CompactionRecord): st
 const renderFailures = (report: ReplayReport): ReadonlyArray<string> => {
   const failed = report.failures.filter((failure) => failure.kind === "failed")
   const skipped = report.failures.filter((failure) => failure.kind === "skipped")
+  const over = report.failures.filter((failure) => failure.kind === "over-budget")
   const out: Array<string> = []
+  if (over.length > 0) {
+    out.push(`Compactions short of the budget: ${n(over.length)} (the best reduction went out, over the input budget)`)
+    for (const failure of over.slice(0, 5)) out.push(`  step ${failure.step}: ${failure.reason}`)
+    if (over.length > 5) out.push(`  … ${n(over.length - 5)} more (--json lists all)`)
+  }
   if (failed.length > 0) {
     out.push(`Failed compactions: ${n(failed.length)} (the request went out uncompacted)`)
     for (const failure of failed.slice(0, 5)) out.push(`  step ${failure.step}: ${failure.reason}`)

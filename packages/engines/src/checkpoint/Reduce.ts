@@ -32,9 +32,12 @@ import { checkpointStage, type EditEntries } from "./Commit.ts"
  * below the per-part floor when nothing else is left.
  *
  * The stages before `Clamp.fit` aim at the run's target — in {@link reduce}
- * the low-water mark, where a checkpoint lands; `Clamp.fit` only at
- * `fitTokens` (the request's own target, e.g. the input budget), so the
- * newest output the agent acts on is cut only as far as the request needs.
+ * the low-water mark, where a checkpoint lands, so the next compaction is as
+ * far off (with a failing summarizer, reduction is every compaction: aimed at
+ * the budget, each step would compact and rewrite the prompt cache);
+ * `Clamp.fit` only at `fitTokens` (the request's own target, e.g. the input
+ * budget), so the newest output the agent acts on is cut only as far as the
+ * request needs.
  *
  * @category constructors
  */
@@ -122,15 +125,9 @@ export const reduce = (input: ReduceInput): ContextEngine.CompactionResult | Err
     policy: input.policy,
     measurement: cheap.after
   })
-  // A budget problem is reported as one, with the numbers (never as a failed summary check).
-  if (reduced.after.inputTokens > input.targetTokens)
-    return new Errors.BudgetExceeded({
-      requestTokens: reduced.after.inputTokens,
-      budgetTokens: input.targetTokens,
-      reason: `${input.note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${input.hasCheckpoint ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`
-    })
   const edits = [...cheap.edits, ...reduced.edits.filter((edit) => edit.strategy !== Pipeline.NORMALIZE_STAGE)]
-  return {
+  const fits = reduced.after.inputTokens <= input.targetTokens
+  const result: ContextEngine.CompactionResult = {
     view: reduced.view,
     edits,
     entriesToAppend: input.editEntries(edits),
@@ -143,7 +140,16 @@ export const reduce = (input: ReduceInput): ContextEngine.CompactionResult | Err
     ],
     before: input.before,
     after: reduced.after,
-    fits: true,
+    fits,
     ...(input.failures.length > 0 ? { failures: [...input.failures] } : {})
   }
+  if (fits) return result
+  // A budget problem is reported as one, with the numbers (never as a failed summary check), and with the
+  // reduction when it made the request smaller: the request path sends it rather than the unreduced request.
+  return new Errors.BudgetExceeded({
+    requestTokens: reduced.after.inputTokens,
+    budgetTokens: input.targetTokens,
+    reason: `${input.note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${input.hasCheckpoint ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`,
+    ...(reduced.after.inputTokens < input.before.inputTokens ? { bestEffort: result } : {})
+  })
 }
