@@ -15,7 +15,14 @@
  *
  * @since 0.1.0
  */
-import { type ContextEngine, type ContextView, Entry, type Message, type ModelPolicy } from "@context-engine/core"
+import {
+  type ContextEngine,
+  type ContextView,
+  Entry,
+  Errors,
+  type Message,
+  type ModelPolicy
+} from "@context-engine/core"
 import type { ProviderNativeEngine } from "@context-engine/engines"
 import * as BodyLimitRetry from "./BodyLimitRetry.ts"
 import { type ControllerOptions, type ModelRef, routeOf } from "./ControllerOptions.ts"
@@ -27,6 +34,7 @@ import * as MessageMatch from "./MessageMatch.ts"
 import * as NativeFallback from "./NativeFallback.ts"
 import * as OverflowRetry from "./OverflowRetry.ts"
 import * as PrepareRequest from "./PrepareRequest.ts"
+import * as RolloutMode from "./RolloutMode.ts"
 import * as Session from "./Session.ts"
 
 export type { ContextEvent } from "./ContextEvent.ts"
@@ -123,7 +131,19 @@ export const unlessPolicyFailed = (error: unknown): undefined => {
  */
 export const make = (options: ControllerOptions): ContextController => {
   // A bad value fails here, not at the first request.
+  if (typeof options !== "object" || options === null)
+    throw new Errors.InvalidInput({
+      what: "controller options",
+      path: "options",
+      detail: `${JSON.stringify(options) ?? String(options)} is not an options object; pass { engine, … }`
+    })
   MessageMatch.historyCheckOf(options.historyCheck, "options.historyCheck")
+  if (options.mode !== undefined && !RolloutMode.modes.includes(options.mode))
+    throw new Errors.InvalidInput({
+      what: "rollout mode",
+      path: "options.mode",
+      detail: `${JSON.stringify(options.mode) ?? String(options.mode)} is not a rollout mode; expected ${RolloutMode.modes.map((mode) => JSON.stringify(mode)).join(", ")}`
+    })
   // Requests of one session are prepared one at a time, so concurrent calls never interleave their transcript syncs.
   const locks = new Map<string, Promise<unknown>>()
   const exclusive = <A>(sessionId: string, task: () => Promise<A>): Promise<A> => {

@@ -106,7 +106,8 @@ export interface ControllerOptions {
   /**
    * Rollout mode (`RolloutMode.ts`): `shadow` records what compaction would
    * do and sends the request unchanged; `advisory` applies only the
-   * deterministic tiers; `active` (default) applies everything.
+   * deterministic tiers; `active` (default) applies everything. Any other
+   * value fails when the controller is made, with `InvalidInput` naming it.
    */
   readonly mode?: RolloutMode.RolloutMode
   /**

@@ -70,6 +70,12 @@ export interface Runtime {
 const toEffectEngine = (
   engine: ContextEngine.ContextEngine | ContextEngine.AsyncContextEngine
 ): ContextEngine.ContextEngine => {
+  if (typeof engine !== "object" || engine === null)
+    throw new Errors.InvalidInput({
+      what: "context engine",
+      path: "options.engine",
+      detail: `${JSON.stringify(engine) ?? String(engine)} is not an engine; pass one, e.g. TieredSummaryEngine.make()`
+    })
   const effectEngine =
     "engine" in engine && typeof engine.engine === "object" ? engine.engine : (engine as ContextEngine.ContextEngine)
   const version: unknown = effectEngine.specificationVersion

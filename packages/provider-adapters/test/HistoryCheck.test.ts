@@ -124,6 +124,22 @@ describe("MessageMatch.checkedPrefix", () => {
     )
   })
 
+  it("rejects a bad rollout mode, missing options and a missing engine with InvalidInput when the middleware is made", () => {
+    // New-user trial: mode "bogus" was accepted (the tiered engine then never compacted, 179,022 tokens sent into a
+    // 16K window), and contextEngineMiddleware({}) threw a TypeError about the `in` operator.
+    expect(() =>
+      contextEngineMiddleware({ engine: TestEngine.make(), policy: smallPolicy(100_000), mode: "bogus" as "active" })
+    ).toThrow(/rollout mode at options\.mode: "bogus" is not a rollout mode; expected "shadow", "advisory", "active"/)
+    expect(() => contextEngineMiddleware(undefined as never)).toThrow(Errors.InvalidInput)
+    expect(() => contextEngineMiddleware({} as never)).toThrow(
+      /context engine at options\.engine: undefined is not an engine/
+    )
+    for (const mode of ["shadow", "advisory", "active"] as const)
+      expect(() =>
+        contextEngineMiddleware({ engine: TestEngine.make(), policy: smallPolicy(100_000), mode })
+      ).not.toThrow()
+  })
+
   it("rejects a history check other than sampled or full with InvalidInput naming the option", async () => {
     expect(MessageMatch.historyCheckOf(undefined, "historyCheck")).toBe("sampled")
     expect(MessageMatch.historyCheckOf("full", "historyCheck")).toBe("full")
