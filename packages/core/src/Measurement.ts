@@ -151,3 +151,32 @@ export const fromCounts = (
     ...(of.notes !== undefined ? { notes: of.notes } : {})
   }
 }
+
+/** Words of each input category in {@link breakdown}. */
+const categoryWords: Record<Exclude<Category, "reservedOutput">, string> = {
+  system: "system",
+  toolSchemas: "tool schemas",
+  userText: "user text",
+  assistantText: "assistant text",
+  reasoning: "reasoning",
+  toolCalls: "tool calls",
+  toolResults: "tool results",
+  media: "media",
+  checkpoint: "checkpoint",
+  memory: "memory",
+  framing: "message framing"
+}
+
+/**
+ * The input categories that hold tokens, largest first, as text for an error
+ * message: `"tool results 24,700, message framing 80, user text 25"`. What
+ * needs the room, not only the total.
+ *
+ * @category getters
+ */
+export const breakdown = (measurement: Pick<Measurement, "byCategory">): string =>
+  (Object.keys(categoryWords) as Array<keyof typeof categoryWords>)
+    .filter((category) => measurement.byCategory[category] > 0)
+    .sort((a, b) => measurement.byCategory[b] - measurement.byCategory[a])
+    .map((category) => `${categoryWords[category]} ${measurement.byCategory[category].toLocaleString("en-US")}`)
+    .join(", ")

@@ -40,7 +40,7 @@
  */
 
 import type { Checkpoint, ContextView as ContextViewType } from "@context-engine/core"
-import { ActiveView, Budget, ContextEngine, ContextView, Measurer } from "@context-engine/core"
+import { ActiveView, Budget, ContextEngine, ContextView, Measurement, Measurer } from "@context-engine/core"
 import { Invariants, Pipeline, SlidingWindow, Tiers } from "@context-engine/strategies"
 import { Effect, Layer, Option } from "effect"
 import * as Engine from "./Engine.ts"
@@ -179,8 +179,8 @@ export const make = (options: Options = {}): ContextEngine.ContextEngine => {
         prepared.budget,
         result.after.inputTokens - prepared.budget.fixedOverheadTokens,
         window
-          ? `after every deterministic stage, the sliding window and the last resort (the turn in progress trimmed to its latest step, then clamped), the system prompt, tool schemas and the latest user message (kept verbatim) still need ${result.after.inputTokens} tokens`
-          : `after every deterministic stage, the system prompt, tool schemas and the turn in progress (kept verbatim) still need ${result.after.inputTokens} tokens`,
+          ? `after every deterministic stage, the sliding window and the last resort (the turn in progress trimmed to its latest step, then clamped), the system prompt, tool schemas and the latest user message (kept verbatim) still need ${result.after.inputTokens} tokens (${Measurement.breakdown(result.after)})`
+          : `after every deterministic stage, the system prompt, tool schemas and the turn in progress (kept verbatim) still need ${result.after.inputTokens} tokens (${Measurement.breakdown(result.after)})`,
         result.after.inputTokens < compaction.before.inputTokens ? compaction : undefined
       )
       core.compacted()

@@ -12,6 +12,7 @@ import {
   type Budget,
   type ContextEngine,
   Errors,
+  Measurement,
   type Measurer,
   type Message,
   type ModelPolicy,
@@ -149,7 +150,7 @@ export const reduce = (input: ReduceInput): ContextEngine.CompactionResult | Err
   return new Errors.BudgetExceeded({
     requestTokens: reduced.after.inputTokens,
     budgetTokens: input.targetTokens,
-    reason: `${input.note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${input.hasCheckpoint ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens`,
+    reason: `${input.note}; after every deterministic stage and the sliding window, the system prompt, tool schemas${input.hasCheckpoint ? ", the previous checkpoint" : ""} and the turn in progress (kept verbatim) still need ${reduced.after.inputTokens} tokens (${Measurement.breakdown(reduced.after)})`,
     ...(reduced.after.inputTokens < input.before.inputTokens ? { bestEffort: result } : {})
   })
 }
