@@ -82,8 +82,9 @@ export interface CutInput {
   readonly budget: Budget.Budget
   readonly policy: ModelPolicy.ModelPolicy
   /**
-   * Largest kept tail (a threshold compaction's low-water room: the tail never pushes the landing above the
-   * mark); the tail is `policy.keepRecentTokens`, lowered to this when it is smaller.
+   * Largest kept tail (the room under the landing beside the summary: the low-water mark of a threshold
+   * compaction, the target of a manual or overflow one); the tail is `policy.keepRecentTokens`, lowered to
+   * this when it is smaller.
    */
   readonly landAtTokens?: number | undefined
   readonly minRecentTurns?: number | undefined
@@ -133,8 +134,8 @@ export const cutOf = (input: CutInput): { readonly cut: CutPoint.CutPoint; reado
  * must hold both. When the first cut pins the ask, the cut is taken again
  * with the room less the ask's tokens (at least 1, which keeps the turn in
  * progress or its last unit: `CutPoint.find`); the ask stays pinned, since a
- * later cut only covers more. Without a room (a manual or overflow
- * compaction) the tail is `keepRecentTokens` as before.
+ * later cut only covers more. Without a room the tail is
+ * `keepRecentTokens` as before.
  *
  * @category constructors
  */
@@ -287,11 +288,22 @@ const sessionOpeners = (branch: ReadonlyArray<Entry.Entry>): Set<string> => {
 }
 
 /**
- * The "prepare" phase. The kept tail is `keepRecentTokens` ({@link cutOf});
- * a threshold compaction (low-water mark under the target) lowers it so
- * that it lands at or under the low-water mark beside a summary of at most
- * the cap and the pinned latest ask ({@link cutLeavingRoom}); the covered
- * user messages kept verbatim get what room is left.
+ * Room beside the summary cap under where a compaction lands (a threshold compaction's low-water mark, a manual or
+ * overflow one's target), on the cut's scale: a `/compact` at 16K kept a whole tail and as much again of user
+ * messages, and its summaries failed `next-request-fits`.
+ */
+const landingRoomTokens = (input: PrepareInput, capTokens: number, estimateShare: number): number => {
+  const landTokens = Math.min(input.lowWaterTokens, input.targetTokens) - input.budget.fixedOverheadTokens
+  return Math.max(1, Math.floor((landTokens - capTokens) * estimateShare))
+}
+
+/**
+ * The "prepare" phase. The kept tail is `keepRecentTokens` ({@link cutOf}),
+ * lowered so that it lands at or under the landing beside a summary of at
+ * most the cap and the pinned latest ask ({@link cutLeavingRoom}): the
+ * low-water mark of a threshold compaction, the target of a manual or
+ * overflow one. The covered user messages kept verbatim get what room is
+ * left.
  *
  * @category constructors
  */
@@ -304,10 +316,7 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
     input.viewTokens === undefined
       ? 1
       : Math.min(1, measurer.measure(input.view, { budget }).inputTokens / Math.max(1, input.viewTokens))
-  const landAtTokens =
-    input.lowWaterTokens < input.targetTokens
-      ? Math.max(1, Math.floor((input.lowWaterTokens - budget.fixedOverheadTokens - cap) * estimateShare))
-      : undefined
+  const landAtTokens = landingRoomTokens(input, cap, estimateShare)
   const { cut, tokens } = cutLeavingRoom({
     conversation,
     measurer,
@@ -347,11 +356,7 @@ export const prepare = (input: PrepareInput): Preparation | NothingToSummarize =
   // tail) and, in a threshold compaction, the room the tail and the pinned ask leave under the low-water mark.
   const userBudgetTokens = Math.max(
     0,
-    Math.min(
-      COVERED_USER_MESSAGES_MAX_TOKENS,
-      input.policy.keepRecentTokens,
-      (landAtTokens ?? Number.POSITIVE_INFINITY) - tailTokens - pinnedTokens
-    )
+    Math.min(COVERED_USER_MESSAGES_MAX_TOKENS, input.policy.keepRecentTokens, landAtTokens - tailTokens - pinnedTokens)
   )
   const keptUsers = keptUserIndices(conversation, tokens, cut, userBudgetTokens)
   let keptUserTokens = 0
