@@ -191,10 +191,16 @@ const spoken = new WeakMap<Message, string>()
 /** Claude Code console logs print the model's thinking ("✻ Thinking…") right after the user's prompt. */
 const THINKING_RE = /\n[ \t]*✻ Thinking…[\s\S]*$/
 
-const spokenTextOf = (message: Message): string => {
-  const whole = userText(message)
+const spokenTextOf = (message: Message): string => spokenPart(withoutThinking(userText(message)))
+
+/** The text before the console's printed thinking, when there is one. */
+const withoutThinking = (whole: string): string => {
   const thinking = whole.search(THINKING_RE)
-  const text = thinking < 0 ? whole : whole.slice(0, thinking).trimEnd()
+  return thinking < 0 ? whole : whole.slice(0, thinking).trimEnd()
+}
+
+/** The user's words in a text: all of it when it classifies as speech, the prose lines around a pasted log. */
+const spokenPart = (text: string): string => {
   const kind = classify(text)
   if (kind === "speech") return text
   // A cleared data message's placeholder reads as prose; it is no one's words.
@@ -207,6 +213,38 @@ const spokenTextOf = (message: Message): string => {
       .join("\n")
   return ""
 }
+
+/** A fenced block (``` or ~~~, to its closing fence or the end of the text). */
+const FENCED_BLOCK_RE = /^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^[ \t]*\1[ \t]*$|(?![\s\S]))/gm
+/** A tagged block that spans lines (`<doc>…</doc>`, `<file path="…">…</file>`): a pasted document. */
+const TAGGED_BLOCK_RE = /^[ \t]*<([A-Za-z][\w:-]*)\b[^>\n]*>[^\n]*\n[\s\S]*?<\/\1>[ \t]*$/gm
+/** A markdown quote line (`> …`). */
+const QUOTE_LINE_RE = /^[ \t]*>.*$/gm
+
+/**
+ * The user's words less what they quote: {@link spokenText} of the message
+ * with its fenced blocks (code, logs), multi-line tagged blocks (documents
+ * pasted as `<doc>…</doc>`, `<file …>…</file>`) and markdown quote lines
+ * taken out first. A sentence of a pasted document ("Aider will answer
+ * questions about your code, but never edit it.") is the document's, not a
+ * rule of the user's. Each removed block leaves an empty line, so the
+ * sentences around it stay apart.
+ *
+ * @category getters
+ */
+export const ownWords = (message: Message): string => {
+  const known = own.get(message)
+  if (known !== undefined) return known
+  const quoted = withoutThinking(userText(message))
+  const text = spokenPart(
+    quoted.replace(FENCED_BLOCK_RE, "\n").replace(TAGGED_BLOCK_RE, "\n").replace(QUOTE_LINE_RE, "")
+  )
+  own.set(message, text)
+  return text
+}
+
+/** {@link ownWords} of each message, computed once. */
+const own = new WeakMap<Message, string>()
 
 /**
  * Whether a message is the user speaking (a user-role message whose text

@@ -286,6 +286,40 @@ describe("UserSpeech: what sets a task, what is data", () => {
     expect(UserSpeech.isTaskSetting("btw, can we keep the old module around for reference while we port?")).toBe(true)
     expect(UserSpeech.isTaskSetting("Move the parser into src/parse.ts and update the imports")).toBe(true)
   })
+
+  it("the user's own words leave out the code, documents and quotes a message pastes (aider's pasted <doc> blocks)", () => {
+    const pasted = user(
+      [
+        "# Question: how do the chat modes work?",
+        "",
+        "<doc>",
+        "- `ask` - Aider will answer questions about your code, but never edit it.",
+        "Environment variable: `AIDER_CHAT_HISTORY_FILE`",
+        "</doc>",
+        "Here is my config:",
+        "```toml",
+        "# always use tabs",
+        "```",
+        "> we never deploy on fridays",
+        "Keep the defaults."
+      ].join("\n")
+    )
+    const own = UserSpeech.ownWords(pasted)
+    expect(own).toContain("how do the chat modes work?")
+    expect(own).toContain("Here is my config:")
+    expect(own).toContain("Keep the defaults.")
+    for (const quoted of ["never edit it", "AIDER_CHAT_HISTORY_FILE", "always use tabs", "fridays"])
+      expect(own).not.toContain(quoted)
+    // spokenText still holds them (the checkpoint quotes what the user pasted as evidence).
+    expect(UserSpeech.spokenText(pasted)).toContain("never edit it")
+    // Inside a pasted log, the blocks go before the prose lines are picked.
+    const log = user(
+      `<doc>\n${Array.from({ length: 8 }, (_, index) => `Aider will never edit file ${index} in ask mode here.`).join("\n")}\n</doc>\n${"at run (/src/a.ts:1:2)\n".repeat(20)}`
+    )
+    expect(UserSpeech.classify(UserSpeech.userText(log))).toBe("pasted-log")
+    expect(UserSpeech.spokenText(log)).toContain("never edit")
+    expect(UserSpeech.ownWords(log)).not.toContain("never edit")
+  })
 })
 
 describe("RequestShape.markExecutedCommands", () => {

@@ -5,9 +5,14 @@
  * the entry ids it came from (DESIGN.md "Durable memory").
  *
  * {@link make} is the offline default: extractive, deterministic, no model
- * call. It reads only the user's own words (`UserSpeech.spokenText`: tool
- * output, shell output, pasted logs and observations are data, not the
- * user's preference) and keeps a sentence when it states a standing rule. A model-backed extractor lives in
+ * call. It reads only the user's own words (`UserSpeech.ownWords`: tool
+ * output, shell output, pasted logs, observations, and the code, documents
+ * and quotes a message pastes are data, not the user's preference) and
+ * keeps a sentence when it states a standing rule — not a question
+ * (`Constraints.isQuestion`), error text or the user's account of their
+ * own situation (`Constraints.notARule`), nor a part of a sentence said
+ * whole elsewhere. A record is sent with every later request, so the rules
+ * favour precision. A model-backed extractor lives in
  * `@context-engine/provider-adapters` (`LanguageModelMemoryExtractor`).
  *
  * Supersession: a new record whose content words mostly overlap a record in
@@ -18,6 +23,7 @@
  */
 import { type Entry, UserSpeech } from "@context-engine/core"
 import { Effect } from "effect"
+import * as Constraints from "./checkpoint/Constraints.ts"
 import * as Text from "./checkpoint/Text.ts"
 import type { CoveredItem } from "./Summarizer.ts"
 
@@ -75,21 +81,33 @@ export const SUPERSEDE_OVERLAP = 0.5
 const MAX_RECORD_CHARS = 300
 
 /**
+ * "always" / "never" as a rule: said to someone — where a clause starts
+ * ("Always run …", "so never …", "please always …") or after a subject and
+ * an optional modal ("you should never …", "we always …", "themes must
+ * NEVER …"). Elsewhere it describes ("it will always use the latest
+ * version", "this is always true", "the mantra was always …") or sits in a
+ * name (`never-opened-user`).
+ */
+const ABSOLUTE = String.raw`(?:(?:^|[,;:—–(]\s*|\s-+\s+|\b(?:and|but|so|then|please|pls|just|also|and then)\s+)|\b(?:you|u|we|i|agents?)\s+(?:(?:should|must|shall|will|'ll|need to|have to|are to|can)\s+)?|\b(?:should|must)\s+)(?:always|never)\b(?![-'’_])`
+
+/**
  * Sentence patterns per scope, on the user's own words.
  *
- * A preference says how things should be in general ("I want tests to run
- * before every commit", "I prefer tabs"). "I want you to <verb> …" addressed
- * to the agent is a directive for now — the same ask as the bare imperative
- * "<verb> …", which no pattern records ("Then I want you to summarize the
- * current status …") — so it is a preference only when it says the act
- * recurs: always / never / from now on (the other alternatives), or before /
- * after every, whenever, each time, every time.
+ * A preference says how things should be in general ("I prefer tabs",
+ * "Always run the linter", "you should never load the logs in full", "I
+ * hate when you …"). "I want …" — to the agent or not ("I want to add a
+ * web UI", "I want you to summarize …") — is the task for now, like the
+ * bare imperative no pattern records; it is a preference only when it says
+ * the act recurs: always / never, before / after every, whenever, each
+ * time, every time, from now on.
  */
 const RULES: ReadonlyArray<{ readonly scope: string; readonly pattern: RegExp }> = [
   {
     scope: "preference",
-    pattern:
-      /\b(?:i (?:prefer|like|hate|dislike)|i want(?! (?:you|u) to\b)|i want (?:you|u) to\b.*\b(?:(?:before|after) (?:every|each)|whenever|each time|every time)|please (?:always|never)|always|never|from now on|don'?t ever|do not ever)\b/i
+    pattern: new RegExp(
+      String.raw`\bi (?:prefer|hate|dislike|(?:don'?t|do not) like|like it when)\b|\bi want\b.*\b(?:(?:before|after) (?:every|each)|whenever|each time|every time|always|never)\b|${ABSOLUTE}|\bfrom now on\b|\b(?:don'?t|do not) ever\b`,
+      "i"
+    )
   },
   {
     scope: "convention",
@@ -103,7 +121,7 @@ const RULES: ReadonlyArray<{ readonly scope: string; readonly pattern: RegExp }>
   {
     scope: "environment",
     pattern:
-      /\b(?:runs? on|we'?re on|i'?m on|installed|node (?:version )?\d|python \d|the (?:server|database|db|api) (?:is|runs)|env(?:ironment)? var(?:iable)?|port \d{2,5})\b/i
+      /\b(?:(?:it|this|the (?:app|server|service|api|db|database|project|code|site|cli|tool)) runs? on|we'?re on|i'?m on|we run|node (?:version )?\d|python \d|the (?:server|database|db|api) (?:is|runs)|env(?:ironment)? var(?:iable)? \S+ (?:is|=)|port \d{2,5})\b/i
   }
 ]
 
@@ -123,6 +141,36 @@ const sentences = (text: string): Array<string> =>
   Text.sentences(text)
     .map((sentence) => sentence.replace(/\s+/g, " ").trim())
     .filter((sentence) => sentence.length >= 8 && sentence.length <= MAX_RECORD_CHARS)
+
+/** Lower-cased words of a sentence, space-joined with spaces around, to find one sentence inside another. */
+const wordKey = (text: string): string => ` ${(text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).join(" ")} `
+
+/**
+ * Candidates less those whose words lie inside another candidate's, in
+ * order: a part of a sentence the user said whole elsewhere (quoting
+ * themselves, or a console that wrapped the line and printed it again) is
+ * that sentence, said once. The longer one is kept, with both sources.
+ */
+const withoutFragments = (candidates: ReadonlyArray<MemoryCandidate>): Array<MemoryCandidate> => {
+  const keys = candidates.map((candidate) => wordKey(candidate.text))
+  const kept: Array<MemoryCandidate> = []
+  candidates.forEach((candidate, index) => {
+    const key = keys[index]!
+    if (key.trim().length === 0) return
+    // Inside a longer (or an earlier equal) candidate: that one stands for it.
+    const host = keys.findIndex(
+      (other, at) => at !== index && other.includes(key) && (other.length > key.length || at < index)
+    )
+    if (host >= 0) return
+    const sources = new Set(candidate.sourceEntryIds)
+    keys.forEach((other, at) => {
+      if (at !== index && key.includes(other) && (key.length > other.length || at > index))
+        for (const id of candidates[at]!.sourceEntryIds) sources.add(id)
+    })
+    kept.push({ ...candidate, sourceEntryIds: [...sources] })
+  })
+  return kept
+}
 
 /**
  * Content words of a record, lower-cased, for overlap.
@@ -186,11 +234,12 @@ export const make = (): MemoryExtractor => ({
     Effect.sync(() => {
       const candidates: Array<MemoryCandidate> = []
       for (const item of request.covered) {
-        for (const sentence of sentences(UserSpeech.spokenText(item.message))) {
+        for (const sentence of sentences(UserSpeech.ownWords(item.message))) {
+          if (Constraints.isQuestion(sentence) || Constraints.notARule(sentence)) continue
           const rule = RULES.find((candidate) => candidate.pattern.test(sentence))
           if (rule) candidates.push({ text: sentence, scope: rule.scope, sourceEntryIds: [item.entryId] })
         }
       }
-      return reconcile(candidates, request.existing)
+      return reconcile(withoutFragments(candidates), request.existing)
     })
 })

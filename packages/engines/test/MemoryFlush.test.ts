@@ -314,6 +314,67 @@ describe("memory flush", () => {
     ])
   })
 
+  // New-user trial (aider at 32K, the Claude Code console log): pasted docs, questions, tasks, descriptions and
+  // fragments of a sentence said whole had become `Memory (preference): …` system lines.
+  it("a pasted document, a question, a task for now or a description is not a record", async () => {
+    expect(
+      await recordsOf(
+        "# Question: how do the chat modes work?\n\n<doc>\nAider has 3 different chat modes:\n- `ask` - Aider will answer questions about your code, but never edit it.\nEnvironment variable: `AIDER_CHAT_HISTORY_FILE`\n</doc>",
+        "can we use prompt toolkits filesystem autocompleter for completions_read",
+        "diff_commits seems to always be returning colorized diffs, even when pretty=false?!",
+        '- "how about we run tests and commit our refactoring step if all\'s GREEN?"',
+        "i want to add a web ui as well.",
+        "I want to get to 100% coverage.",
+        "Edit files in your editor while chatting with aider, and it will always use the latest version.",
+        "you're right that this is always true, but hardcoding 6 here is also wrong.",
+        "But let's think about what the `never-opened-user` test scenario checks.",
+        "Here is the config:\n```\n# always use tabs\nindent = tab\n```\n> we never deploy on fridays"
+      )
+    ).toEqual([])
+  })
+
+  it("rules said to the agent are records: an absolute where a clause starts or after its subject, a dislike", async () => {
+    expect(
+      await recordsOf(
+        "I hate when you just drop 100 lines of code without first explaining what we are about to do.",
+        "You should NEVER load the day logs in full -- they are extremely large.",
+        "So please always show them to me",
+        "invalid themes must NEVER crash the settings screen"
+      )
+    ).toEqual([
+      ["preference", "I hate when you just drop 100 lines of code without first explaining what we are about to do."],
+      ["preference", "You should NEVER load the day logs in full -- they are extremely large."],
+      ["preference", "So please always show them to me"],
+      ["preference", "invalid themes must NEVER crash the settings screen"]
+    ])
+  })
+
+  it("a part of a sentence said whole in another message is that sentence, one record with both sources", async () => {
+    const candidates = await Effect.runPromise(
+      MemoryExtractor.make().extract({
+        covered: [
+          { entryId: "u1", message: { role: "user", content: "please always run the linter before you commit" } },
+          {
+            entryId: "u2",
+            message: {
+              role: "user",
+              content: "Again: please always run the linter before you commit, it catches tabs."
+            }
+          },
+          { entryId: "u3", message: { role: "user", content: "please always run the linter before you commit" } }
+        ],
+        existing: []
+      })
+    )
+    expect(candidates).toEqual([
+      {
+        text: "Again: please always run the linter before you commit, it catches tabs.",
+        scope: "preference",
+        sourceEntryIds: ["u2", "u1", "u3"]
+      }
+    ])
+  })
+
   it("a failing extractor writes nothing and the checkpoint still commits", async () => {
     const engine = TieredSummaryEngine.makeAsync({
       memory: { extractor: { name: "broken", extract: () => Effect.fail(new Error("model down")) } }

@@ -105,8 +105,12 @@ const BARE_NO_RE = /^\s*(?:no+|nope|nah|wait|hold on|whoa|hey)[\s.!,]*$/i
 /** A question, also one typed with trailing exclamation marks ("What did you `rm` last time?!?!"). */
 const QUESTION_END_RE = /\?[!?]*$/
 
-/** Whether a sentence of the user's is error text or their own situation, not a rule for the agent. */
-const notARule = (sentence: string): boolean =>
+/**
+ * Whether a sentence of the user's is error text or their own situation, not a rule for the agent.
+ *
+ * @category guards
+ */
+export const notARule = (sentence: string): boolean =>
   REPORTED_ERROR_RE.test(sentence) || (OWN_ACCOUNT_RE.test(sentence) && !STANDS_RE.test(sentence))
 
 /** The note that marks a repeated message. */
@@ -125,6 +129,24 @@ const LINK_OR_PATH_RE = /\b[a-z][a-z+.-]*:\/\/\S+|(?:^|\s)[~.]?\/\S+/gi
 
 /** A sentence that opens as a question, typed with or without its question mark ("how do i run tests"). */
 const INTERROGATIVE_RE = /^(?:how|what|where|which|who|whom|whose|when|is there|are there|is it|am i|do i|does)\b/i
+
+/** A question that asks the agent to do something ("can we use …", "could you …", "should we …", "will you …"). */
+const ASKING_RE =
+  /^(?:(?:and|but|so|also|ok|okay)\s+)*(?:(?:can|could|would|will|shall|should|do|does|did|is|are|may|might) (?:we|you|u|i|it|this|that|there)|how about|what about|why not)\b/i
+
+/**
+ * Whether a sentence is a question, typed with its question mark (also
+ * "?!?!") or without it ("how do i run tests", "can we use X for Y"), a
+ * request phrased as one included: it wants an answer or an act now, it
+ * states no standing rule.
+ *
+ * @category guards
+ */
+export const isQuestion = (sentence: string): boolean => {
+  // A quoted question ("- \"how about we …?\"") is a question too.
+  const trimmed = sentence.trim().replace(/^["'“‘([]+|["'”’)\]]+$/g, "")
+  return QUESTION_END_RE.test(trimmed) || INTERROGATIVE_RE.test(trimmed) || ASKING_RE.test(trimmed)
+}
 
 /**
  * A message that opens with a question that is not a request ("is there a
