@@ -89,6 +89,28 @@ const snapshotOf = (current: Session.Session): ReadonlyArray<Entry.Entry> => {
   return snapshot
 }
 
+// Each shadow-mode session's last snapshot and its shadow-applied copy.
+const shadowViews = new WeakMap<
+  Session.Session,
+  { readonly snapshot: ReadonlyArray<Entry.Entry>; readonly applied: ReadonlyArray<Entry.Entry> }
+>()
+
+/**
+ * A shadow-mode session's entries as an active session would hold them
+ * (`RolloutMode.applied`), for the engine's decisions: extended from the
+ * previous step's when the snapshot extends the previous one, so the engine
+ * still knows the earlier entries are the same (`ArrayLineage`).
+ */
+const shadowApplied = (current: Session.Session, snapshot: ReadonlyArray<Entry.Entry>): ReadonlyArray<Entry.Entry> => {
+  const last = shadowViews.get(current)
+  const applied =
+    last !== undefined && ArrayLineage.isExtensionOf(snapshot, last.snapshot)
+      ? ArrayLineage.extend(last.applied, RolloutMode.applied(snapshot.slice(last.snapshot.length)))
+      : ArrayLineage.extend([], RolloutMode.applied(snapshot))
+  shadowViews.set(current, { snapshot, applied })
+  return applied
+}
+
 /** Commits what the rollout mode allows of a compaction and reports it. */
 export const commitCompaction = async (
   runtime: Runtime,
@@ -286,8 +308,10 @@ export const prepare = async (
   const ephemeral = ephemeralEntries(ephemeralSystem)
   const entriesFor = (): ReadonlyArray<Entry.Entry> =>
     ephemeral.length === 0 ? snapshotOf(current) : [...ephemeral, ...current.entries()]
+  // Shadow mode decides on the transcript as if its shadow compactions had been applied (`RolloutMode.applied`).
+  const shadowMode = runtime.mode === "shadow"
   const input: ContextEngine.EngineInput = {
-    entries: entriesFor(),
+    entries: shadowMode ? shadowApplied(current, entriesFor()) : entriesFor(),
     tools,
     policy,
     nextGeneration: current.nextGeneration(),
@@ -296,11 +320,12 @@ export const prepare = async (
   const startMs = Date.now()
   const decided = await decide(runtime, current, model, input, lastMs)
   const appended = await settle(runtime, current, model, input, decided, lastMs, startMs)
-  // Same input object when nothing was appended, so the engine reuses what it derived for shouldCompact.
-  const assembleInput = appended ? { ...input, entries: entriesFor() } : input
-  if (runtime.mode === "shadow") {
-    const prepared = await assemble(runtime, current, model, assembleInput, messages)
+  if (shadowMode) {
+    // What goes out is the application's request: measured on the transcript as it is (no shadow applied).
+    const prepared = await assemble(runtime, current, model, { ...input, entries: entriesFor() }, messages)
     return { ...prepared, messages, rewritten: false }
   }
+  // Same input object when nothing was appended, so the engine reuses what it derived for shouldCompact.
+  const assembleInput = appended ? { ...input, entries: entriesFor() } : input
   return assemble(runtime, current, model, assembleInput, messages)
 }

@@ -4,8 +4,12 @@
  *
  * - `shadow`: compaction is computed and recorded — spans, events, and the
  *   checkpoint written to the transcript as a shadow entry (an event entry
- *   named {@link SHADOW_EVENT}, which no view ever applies) — while the
- *   request goes out exactly as the application passed it.
+ *   named {@link SHADOW_EVENT}, which no request's view applies) — while the
+ *   request goes out exactly as the application passed it. The decisions
+ *   read the transcript as if the shadows had been applied ({@link applied}),
+ *   so a shadow compaction happens where an active one would, not at every
+ *   step once the request is over the threshold (a compaction per step — a
+ *   summarizer call per step with a model summarizer).
  * - `advisory`: only the deterministic tiers are applied (clamp, dedupe,
  *   tool-trim, media and, when still over budget, dropping whole old turns:
  *   the engine's reduction for `EngineInput.deterministicOnly`); a
@@ -37,6 +41,11 @@ export interface ShadowData {
   readonly tokensAfter: number
   readonly stages: ReadonlyArray<string>
   readonly checkpoint: unknown
+  /**
+   * Mode `shadow`: the entries the compaction would have appended (`entriesToAppend`, as JSON), which
+   * {@link applied} puts in the transcript for the decisions. Absent in shadow entries written before 0.6.
+   */
+  readonly entries?: ReadonlyArray<unknown>
 }
 
 /**
@@ -61,7 +70,8 @@ export const split = (
     tokensBefore: result.before.inputTokens,
     tokensAfter: result.after.inputTokens,
     stages: result.stages.filter((stage) => stage.status === "applied").map((stage) => stage.stage),
-    checkpoint: result.checkpoint ? JSON.parse(JSON.stringify(result.checkpoint)) : null
+    checkpoint: result.checkpoint ? JSON.parse(JSON.stringify(result.checkpoint)) : null,
+    ...(mode === "shadow" ? { entries: result.entriesToAppend } : {})
   }
   const shadow = Entry.make(header, {
     kind: "event",
@@ -83,3 +93,37 @@ export const shadows = (
       ? [{ entryId: entry.id, data: entry.event.data as unknown as ShadowData }]
       : []
   )
+
+/**
+ * `entries` as an active session would hold them: each shadow entry of mode
+ * `shadow` preceded by the entries its compaction would have appended (they
+ * continue from the shadow's parent, and the shadow now follows the last of
+ * them, so the entries after it stay on the same path). The engine's
+ * decisions in shadow mode read this; the request still goes out as the
+ * application passed it. `entries` is not changed; the same array is
+ * returned when it holds no such shadow.
+ *
+ * @category utils
+ */
+export const applied = (entries: ReadonlyArray<Entry.Entry>): ReadonlyArray<Entry.Entry> => {
+  let out: Array<Entry.Entry> | undefined
+  entries.forEach((entry, index) => {
+    const withheld = withheldEntries(entry)
+    if (withheld === undefined) {
+      out?.push(entry)
+      return
+    }
+    out ??= entries.slice(0, index)
+    out.push(...withheld, Entry.withParent(entry, withheld.at(-1)!.id))
+  })
+  return out ?? entries
+}
+
+/** The entries a shadow entry of mode `shadow` withheld, when there are any. */
+const withheldEntries = (entry: Entry.Entry): ReadonlyArray<Entry.Entry> | undefined => {
+  if (entry.kind !== "event" || entry.event.name !== SHADOW_EVENT) return undefined
+  const data = entry.event.data as unknown as ShadowData
+  return data.mode === "shadow" && Array.isArray(data.entries) && data.entries.length > 0
+    ? (data.entries as ReadonlyArray<Entry.Entry>)
+    : undefined
+}

@@ -1,4 +1,4 @@
-import type { Message } from "@context-engine/core"
+import { Entry, type Message } from "@context-engine/core"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { describe, expect, it } from "vitest"
 import * as ContextController from "../src/ContextController.ts"
@@ -65,6 +65,89 @@ describe("rollout modes", () => {
       mode: "shadow",
       shadowEntryId: shadows[0]!.entryId
     })
+  })
+
+  // New-user trial: `report --mode shadow` computed a compaction at every step once the request was over the
+  // threshold (450 of 453 steps on pi's large session at 32K, 13× the active replay's time; with a model
+  // summarizer, a summarizer call per step).
+  it("shadow: compacts at the steps an active session would, step after step, and sends every request unchanged", async () => {
+    const stepsOf = async (mode: RolloutMode.RolloutMode) => {
+      const events: Array<ContextController.ContextEvent> = []
+      const controller = ContextController.make({
+        engine: TieredSummaryEngine.makeAsync(),
+        policy,
+        mode,
+        onEvent: (event) => events.push(event)
+      })
+      const all = conversation()
+      const compactedAt: Array<number> = []
+      for (let length = 2; length <= all.length; length++) {
+        const seen = events.length
+        const messages = all.slice(0, length)
+        if (messages.at(-1)!.role === "assistant") continue
+        const prepared = await controller.prepare(model, messages, [])
+        if (mode === "shadow") expect(prepared.messages).toEqual(messages)
+        if (events.slice(seen).some((event) => event.type === "compaction")) compactedAt.push(length)
+      }
+      return { compactedAt, entries: (await controller.session(model)).entries() }
+    }
+    const active = await stepsOf("active")
+    const shadow = await stepsOf("shadow")
+    expect(active.compactedAt.length).toBeGreaterThan(0)
+    expect(shadow.compactedAt).toEqual(active.compactedAt)
+    expect(RolloutMode.shadows(shadow.entries)).toHaveLength(active.compactedAt.length)
+    expect(shadow.entries.some((entry) => entry.kind === "checkpoint" || entry.kind === "edit")).toBe(false)
+  })
+
+  it("applied: a shadow's withheld entries come before it on the same path; other entries are the same objects", () => {
+    const entries = [
+      Entry.make(
+        { id: "m1", parentId: null, timestamp: "t" },
+        { kind: "message", message: { role: "user", content: "hi" } }
+      ),
+      Entry.make(
+        { id: "s1", parentId: "m1", timestamp: "t" },
+        {
+          kind: "event",
+          event: {
+            name: RolloutMode.SHADOW_EVENT,
+            data: {
+              mode: "shadow",
+              reasons: [],
+              tokensBefore: 2,
+              tokensAfter: 1,
+              stages: [],
+              checkpoint: null,
+              entries: [
+                {
+                  id: "e1",
+                  parentId: "m1",
+                  timestamp: "t",
+                  schemaVersion: 1,
+                  kind: "event",
+                  event: { name: "x", data: {} }
+                }
+              ]
+            }
+          }
+        }
+      ),
+      Entry.make(
+        { id: "m2", parentId: "s1", timestamp: "t" },
+        { kind: "message", message: { role: "user", content: "go" } }
+      )
+    ]
+    const view = RolloutMode.applied(entries)
+    expect(view.map((entry) => [entry.id, entry.parentId])).toEqual([
+      ["m1", null],
+      ["e1", "m1"],
+      ["s1", "e1"],
+      ["m2", "s1"]
+    ])
+    expect(view[0]).toBe(entries[0])
+    expect(view[3]).toBe(entries[2])
+    expect(entries[1]!.parentId).toBe("m1")
+    expect(RolloutMode.applied([entries[0]!, entries[2]!])).toEqual([entries[0], entries[2]])
   })
 
   it("advisory: applies the deterministic edits, records the checkpoint as a shadow entry", async () => {
