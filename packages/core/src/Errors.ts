@@ -136,17 +136,25 @@ export class ContextOverflow extends Schema.TaggedError<ContextOverflow>()("Cont
 }
 
 /**
- * A transcript file or record could not be read.
+ * A transcript file or record could not be read — or, with `strictOnly`, a
+ * well-formed record that strict mode refuses: a message no provider accepts
+ * (empty, reasoning only), which real sessions hold after an interrupted
+ * response and lenient mode keeps in the transcript and leaves out of
+ * requests.
  *
  * @category errors
  */
 export class TranscriptCorrupt extends Schema.TaggedError<TranscriptCorrupt>()("TranscriptCorrupt", {
   source: Schema.String,
   line: Schema.optionalKey(Schema.Number),
-  reason: Schema.String
+  reason: Schema.String,
+  strictOnly: Schema.optionalKey(Schema.Boolean)
 }) {
   override get message(): string {
-    return `Transcript ${this.source}${this.line !== undefined ? ` line ${this.line}` : ""} is corrupt: ${this.reason}`
+    const where = `Transcript ${this.source}${this.line !== undefined ? ` line ${this.line}` : ""}`
+    return this.strictOnly === true
+      ? `${where} is refused in strict mode: ${this.reason}. The line is well-formed; lenient mode keeps the message in the transcript and leaves it out of requests`
+      : `${where} is corrupt: ${this.reason}`
   }
 }
 

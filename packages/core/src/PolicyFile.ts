@@ -114,9 +114,23 @@ export const toRegistry = (
         model: error.model,
         field: error.field,
         value: error.value,
-        reason: `${error.reason} (in ${what(source)})`
+        reason: `${error.reason} (in ${what(source)}${fromDefaults(content, error)})`
       })
   )
+
+/**
+ * Where a failing value came from when the file's `defaults` set it and the file's own entry for the model does
+ * not: the defaults apply to every model, so the error names a catalog model the user never wrote (the first one
+ * the defaults fail), and says so.
+ */
+const fromDefaults = (content: Omit<PolicyFileContent, "catalog">, error: PolicyInvalid): string => {
+  const defaults = Object.keys(content.defaults ?? {})
+  const own = Object.entries(content.models).find(([key]) => ModelId.normalizeId(key) === error.model)?.[1] ?? {}
+  const named = defaults.filter((field) => error.field.split(/\s*\+\s*/).includes(field) && !(field in own))
+  return named.length === 0
+    ? ""
+    : `; ${named.join(", ")} ${named.length === 1 ? "comes" : "come"} from the file's defaults, which apply to every model: ${error.model} is the first they fail`
+}
 
 /** Why a file cannot be read, in words (the system code in brackets), e.g. `file not found (ENOENT)`. */
 const unreadable = (error: unknown): string => {

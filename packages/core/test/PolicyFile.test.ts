@@ -82,6 +82,20 @@ describe("loadPolicyFile", () => {
     expect(invalid.reason).toContain(path)
   })
 
+  it("a failing value from `defaults` says so: the model the error names is one the user never wrote (new-user trial)", async () => {
+    const path = write("defaults.json", JSON.stringify({ defaults: { safetyMarginTokens: 99_999_999 }, models: {} }))
+    const invalid = (await failure(path)) as Errors.PolicyInvalid
+    expect(invalid).toBeInstanceOf(Errors.PolicyInvalid)
+    expect(invalid.reason).toContain(
+      `safetyMarginTokens comes from the file's defaults, which apply to every model: ${invalid.model} is the first they fail`
+    )
+    // A model's own value is the model's: no note.
+    const own = (await failure(
+      write("own.json", JSON.stringify({ models: { "gpt-4o": { reserveTokens: 128_000 } } }))
+    )) as Errors.PolicyInvalid
+    expect(own.reason).not.toContain("defaults")
+  })
+
   it("requires window and output limit for a model the catalog does not know", async () => {
     const error = await failure(write("new.json", JSON.stringify({ models: { "my-model": { reserveTokens: 1_000 } } })))
     expect(error).toBeInstanceOf(Errors.PolicyInvalid)

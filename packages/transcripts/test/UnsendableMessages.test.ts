@@ -44,6 +44,10 @@ describe("importers never create unsendable messages", () => {
     expect(corrupt).toBeInstanceOf(Errors.TranscriptCorrupt)
     expect(corrupt.line).toBe(3)
     expect(corrupt.message).toMatch(/line 3.*empty assistant message/)
+    // A well-formed line that strict mode refuses is not called corrupt (new-user trial: real pi sessions).
+    expect(corrupt.strictOnly).toBe(true)
+    expect(corrupt.message).toMatch(/line 3 is refused in strict mode: .*lenient mode keeps the message/)
+    expect(corrupt.message).not.toMatch(/corrupt/)
   })
 
   it("property (strict): a generated pi session either imports with no empty or reasoning-only message, or fails with the line", () => {

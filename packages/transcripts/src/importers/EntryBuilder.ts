@@ -181,7 +181,12 @@ export const make = (options: {
       // (the real sessions' message counts include them); the request path never sends it (normalize stage).
       const problem = options.strict ? unsendable(message) : undefined
       if (problem !== undefined)
-        throw new Errors.TranscriptCorrupt({ source: options.source, ...(line > 0 ? { line } : {}), reason: problem })
+        throw new Errors.TranscriptCorrupt({
+          source: options.source,
+          ...(line > 0 ? { line } : {}),
+          reason: problem,
+          strictOnly: true
+        })
       // Sealed (MessageSeal): an entry's message never changes, so the measurer keeps no shape to re-check it.
       return push(line, { kind: "message", message: MessageSeal.seal(message) }, header)
     },
