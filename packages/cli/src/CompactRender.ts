@@ -142,7 +142,7 @@ export const handoffLines = (report: CompactReport): Array<string> => {
     )
   if (dropped)
     out.push(
-      `  Dropped: ${plural(dropped.messages, "message")} (${dropped.firstEntryId} … ${dropped.lastEntryId}, whole turns, oldest first) are not sent and no summary stands in for them.`
+      `  Dropped: ${plural(dropped.messages, "message")} (${dropped.firstEntryId} … ${dropped.lastEntryId}, oldest first: whole turns, or the oldest steps of a turn whose ask stays; a tool call goes with its result) are not sent and no summary stands in for them.`
     )
   out.push("  Nothing is deleted: the transcript file is not changed.")
   return out

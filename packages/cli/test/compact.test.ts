@@ -145,7 +145,7 @@ describe("context-engine compact", { timeout: 120_000 }, () => {
         (transcriptMessages - report!.handoff.notSentMessages)
     ).toBe(990)
     expect(output).toContain(
-      `Dropped: ${dropped!.messages} messages (pi:552 … ${dropped!.lastEntryId}, whole turns, oldest first)`
+      `Dropped: ${dropped!.messages} messages (pi:552 … ${dropped!.lastEntryId}, oldest first: whole turns, or the oldest steps of a turn whose ask stays; a tool call goes with its result)`
     )
     expect(output).toContain("Nothing was written: add --out FILE")
   })

@@ -3,8 +3,14 @@
  * to fit. System messages are never dropped (they stay where they are), the
  * turn in progress (the last turn, from the latest user message on) is never
  * dropped, nor is the latest user message when its turn goes (it stays, as
- * the invariants require), and a turn goes as a whole, so a tool call never loses its result
- * and a parallel batch moves as one (turns are built from `Turns.units`).
+ * the invariants require). The last turn to go, when dropping it whole would
+ * free far more than needed and its older steps alone free enough, keeps its
+ * ask and its latest step and loses only its oldest steps (a long tool loop
+ * dropped whole left 80 tokens of a 3,200-token budget on Gemini CLI day 16
+ * at 8K; pi's `findCutPoint` likewise cuts inside a turn). Steps go as whole
+ * units (`Turns.units`), so a tool call never loses its result and a
+ * parallel batch moves as one; a newer turn never goes while an older one's
+ * ask stays.
  *
  * This is the only lossy built-in stage: what it drops is still in the
  * transcript, but the view holds no reference to it. Engines that must not
@@ -13,7 +19,7 @@
  * @since 0.1.0
  */
 
-import type { Strategy, ViewEdit } from "@context-engine/core"
+import type { ContextView, Strategy, ViewEdit } from "@context-engine/core"
 import { Turns } from "@context-engine/core"
 
 /**
@@ -50,6 +56,20 @@ export const defaults = { keepRecentTurns: 1, minReclaimTokens: 0 } as const sat
 export const NAME = "slidingWindow"
 
 /**
+ * The steps of a turn after the user messages that open it (`Turns.units`): what a partly dropped turn may lose,
+ * oldest first. Empty for a turn that opens with no user message (a leading run).
+ */
+const stepsAfterAsk = (items: ReadonlyArray<ContextView.ViewItem>, span: Turns.Span): Array<Turns.Span> => {
+  const inTurn = Turns.units(items.slice(span.start, span.end)).map((unit) => ({
+    start: span.start + unit.start,
+    end: span.start + unit.end
+  }))
+  let first = 0
+  while (first < inTurn.length && items[inTurn[first]!.start]!.message.role === "user") first++
+  return first === 0 ? [] : inTurn.slice(first)
+}
+
+/**
  * Builds the strategy.
  *
  * @category constructors
@@ -70,24 +90,53 @@ export const make = (options: Options = {}): Strategy.Strategy => {
       const edits: Array<ViewEdit.ViewEdit> = []
       let freed = 0
       let turnsDropped = 0
-      for (const span of droppable) {
-        if (freed >= needed) break
-        for (let index = span.start; index < span.end; index++) {
+      let stepsDropped = 0
+      const tokensOf = (index: number): number => {
+        const item = view.items[index]!
+        if (item.message.role === "system" || index === latestUser) return 0
+        // A dropped turn is before the current tool loop: it counts as the measurement counted it (prior-turn
+        // reasoning by its provider rule, ReasoningTokens), or the window stops short of its target.
+        return measurer.messageTokens(item.message, item.source, "prior")
+      }
+      const drop = (start: number, end: number, reason: string) => {
+        for (let index = start; index < end; index++) {
           const item = view.items[index]!
           if (item.message.role === "system" || index === latestUser) continue
-          // A dropped turn is before the current tool loop: it counts as the measurement counted it (prior-turn
-          // reasoning by its provider rule, ReasoningTokens), or the window stops short of its target.
-          freed += measurer.messageTokens(item.message, item.source, "prior")
-          edits.push({
-            op: "drop",
-            entryId: item.entryId,
-            strategy: NAME,
-            reason: `oldest turn dropped (turn starting at ${view.items[span.start]!.entryId})`
-          })
+          freed += tokensOf(index)
+          edits.push({ op: "drop", entryId: item.entryId, strategy: NAME, reason })
         }
-        turnsDropped++
       }
-      return { edits, tokensFreed: freed, note: `${turnsDropped} of ${spans.length} turn(s) dropped` }
+      for (const span of droppable) {
+        if (freed >= needed) break
+        const reason = `oldest turn dropped (turn starting at ${view.items[span.start]!.entryId})`
+        const steps = stepsAfterAsk(view.items, span)
+        let spanTokens = 0
+        for (let index = span.start; index < span.end; index++) spanTokens += tokensOf(index)
+        // Its steps but the latest: when even they cannot free what is needed, the whole turn goes (a newer turn
+        // never goes while an older one's ask stays).
+        let olderStepsTokens = 0
+        for (const step of steps.slice(0, -1))
+          for (let index = step.start; index < step.end; index++) olderStepsTokens += tokensOf(index)
+        if (freed + spanTokens <= needed || steps.length < 2 || freed + olderStepsTokens < needed) {
+          drop(span.start, span.end, reason)
+          turnsDropped++
+          continue
+        }
+        // The last turn to go would free far more than needed (a long tool loop, gemini day 16 at 8K: 80 tokens
+        // were left of a 3,200-token budget): its ask stays and only its oldest steps go, whole units, so every
+        // tool call keeps its result and the turn's latest step stays.
+        for (const step of steps.slice(0, -1)) {
+          if (freed >= needed) break
+          drop(
+            step.start,
+            step.end,
+            `oldest steps of a turn dropped (turn starting at ${view.items[span.start]!.entryId})`
+          )
+          stepsDropped++
+        }
+      }
+      const partly = stepsDropped > 0 ? `, the oldest ${stepsDropped} step(s) of the next` : ""
+      return { edits, tokensFreed: freed, note: `${turnsDropped} of ${spans.length} turn(s) dropped${partly}` }
     }
   }
 }

@@ -21,25 +21,58 @@ const turn = (index: number, chars: number): Array<Message.Message> => [
 ]
 
 describe("SlidingWindow", () => {
+  const fourTurns = (): Array<Message.Message> => [
+    { role: "system", content: "sys" },
+    ...turn(0, 2000),
+    ...turn(1, 2000),
+    ...turn(2, 2000),
+    ...turn(3, 2000)
+  ]
+
   it("drops the oldest whole turns, keeps system messages, stops once the estimate fits", () => {
-    const messages: Array<Message.Message> = [
-      { role: "system", content: "sys" },
-      ...turn(0, 2000),
-      ...turn(1, 2000),
-      ...turn(2, 2000),
-      ...turn(3, 2000)
-    ]
-    const view = StrategyInput.frozenView(messages)
+    const view = StrategyInput.frozenView(fourTurns())
     const input = StrategyInput.make(view, measurer, 0)
     const perTurn = (input.measurement.inputTokens - 10) / 4
-    const { edits } = SlidingWindow.slidingWindow.apply({
+    const { edits, note } = SlidingWindow.slidingWindow.apply({
       ...input,
-      targetTokens: input.measurement.inputTokens - Math.round(perTurn * 1.5)
+      targetTokens: input.measurement.inputTokens - Math.round(perTurn * 2)
     })
     expect(edits.map(targetOf)).toEqual(["m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"])
+    // The system message before the first user message is a leading run of its own (never dropped).
+    expect(note).toBe("3 of 5 turn(s) dropped")
     const after = ContextView.applyEdits(view, edits)
     expect(after.items[0]!.message.role).toBe("system")
     expect(ToolPairing.analyze(after.items).problems).toEqual([])
+  })
+
+  // Gemini CLI day 16 at 8K: the last turn to go was a long tool loop, and dropping it whole left 80 tokens of a
+  // 3,200-token budget. Its ask stays and only its oldest steps go, whole units.
+  it("when the last turn to go would free far more than needed, its ask and latest step stay; only its oldest steps go", () => {
+    const view = StrategyInput.frozenView(fourTurns())
+    const input = StrategyInput.make(view, measurer, 0)
+    const perTurn = (input.measurement.inputTokens - 10) / 4
+    const { edits, note } = SlidingWindow.slidingWindow.apply({
+      ...input,
+      targetTokens: input.measurement.inputTokens - Math.round(perTurn * 1.5)
+    })
+    // Turn 0 goes whole; turn 1 loses its tool step (the call and both results), keeps "task 1" and "done 1".
+    expect(edits.map(targetOf)).toEqual(["m1", "m2", "m3", "m4", "m6", "m7"])
+    expect(note).toBe("2 of 5 turn(s) dropped, the oldest 1 step(s) of the next")
+    const after = ContextView.applyEdits(view, edits)
+    expect(after.items.map((item) => item.entryId).slice(0, 3)).toEqual(["m0", "m5", "m8"])
+    expect(ToolPairing.analyze(after.items).problems).toEqual([])
+  })
+
+  it("a turn whose older steps cannot free what is needed goes whole: no newer turn goes while an older ask stays", () => {
+    const view = StrategyInput.frozenView(fourTurns())
+    const input = StrategyInput.make(view, measurer, 0)
+    const perTurn = (input.measurement.inputTokens - 10) / 4
+    // Needs all but a few tokens of two turns: turn 1's tool step alone is not enough.
+    const { edits } = SlidingWindow.slidingWindow.apply({
+      ...input,
+      targetTokens: input.measurement.inputTokens - Math.round(perTurn * 2) + 3
+    })
+    expect(edits.map(targetOf)).toEqual(["m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"])
   })
 
   it("never drops the turn in progress, even when asked for everything", () => {
