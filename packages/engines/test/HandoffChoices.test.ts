@@ -174,6 +174,41 @@ describe("a choice the user turned down is not a decision in force", () => {
   })
 })
 
+describe("a choice the user later told the agent to take out is not in force", () => {
+  // aider history at 32K: "raise the `ApplyShellCommandsError`" stayed a Key Decision after the user said three
+  // times "drop the `ApplyShellCommandsError` nonsense"; the agent's decision to remove it is the one in force.
+  const made = [
+    user("add an --apply option that runs the commands in a file"),
+    editing("c1", "We raise `ApplyShellCommandsError` rather than running the commands.", "aider/main.py"),
+    results({ id: "c1", name: "edit", text: "ok" }),
+    user("now add a test for it")
+  ]
+  it("before the withdrawal, it is a decision", () => {
+    expect(decisionsOf(made)).toEqual(["We raise `ApplyShellCommandsError`"])
+  })
+
+  it("named in backticks or as a code-like word after drop / remove / revert: dropped; the removal stands", () => {
+    for (const said of ["drop the `ApplyShellCommandsError` nonsense.", "please remove ApplyShellCommandsError"])
+      expect(
+        decisionsOf([
+          ...made,
+          user(said),
+          editing(
+            "c2",
+            "We need to remove the `ApplyShellCommandsError` import, since it's no longer used.",
+            "tests/test_main.py"
+          ),
+          results({ id: "c2", name: "edit", text: "ok" })
+        ])
+      ).toEqual(["We need to remove the `ApplyShellCommandsError` import"])
+  })
+
+  it("a removal of something else, or the name without a removal, leaves it", () => {
+    for (const said of ["drop the `--yes` shortcut", "keep ApplyShellCommandsError but rename the flag"])
+      expect(decisionsOf([...made, user(said)])).toEqual(["We raise `ApplyShellCommandsError`"])
+  })
+})
+
 describe("sentences", () => {
   it("a numbered list item is one sentence, its number not a sentence of its own", () => {
     expect(sentences("We want to:\n\n1. Run it\n2. Save it")).toEqual(["We want to:", "Run it", "Save it"])

@@ -128,6 +128,16 @@ describe("constraints are the user's rules, not reported errors or their own sit
     expect(rules("Wait! Don't delete the fixture database.")).toContain("Don't delete the fixture database.")
   })
 
+  it("praise of what the agent did is not a rule, though it holds 'only'; the task after it is the user's ask", () => {
+    // aider history: "that was smart, only using other_files and no chat_files." was filed as a constraint.
+    expect(rules("that was smart, only using other_files and no chat_files.")).toBe("")
+    expect(rules("Wow, this is really neat, only one pass.")).toBe("")
+    expect(rules("it's better to only read the changed files.")).toContain(
+      "it's better to only read the changed files."
+    )
+    expect(rules("that's right, but only keep the last run.")).toContain("only keep the last run")
+  })
+
   it("rules that mention errors, and the user's own preferences, are still rules", () => {
     const out = rules(
       "Never swallow an exception, always log it.",

@@ -106,12 +106,23 @@ const BARE_NO_RE = /^\s*(?:no+|nope|nah|wait|hold on|whoa|hey)[\s.!,]*$/i
 const QUESTION_END_RE = /\?[!?]*$/
 
 /**
- * Whether a sentence of the user's is error text or their own situation, not a rule for the agent.
+ * The user's praise of what the agent did ("that was smart, only using
+ * other_files …", "this is perfect"): a verdict, not a rule — though it may
+ * hold a rule word ("only"). Not "it's better to …" or "that's right, but
+ * …", which can state a preference.
+ */
+const PRAISE_RE =
+  /^(?:(?:ok|okay|oh|wow|yes|yeah|ah)[,!.]?\s+)?(?:that|this|it)(?:'s|’s| is| was| looks)\s+(?:(?:very|really|so|pretty|quite)\s+)?(?:smart|great|nice|perfect|clever|neat|cool|excellent|awesome|brilliant|elegant|beautiful|fantastic|amazing)\b/i
+
+/**
+ * Whether a sentence of the user's is error text, praise or their own situation, not a rule for the agent.
  *
  * @category guards
  */
 export const notARule = (sentence: string): boolean =>
-  REPORTED_ERROR_RE.test(sentence) || (OWN_ACCOUNT_RE.test(sentence) && !STANDS_RE.test(sentence))
+  REPORTED_ERROR_RE.test(sentence) ||
+  PRAISE_RE.test(sentence) ||
+  (OWN_ACCOUNT_RE.test(sentence) && !STANDS_RE.test(sentence))
 
 /** The note that marks a repeated message. */
 const REPEATED_RE = /said (\d+) times\)$/

@@ -20,8 +20,10 @@
  *   undoing the fix (a later run of the same call passed or replaced it:
  *   `CriticalIdentifiers.isSuperseded`).
  *
- * A choice the user refused is none: its calls declined, or the user's next
- * message turning it down ("No, …", "don't …" — `Constraints.isRejection`).
+ * A choice the user refused is none: its calls declined, the user's next
+ * message turning it down ("No, …", "don't …" — `Constraints.isRejection`),
+ * or a later message telling the agent to take out what it names ("drop the
+ * `X` nonsense").
  * Decisions are listed in the order they were made, so the budget keeps the
  * newest.
  *
@@ -245,6 +247,36 @@ const rejectedAt = (items: ReadonlyArray<CoveredItem>): Array<boolean> => {
   return rejected
 }
 
+/**
+ * The user telling the agent to take a named thing out ("drop the
+ * `ApplyShellCommandsError` nonsense", "remove FooCache", "revert the
+ * `retry_once` change"): the verb, an optional article, then the name — in
+ * backticks, or a code-like word (an inner capital, an underscore or a dot).
+ */
+const REMOVAL_RE =
+  /\b(?:drop|remove|undo|revert|delete|get rid of|rip out|back out|throw away|ditch)\s+(?:(?:the|that|this|these|those|all|your|our)\s+)?(?:`([^`\n]{2,80})`|([A-Za-z_$][\w$]*(?:[A-Z_.][\w$]*)+))/gi
+
+/**
+ * For each position: whether a later user message tells the agent to take
+ * out a thing the decision found there names (a choice the user withdrew
+ * is not in force: an aider session kept "raise the `ApplyShellCommandsError`"
+ * as a Key Decision after the user said three times to drop it). The
+ * agent's later decisions (to remove it) stand. One backward pass.
+ */
+const withdrawnAt = (items: ReadonlyArray<CoveredItem>): Array<ReadonlySet<string>> => {
+  const out = new Array<ReadonlySet<string>>(items.length)
+  let later = new Set<string>()
+  for (let at = items.length - 1; at >= 0; at--) {
+    const said = UserSpeech.spokenText(items[at]!.message)
+    if (said.length > 0) {
+      const names = [...said.matchAll(REMOVAL_RE)].map((match) => (match[1] ?? match[2])!)
+      if (names.length > 0) later = new Set([...later, ...names])
+    }
+    out[at] = later
+  }
+  return out
+}
+
 /** Longest quoted error line, in characters. */
 const ERROR_CHARS = 160
 
@@ -299,12 +331,13 @@ export const fromRange = (
     positions: new Map(items.map((item, index) => [item.entryId, index]))
   }
   const rejected = rejectedAt(items)
+  const withdrawn = withdrawnAt(items)
   const keyOf = (decision: string) => decision.replace(/\s*\([^()]*\)$/, "").replace(/[.:]$/, "")
   const found = [
     ...statedReasons(items, taken),
     ...fixesOfFailures(items, taken),
     ...answersToSteering(items, keptEntryIds)
-  ].filter(({ at }) => !rejected[at])
+  ].filter(({ at, decision }) => !rejected[at] && ![...withdrawn[at]!].some((name) => decision.includes(name)))
   // One message's choice found twice (its reason sentence, and as the answer to the user) is listed once, in full.
   const atPosition = new Map<number, Array<Found>>()
   for (const one of found) atPosition.set(one.at, [...(atPosition.get(one.at) ?? []), one])
