@@ -49,6 +49,27 @@ export const isDirectoryTool = (toolName: string): boolean =>
   /^(?:glob|ls|list|list_?dir(?:ectory)?|find|find_?files|read_?folder)$/i.test(toolName)
 
 /**
+ * Read tools that search the text under a path: `grep`, `search`, `rg`,
+ * Gemini CLI's `search_file_content` (console `SearchText`). Their path is
+ * the search's scope, a file or a directory (Claude Code's console prints
+ * `Grep(/repo)` and `Search(pattern: …, path: "/repo/src")`).
+ *
+ * @category guards
+ */
+export const isSearchTool = (toolName: string): boolean =>
+  /^(?:grep|search|rg|ripgrep|search_?text|search_file_content)$/i.test(toolName)
+
+/**
+ * Whether a path names a file by its form: its last segment has an
+ * extension (`a.ts`, `.env.local`; not `src`, `BookMinder`, `.claude`).
+ * For a search tool's scope, which is a directory unless it names a file.
+ *
+ * @category guards
+ */
+export const looksLikeFile = (path: string): boolean =>
+  /(?:^|\/)[^/]*[^/.][^/]*\.[^/.]+$/.test(path.replace(/\/+$/, ""))
+
+/**
  * Tools that write or edit files, by a word of their name (substring,
  * case-insensitive): `edit`, `write`, `create`, `apply_patch`,
  * `str_replace`, `replace`, `patch`, `insert`, `multiedit`, or exactly

@@ -138,6 +138,8 @@ const kindOf = (toolName: string, input: unknown): Action["kind"] => {
     return CREATE_TOOL_RE.test(toolName) || sub === "create" ? "create" : "edit"
   // A directory tool's path is where it looks (Claude Code's Glob and LS, pi's ls / find): no file was read.
   if (path !== undefined && ReadTools.isDirectoryTool(toolName)) return "look"
+  // A search's scope is where it looks, unless it names a file (`Grep(/repo)`, `Search(…, path: "/repo/src")`).
+  if (path !== undefined && ReadTools.isSearchTool(toolName) && !ReadTools.looksLikeFile(path)) return "look"
   if (path !== undefined && (ReadTools.isReadTool(toolName) || sub === "view")) return "read"
   if (ReadTools.isReadTool(toolName)) return "look"
   if (command !== undefined)

@@ -47,6 +47,30 @@ describe("ToolActions on console transcripts (a one-line summary per call)", () 
   })
 })
 
+describe("ToolActions: a search's scope is where it looks, unless it names a file", () => {
+  // Claude Code console, bookminder day 20: `Grep(/Users/…/BookMinder)` listed the project directory as a file read.
+  it("Grep or search over a directory is a look; over a file, a read", () => {
+    const actions = ToolActions.actionsOf(
+      [
+        call("g1", "Grep", { summary: "/Users/dev/BookMinder" }),
+        result("g1", "Grep", "Found 3 files"),
+        call("g2", "grep", { pattern: "list_books", path: "src/bookminder" }),
+        result("g2", "grep", "src/bookminder/cli.py:3: list_books()"),
+        call("g3", "Grep", { summary: "docs/apple_books.md" }),
+        result("g3", "Grep", "Found 1 match"),
+        call("g4", "grep", { pattern: "TODO", path: ".env.local" }),
+        result("g4", "grep", "")
+      ].map((message, index) => ({ entryId: `e${index}`, message }))
+    )
+    expect(actions.map((action) => [action.kind, action.path])).toEqual([
+      ["look", "/Users/dev/BookMinder"],
+      ["look", "src/bookminder"],
+      ["read", "docs/apple_books.md"],
+      ["read", ".env.local"]
+    ])
+  })
+})
+
 describe("ToolActions on Gemini CLI console transcripts (each write tool's one-line description)", () => {
   it("names the file of a WriteFile ('Writing to <path>') and an Edit ('<path>: <old> => <new>')", () => {
     const actions = ToolActions.actionsOf(
