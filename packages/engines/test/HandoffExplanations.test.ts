@@ -138,6 +138,19 @@ describe("constraints are the user's rules, not reported errors or their own sit
     expect(rules("that's right, but only keep the last run.")).toContain("only keep the last run")
   })
 
+  it("'I want you to …' said once is the ask for now; said to recur, or with a rule word, it is a rule", () => {
+    // Gemini CLI day 16: "Then I want you to summarize the current status …" was filed as a constraint.
+    expect(rules("Then I want you to summarize the current status of our efforts and a brief plan.")).toBe("")
+    expect(rules("I want you to run the linter before every commit.")).toContain("before every commit")
+    expect(rules("I want you to only touch the fixtures.")).toContain("only touch the fixtures")
+  })
+
+  it("a correction that is the user's account of what they own is not a rule", () => {
+    // Gemini CLI day 16: "No, I don't own Prag Prog, but asked for Extreme Programming Explained, can you see?"
+    expect(rules("No, I don't own that book, but asked for the other one, can you see?")).toBe("")
+    expect(rules("No, use the other book instead.")).toContain("use the other book instead")
+  })
+
   it("rules that mention errors, and the user's own preferences, are still rules", () => {
     const out = rules(
       "Never swallow an exception, always log it.",

@@ -85,7 +85,7 @@ const REPORTED_ERROR_RE =
  * ({@link STANDS_RE}).
  */
 const OWN_ACCOUNT_RE =
-  /^(?:(?:and|but|so|also)\s+)*i\s+(?:can(?:no|')t|cannot|could(?:n'?t| not)|did(?:n'?t| not)|do(?:n'?t| not) (?:see|know|think|understand|remember|have|get)|was|am|'m|tried|pressed|saw|see|think|guess|just|have|had|got)\b/i
+  /^(?:(?:no+|nope|nah|yes|yeah|ok|okay|wait|w8)[,.!]*\s+)?(?:(?:and|but|so|also)\s+)*i\s+(?:can(?:no|')t|cannot|could(?:n'?t| not)|did(?:n'?t| not)|do(?:n'?t| not) (?:see|know|think|understand|remember|have|get|own)|was|am|'m|tried|pressed|saw|see|think|guess|just|have|had|got)\b/i
 /** What keeps a first-person sentence a rule: a preference or an absolute. */
 const STANDS_RE = /\b(?:want|prefer|like|expect|never|always|must)\b/i
 /**
@@ -123,6 +123,15 @@ export const notARule = (sentence: string): boolean =>
   REPORTED_ERROR_RE.test(sentence) ||
   PRAISE_RE.test(sentence) ||
   (OWN_ACCOUNT_RE.test(sentence) && !STANDS_RE.test(sentence))
+
+/**
+ * "I want you to …" said once: the ask for now, like the bare imperative
+ * ("Then I want you to summarize the current status …"), not a rule in force
+ * — its "want" is no rule word, unless the sentence says the act recurs
+ * (`MemoryExtractor` reads it the same way).
+ */
+const DIRECTIVE_RE =
+  /\b(?:then\s+)?i want (?:you|u) to\b(?![^.!?]*\b(?:always|never|every|each time|whenever|from now on)\b)/gi
 
 /** The note that marks a repeated message. */
 const REPEATED_RE = /said (\d+) times\)$/
@@ -220,7 +229,7 @@ export const fromSpeech = (
               !isCarried(sentence) &&
               !notARule(sentence) &&
               (!QUESTION_END_RE.test(sentence) || REQUEST_QUESTION_RE.test(sentence)) &&
-              (CONSTRAINT_RE.test(sentence) || (correction && !VERDICT_RE.test(sentence)))
+              (CONSTRAINT_RE.test(sentence.replace(DIRECTIVE_RE, "")) || (correction && !VERDICT_RE.test(sentence)))
           )
     if (kept.length === 0 || kept.every((sentence) => BARE_NO_RE.test(sentence))) return
     const quote = `"${clip(kept.join(" … "), CONSTRAINT_CHARS)}"`
