@@ -39,6 +39,11 @@ export interface Options {
    * the window runs only when cheaper stages did not make the view fit.
    */
   readonly minReclaimTokens?: number
+  /**
+   * Entry ids of messages the window keeps in place, like the latest user
+   * message (e.g. the reduction's pinned task-setting ask: `Reduce`). Default none.
+   */
+  readonly keepEntryIds?: ReadonlyArray<string>
 }
 
 /**
@@ -46,7 +51,11 @@ export interface Options {
  *
  * @category constants
  */
-export const defaults = { keepRecentTurns: 1, minReclaimTokens: 0 } as const satisfies Required<Options>
+export const defaults = {
+  keepRecentTurns: 1,
+  minReclaimTokens: 0,
+  keepEntryIds: []
+} as const satisfies Required<Options>
 
 /**
  * Name of the strategy (and of its stage in reports).
@@ -76,6 +85,7 @@ const stepsAfterAsk = (items: ReadonlyArray<ContextView.ViewItem>, span: Turns.S
  */
 export const make = (options: Options = {}): Strategy.Strategy => {
   const keepRecentTurns = Math.max(1, options.keepRecentTurns ?? defaults.keepRecentTurns)
+  const kept = new Set(options.keepEntryIds ?? defaults.keepEntryIds)
   return {
     name: NAME,
     lossy: true,
@@ -93,7 +103,7 @@ export const make = (options: Options = {}): Strategy.Strategy => {
       let stepsDropped = 0
       const tokensOf = (index: number): number => {
         const item = view.items[index]!
-        if (item.message.role === "system" || index === latestUser) return 0
+        if (item.message.role === "system" || index === latestUser || kept.has(item.entryId)) return 0
         // A dropped turn is before the current tool loop: it counts as the measurement counted it (prior-turn
         // reasoning by its provider rule, ReasoningTokens), or the window stops short of its target.
         return measurer.messageTokens(item.message, item.source, "prior")
@@ -101,7 +111,7 @@ export const make = (options: Options = {}): Strategy.Strategy => {
       const drop = (start: number, end: number, reason: string) => {
         for (let index = start; index < end; index++) {
           const item = view.items[index]!
-          if (item.message.role === "system" || index === latestUser) continue
+          if (item.message.role === "system" || index === latestUser || kept.has(item.entryId)) continue
           freed += tokensOf(index)
           edits.push({ op: "drop", entryId: item.entryId, strategy: NAME, reason })
         }

@@ -84,6 +84,16 @@ describe("SlidingWindow", () => {
     expect(dropped.size).toBe(4)
   })
 
+  it("keeps the messages named in keepEntryIds in place, like the latest user message, and frees more elsewhere", () => {
+    const view = StrategyInput.frozenView(fourTurns())
+    const input = StrategyInput.make(view, measurer, 0)
+    const { edits } = SlidingWindow.make({ keepEntryIds: ["m1"] }).apply({ ...input, targetTokens: 0 })
+    const dropped = new Set(edits.map(targetOf))
+    expect(dropped.has("m1")).toBe(false)
+    for (const id of ["m2", "m3", "m4", "m5", "m6", "m7", "m8"]) expect(dropped.has(id)).toBe(true)
+    expect(ToolPairing.analyze(ContextView.applyEdits(view, edits).items).problems).toEqual([])
+  })
+
   it("is lossy and says so", () => {
     expect(SlidingWindow.slidingWindow.lossy).toBe(true)
   })

@@ -11,12 +11,15 @@
 import {
   type Budget,
   type ContextEngine,
+  type ContextView,
   Errors,
   Measurement,
   type Measurer,
   type Message,
   type ModelPolicy,
-  type Strategy
+  type Strategy,
+  Turns,
+  UserSpeech
 } from "@context-engine/core"
 import { Clamp, Pipeline, Tiers } from "@context-engine/strategies"
 import { checkpointStage, type EditEntries } from "./Commit.ts"
@@ -45,12 +48,13 @@ import { checkpointStage, type EditEntries } from "./Commit.ts"
 export const reductionStrategies = (
   policy: ModelPolicy.ModelPolicy,
   budget: Budget.Budget,
-  fitTokens?: number
+  fitTokens?: number,
+  keepEntryIds: ReadonlyArray<string> = []
 ): ReadonlyArray<Strategy.Strategy> =>
   [
     ...Tiers.withWindow(policy, budget, {
       toolTrim: Tiers.lastResortToolTrim,
-      slidingWindow: { minReclaimTokens: 0 }
+      slidingWindow: { minReclaimTokens: 0, keepEntryIds }
     }),
     fitTokens === undefined ? Clamp.fit() : Tiers.aimingAt(Clamp.fit(), fitTokens)
   ].map(keepingCheckpoint)
@@ -106,6 +110,21 @@ export interface ReduceInput {
 }
 
 /**
+ * Entry id of the latest user message that sets a task (`UserSpeech.isTaskSetting` on the user's words), when it
+ * is not the latest user message (which the window keeps anyway).
+ */
+const latestTaskAsk = (items: ReadonlyArray<ContextView.ViewItem>): string | undefined => {
+  const latest = Turns.latestUserIndex(items)
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index]!
+    if (item.message.role !== "user" || item.source === "checkpoint") continue
+    if (UserSpeech.isTaskSetting(UserSpeech.spokenText(item.message)))
+      return index === latest ? undefined : item.entryId
+  }
+  return undefined
+}
+
+/**
  * The "reduce" phase. Its stage reports follow the skipped checkpoint stage,
  * named `reduce:<stage>`, applied ones only.
  *
@@ -117,15 +136,22 @@ export const reduce = (input: ReduceInput): ContextEngine.CompactionResult | Err
   // after the next turn, so every step would compact and rewrite the provider's prompt cache (peers compact well
   // below the threshold: pi keeps keepRecentTokens, Codex its summary plus recent user messages). Only the
   // budget must be met (`fits`).
-  const reduced = Pipeline.run({
-    view: cheap.view,
-    strategies: reductionStrategies(input.policy, input.budget, input.targetTokens),
-    targetTokens: Math.min(input.lowWaterTokens, input.targetTokens),
-    budget: input.budget,
-    measurer: input.measurer,
-    policy: input.policy,
-    measurement: cheap.after
-  })
+  const run = (keepEntryIds: ReadonlyArray<string>) =>
+    Pipeline.run({
+      view: cheap.view,
+      strategies: reductionStrategies(input.policy, input.budget, input.targetTokens, keepEntryIds),
+      targetTokens: Math.min(input.lowWaterTokens, input.targetTokens),
+      budget: input.budget,
+      measurer: input.measurer,
+      policy: input.policy,
+      measurement: cheap.after
+    })
+  // The user's latest task-setting ask stays when the request fits with it: no summary stands in for what the
+  // window drops, and a long pasted task behind a short "go on" was dropped to reach the low-water mark while
+  // the request already fit its budget. Else the window may drop it (only the budget must be met).
+  const ask = latestTaskAsk(cheap.view.items)
+  const keeping = ask === undefined ? undefined : run([ask])
+  const reduced = keeping !== undefined && keeping.after.inputTokens <= input.targetTokens ? keeping : run([])
   const edits = [...cheap.edits, ...reduced.edits.filter((edit) => edit.strategy !== Pipeline.NORMALIZE_STAGE)]
   const fits = reduced.after.inputTokens <= input.targetTokens
   const result: ContextEngine.CompactionResult = {
