@@ -223,7 +223,15 @@ export const make = (options: ControllerOptions): ContextController => {
       ...(usage.cachedInputTokens !== undefined ? { cachedInputTokens: usage.cachedInputTokens } : {}),
       ...(lastEntryId !== undefined ? { lastEntryId } : {})
     }
-    await runtime.asyncEngine.recordOutcome(prepared.input, outcome)
+    // Shadow mode sent the application's request, while the engine decides on the transcript with its shadow
+    // compactions and the offload applied (`RolloutMode.applied`): the reported input tokens measure other content
+    // than the engine's view, and their ratio to the local count, applied to that view, skewed every decision
+    // (one compaction per step when a large tool result was offloaded). The engine counts locally instead.
+    const engineOutcome: ContextEngine.Outcome =
+      runtime.mode === "shadow"
+        ? { ...(usage.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}) }
+        : outcome
+    await runtime.asyncEngine.recordOutcome(prepared.input, engineOutcome)
     runtime.emit({ type: "usage", sessionId: prepared.session.sessionId, ...outcome })
     if (runtime.native && response) {
       const entries = runtime.native.readResponse(prepared.input, response, {

@@ -321,8 +321,10 @@ export const prepare = async (
   const decided = await decide(runtime, current, model, input, lastMs)
   const appended = await settle(runtime, current, model, input, decided, lastMs, startMs)
   if (shadowMode) {
-    // What goes out is the application's request: measured on the transcript as it is (no shadow applied).
-    const prepared = await assemble(runtime, current, model, { ...input, entries: entriesFor() }, messages)
+    // What goes out is the application's request: measured on the transcript without the edits the controller
+    // recorded (the offload of large tool results; no shadow applied), so the request event reports what was sent.
+    const sent = entriesFor().filter((entry) => entry.kind !== "edit")
+    const prepared = await assemble(runtime, current, model, { ...input, entries: sent }, messages)
     return { ...prepared, messages, rewritten: false }
   }
   // Same input object when nothing was appended, so the engine reuses what it derived for shouldCompact.

@@ -1,4 +1,4 @@
-import { Entry, type Message } from "@context-engine/core"
+import { Entry, Measurer, type Message } from "@context-engine/core"
 import { TieredSummaryEngine } from "@context-engine/engines"
 import { describe, expect, it } from "vitest"
 import * as ContextController from "../src/ContextController.ts"
@@ -97,6 +97,54 @@ describe("rollout modes", () => {
     expect(shadow.compactedAt).toEqual(active.compactedAt)
     expect(RolloutMode.shadows(shadow.entries)).toHaveLength(active.compactedAt.length)
     expect(shadow.entries.some((entry) => entry.kind === "checkpoint" || entry.kind === "edit")).toBe(false)
+  })
+
+  // New-user trial 2 (AI SDK middleware, a mock reporting usage): the provider's usage measures the request sent,
+  // the application's, while the engine decides on the transcript with the shadows applied; anchored on that usage,
+  // the shadow view was over the threshold again at every step (26 shadow compactions where active made 3).
+  it("shadow with provider usage and an offloaded tool result: the same compactions as active; events report what was sent", async () => {
+    const big = conversation()
+    const bigResult = big[6]!
+    if (bigResult.role !== "tool" || bigResult.content[0]?.type !== "tool-result") throw new Error("fixture")
+    big[6] = {
+      role: "tool",
+      content: [{ ...bigResult.content[0], output: { type: "text", value: "export const big = 1\n".repeat(6_000) } }]
+    }
+    const stepsOf = async (mode: RolloutMode.RolloutMode) => {
+      const events: Array<ContextController.ContextEvent> = []
+      const controller = ContextController.make({
+        engine: TieredSummaryEngine.makeAsync(),
+        policy,
+        mode,
+        onEvent: (event) => events.push(event)
+      })
+      const compactedAt: Array<number> = []
+      const requests: Array<{ rewritten: boolean; inputTokens: number }> = []
+      for (let length = 2; length <= big.length; length++) {
+        const seen = events.length
+        const messages = big.slice(0, length)
+        if (messages.at(-1)!.role === "assistant") continue
+        const prepared = await controller.prepare(model, messages, [])
+        // A provider counts what it was sent, as the local tokenizer does.
+        const measurer = Measurer.forPolicy(await controller.policyFor(model))
+        const inputTokens = prepared.messages.reduce((sum, message) => sum + measurer.messageTokens(message), 0)
+        await controller.recordSuccess(prepared, { inputTokens })
+        for (const event of events.slice(seen)) {
+          if (event.type === "compaction") compactedAt.push(length)
+          if (event.type === "request") requests.push({ rewritten: event.rewritten, inputTokens: event.inputTokens })
+        }
+      }
+      return { compactedAt, requests }
+    }
+    const active = await stepsOf("active")
+    const shadow = await stepsOf("shadow")
+    expect(active.compactedAt.length).toBeGreaterThan(0)
+    expect(shadow.compactedAt).toEqual(active.compactedAt)
+    // The shadow request events say what went out: never rewritten, and the big result counted as sent.
+    expect(shadow.requests.every((request) => !request.rewritten)).toBe(true)
+    expect(Math.max(...shadow.requests.map((request) => request.inputTokens))).toBeGreaterThan(
+      policy.contextWindowTokens
+    )
   })
 
   it("applied: a shadow's withheld entries come before it on the same path; other entries are the same objects", () => {
