@@ -42,6 +42,7 @@ describe("Engine kernel", () => {
     "lastResort:toolTrim.soft",
     "lastResort:toolTrim.clear",
     "lastResort:toolTrim.clearInputs",
+    "lastResort:slidingWindow.steps",
     "lastResort:clamp.fit"
   ]
 

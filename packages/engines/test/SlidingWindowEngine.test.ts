@@ -78,6 +78,7 @@ describe("SlidingWindowEngine", () => {
       "lastResort:toolTrim.soft",
       "lastResort:toolTrim.clear",
       "lastResort:toolTrim.clearInputs",
+      "lastResort:slidingWindow.steps",
       "lastResort:clamp.fit"
     ])
     const result = ok(engine.compact(input, planned))

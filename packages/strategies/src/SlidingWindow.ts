@@ -152,6 +152,65 @@ export const make = (options: Options = {}): Strategy.Strategy => {
 }
 
 /**
+ * Name of {@link turnSteps} (and of its stage in reports).
+ *
+ * @category constants
+ */
+export const STEPS_NAME = "slidingWindow.steps"
+
+/**
+ * The window inside the turn in progress, for when that turn alone is over
+ * the target: a long tool loop (one ask, then dozens of edit steps) whose old
+ * calls and results the trims have already cut to placeholders. It drops the
+ * turn's oldest steps, whole units (a tool call goes with its result), and
+ * keeps its ask, its latest step and the latest user message. Pi's
+ * `findCutPoint` likewise cuts inside the current turn when it alone exceeds
+ * what is kept; without a summary, what goes stays in the transcript. The
+ * last-resort rungs run it (`Tiers.lastResort`, the tiered engine's
+ * reduction); a 70-step edit loop went out at 10,314 tokens into an 8,000-token
+ * window without it.
+ *
+ * @category constructors
+ */
+export const turnSteps = (options: Pick<Options, "keepEntryIds"> = {}): Strategy.Strategy => {
+  const kept = new Set(options.keepEntryIds ?? defaults.keepEntryIds)
+  return {
+    name: STEPS_NAME,
+    lossy: true,
+    minReclaimTokens: 0,
+    apply: ({ view, measurement, targetTokens, measurer }) => {
+      const last = Turns.turns(view.items).at(-1)
+      const steps = last === undefined ? [] : stepsAfterAsk(view.items, last)
+      const latestUser = Turns.latestUserIndex(view.items)
+      const needed = measurement.inputTokens - targetTokens
+      const edits: Array<ViewEdit.ViewEdit> = []
+      let freed = 0
+      let dropped = 0
+      for (const step of steps.slice(0, -1)) {
+        if (freed >= needed) break
+        for (let index = step.start; index < step.end; index++) {
+          const item = view.items[index]!
+          if (item.message.role === "system" || index === latestUser || kept.has(item.entryId)) continue
+          freed += measurer.messageTokens(item.message, item.source)
+          edits.push({
+            op: "drop",
+            entryId: item.entryId,
+            strategy: STEPS_NAME,
+            reason: `oldest step of the turn in progress dropped (turn starting at ${view.items[last!.start]!.entryId})`
+          })
+        }
+        dropped++
+      }
+      return {
+        edits,
+        tokensFreed: freed,
+        note: `${dropped} of ${steps.length} step(s) of the turn in progress dropped`
+      }
+    }
+  }
+}
+
+/**
  * The strategy with default options.
  *
  * @category constructors

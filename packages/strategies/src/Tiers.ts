@@ -99,6 +99,24 @@ export const lastResortToolTrim = {
 } as const satisfies ToolTrim.Options
 
 /**
+ * A strategy that acts only while the request is over `fitTokens` (the
+ * request's own target), and then aims at the run's target. For the turn in
+ * progress (`SlidingWindow.turnSteps`): its steps go only when the request
+ * cannot fit otherwise, and then, like the window's turns, down to the
+ * low-water mark — aimed at the budget, a long tool loop compacted at every
+ * other step (a prompt-cache rewrite each time).
+ *
+ * @category combinators
+ */
+export const whenOver = (strategy: Strategy.Strategy, fitTokens: number): Strategy.Strategy => ({
+  ...strategy,
+  apply: (input) =>
+    input.measurement.inputTokens <= fitTokens
+      ? { edits: [], tokensFreed: 0, note: `within the request's target (${fitTokens} tokens)` }
+      : strategy.apply(input)
+})
+
+/**
  * Prefix of the last-resort rungs' stage names ({@link lastResort}): the
  * reports tell them from the ladder's own tool trims.
  *
@@ -122,12 +140,18 @@ export const aimingAt = (strategy: Strategy.Strategy, targetTokens: number): Str
  * The rungs after the sliding window, for when the turn in progress alone is
  * over the request's target — a tool loop whose newest results the ladder's
  * trims protect: soft trim, hard clear and input clear of everything but the
- * latest step ({@link lastResortToolTrim}), then `Clamp.fit` of the largest
- * editable messages (never a system message or the latest user message).
- * Every rung aims at `fitTokens`, the request's own target, not the
- * low-water mark: the protections the caller chose give way only as far as
- * the request needs. Every rung leaves a marker naming the transcript entry,
- * so nothing is lost. Stage names carry {@link LAST_RESORT_PREFIX}.
+ * latest step ({@link lastResortToolTrim}), then the oldest steps of the turn
+ * in progress (`SlidingWindow.turnSteps`: its ask and latest step stay), then
+ * `Clamp.fit` of the largest editable messages (never a system message or the
+ * latest user message).
+ * Every rung but the turn's steps aims at `fitTokens`, the request's own
+ * target, not the low-water mark: the protections the caller chose give way
+ * only as far as the request needs; the turn's steps go only when the
+ * request is over it, and then, like the window's turns, to the run's target
+ * ({@link whenOver}), so the next compaction is as far off. Every
+ * rung leaves a marker naming the transcript entry, or drops what the
+ * transcript keeps, so nothing is lost. Stage names carry
+ * {@link LAST_RESORT_PREFIX}.
  *
  * @category constructors
  */
@@ -137,10 +161,12 @@ export const lastResort = (fitTokens: number, options: Options = {}): Array<Stra
     ToolTrim.soft(toolTrim),
     ToolTrim.clear(toolTrim),
     ToolInputClear.make(toolTrim),
+    SlidingWindow.turnSteps(),
     Clamp.fit(options.clamp)
   ].map((strategy): Strategy.Strategy => {
     const name = `${LAST_RESORT_PREFIX}${strategy.name}`
-    const aimed = aimingAt(strategy, fitTokens)
+    const aimed =
+      strategy.name === SlidingWindow.STEPS_NAME ? whenOver(strategy, fitTokens) : aimingAt(strategy, fitTokens)
     // The edits say which rung made them (the view's and the transcript's edit entries name the stage).
     return {
       ...aimed,

@@ -94,6 +94,42 @@ describe("SlidingWindow", () => {
     expect(ToolPairing.analyze(ContextView.applyEdits(view, edits).items).problems).toEqual([])
   })
 
+  // New-user trial 2: one ask, then 70 edit steps — the turn in progress alone was over the budget and went out
+  // at 10,314 tokens into an 8,000-token window.
+  it("turnSteps: a long turn in progress loses its oldest steps, whole units; its ask and latest step stay", () => {
+    const messages: Array<Message.Message> = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "refactor" }
+    ]
+    for (let step = 0; step < 6; step++) {
+      messages.push({
+        role: "assistant",
+        content: [call(`e${step}`, "edit", { path: `f${step}.ts`, newText: filler(400, step) })]
+      })
+      messages.push({ role: "tool", content: [result(`e${step}`, "edit", "ok")] })
+    }
+    const view = StrategyInput.frozenView(messages)
+    const input = StrategyInput.make(view, measurer, 0)
+    const perStep = (input.measurement.inputTokens - 20) / 6
+    const { edits, note } = SlidingWindow.turnSteps().apply({
+      ...input,
+      targetTokens: input.measurement.inputTokens - Math.round(perStep * 2.5)
+    })
+    // Three steps (call + result each) go, oldest first.
+    expect(edits.map(targetOf)).toEqual(["m2", "m3", "m4", "m5", "m6", "m7"])
+    expect(note).toBe("3 of 6 step(s) of the turn in progress dropped")
+    const after = ContextView.applyEdits(view, edits)
+    expect(ToolPairing.analyze(after.items).problems).toEqual([])
+    // Asked for everything: only the latest step stays beside the ask.
+    const all = SlidingWindow.turnSteps().apply({ ...input, targetTokens: 0 })
+    expect(ContextView.applyEdits(view, all.edits).items.map((item) => item.entryId)).toEqual([
+      "m0",
+      "m1",
+      "m12",
+      "m13"
+    ])
+  })
+
   it("is lossy and says so", () => {
     expect(SlidingWindow.slidingWindow.lossy).toBe(true)
   })

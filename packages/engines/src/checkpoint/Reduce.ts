@@ -21,7 +21,7 @@ import {
   Turns,
   UserSpeech
 } from "@context-engine/core"
-import { Clamp, Pipeline, Tiers } from "@context-engine/strategies"
+import { Clamp, Pipeline, SlidingWindow, Tiers } from "@context-engine/strategies"
 import { checkpointStage, type EditEntries } from "./Commit.ts"
 
 /**
@@ -30,7 +30,9 @@ import { checkpointStage, type EditEntries } from "./Commit.ts"
  * prompt-cache guard off and only the last tool result and assistant message
  * protected, then the sliding window, which drops the oldest whole turns
  * after the previous checkpoint (never a system message or the turn in
- * progress; the transcript keeps everything it drops), and last `Clamp.fit`:
+ * progress; the transcript keeps everything it drops), the oldest steps of
+ * the turn in progress when it alone is over (`SlidingWindow.turnSteps`: its
+ * ask and latest step stay), and last `Clamp.fit`:
  * the editable messages, largest first (often the newest tool output,
  * protected until then), clamped to head + tail by what is still over —
  * below the per-part floor when nothing else is left.
@@ -56,6 +58,9 @@ export const reductionStrategies = (
       toolTrim: Tiers.lastResortToolTrim,
       slidingWindow: { minReclaimTokens: 0, keepEntryIds }
     }),
+    fitTokens === undefined
+      ? SlidingWindow.turnSteps({ keepEntryIds })
+      : Tiers.whenOver(SlidingWindow.turnSteps({ keepEntryIds }), fitTokens),
     fitTokens === undefined ? Clamp.fit() : Tiers.aimingAt(Clamp.fit(), fitTokens)
   ].map(keepingCheckpoint)
 

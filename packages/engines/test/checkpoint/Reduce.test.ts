@@ -65,11 +65,11 @@ describe("Reduce.reduce", () => {
 
   it("fails with BudgetExceeded and the numbers when even the whole ladder cannot fit", () => {
     const req = request(sessionMessages(8))
-    const result = Reduce.reduce({ ...reduceInput(req, 50), hasCheckpoint: true })
+    const result = Reduce.reduce({ ...reduceInput(req, 20), hasCheckpoint: true })
     expect(result).toBeInstanceOf(Errors.BudgetExceeded)
     const error = result as Errors.BudgetExceeded
-    expect(error.budgetTokens).toBe(50)
-    expect(error.requestTokens).toBeGreaterThan(50)
+    expect(error.budgetTokens).toBe(20)
+    expect(error.requestTokens).toBeGreaterThan(20)
     expect(error.reason).toContain("nothing older than the kept recent window to summarize")
     expect(error.reason).toContain("the previous checkpoint")
     expect(error.reason).toContain(`still need ${error.requestTokens} tokens`)
