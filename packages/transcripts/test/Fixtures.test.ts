@@ -374,13 +374,18 @@ describe("claude-code-console/bookminder-day-020.md (best-effort text importer)"
   const name = "claude-code-console/bookminder-day-020.md"
   const text = read(name)
   let loaded: Loaded
-  it("imports 672 prompts, ~3,612 ⏺ blocks and ~1,785 tool calls, each call paired with its ⎿ result", async () => {
+  it("imports 667 prompts and 5 compaction summaries, ~3,612 ⏺ blocks and ~1,785 tool calls, each call paired with its ⎿ result", async () => {
     loaded = await load(name)
     expect(loaded.result.format).toBe("claude-code-console")
     // 717 lines open with `> `; 45 of them are markdown quotes inside code fences of the model's text (a gemini
-    // report it pasted verbatim, pasted again later), not prompts.
+    // report it pasted verbatim, pasted again later), not prompts; 5 are Claude Code's own compaction summaries
+    // ("This session is being continued …"), checkpoints.
     expect(count(text, /^> /gm)).toBe(717)
-    expect(loaded.roles("user")).toBe(672)
+    expect(
+      count(text, /^> This session is being continued from a previous conversation that ran out of context/gm)
+    ).toBe(5)
+    expect(loaded.roles("user")).toBe(667)
+    expect(loaded.result.transcript.entries.filter((entry) => entry.kind === "checkpoint")).toHaveLength(5)
     const toolCalls = count(text, /^⏺ [A-Za-z_][\w.:-]*\(/gm)
     expect(toolCalls).toBe(1785)
     expect(loaded.pairing.toolCalls).toBe(toolCalls)

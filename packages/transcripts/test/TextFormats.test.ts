@@ -208,6 +208,45 @@ describe("Claude Code console: a quoted report inside a code fence", () => {
   })
 })
 
+describe("Claude Code console: its own compaction summary", () => {
+  // bookminder day 20: the summary Claude Code sends after it compacts ("This session is being continued …") was
+  // a user message — `inspect` said "checkpoints 0" and its lines were filed as the user's constraints.
+  const log = [
+    "╭──────────────────────────╮",
+    "│ ✻ Welcome to Claude Code! │",
+    "╰──────────────────────────╯",
+    "",
+    "> fix the fixture",
+    "",
+    "⏺ Fixed it.",
+    "",
+    "> This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:",
+    "  Analysis:",
+    "  The user asked to fix the fixture; it was fixed.",
+    "",
+    "> now run the specs",
+    "",
+    "⏺ Running them.",
+    ""
+  ].join("\n")
+  const entries = Import.importTextSync(log).transcript.entries
+
+  it("is a checkpoint (imported, covering what came before), not the user's words", () => {
+    const checkpoints = entries.flatMap((entry) => (entry.kind === "checkpoint" ? [entry.checkpoint] : []))
+    expect(checkpoints).toHaveLength(1)
+    expect(checkpoints[0]!.summarizer.kind).toBe("imported")
+    expect(checkpoints[0]!.generation).toBe(1)
+    expect(checkpoints[0]!.text).toContain("The user asked to fix the fixture; it was fixed.")
+    expect(checkpoints[0]!.coveredRange.toEntryId).toBe(
+      entries.find((entry) => entry.kind === "message" && entry.message.role === "assistant")!.id
+    )
+    const users = messages(entries)
+      .filter((message) => message.role === "user")
+      .map(text)
+    expect(users).toEqual(["fix the fixture", "now run the specs"])
+  })
+})
+
 describe("Gemini CLI console", () => {
   const log = [
     "╭──────────────────────╮",

@@ -14,6 +14,10 @@
  *   closing `)`); the `⎿` lines after it are its result (`⎿  Waiting…`
  *   lines are UI chatter and dropped);
  * - any other `⏺ text` starts an assistant text block;
+ * - the prompt that opens "This session is being continued from a previous
+ *   conversation that ran out of context" is Claude Code's own compaction
+ *   summary: a checkpoint (imported, generation by order), not the user's
+ *   words — as the JSONL importer reads its `isCompactSummary` record;
  * - everything else continues the current block, or is kept as a
  *   `console.text` event (shell lines before the first banner are dropped).
  *
@@ -24,6 +28,11 @@ import type { LineFormat } from "./Format.ts"
 
 const TOOL = /^⏺ ([A-Za-z_][\w.:-]*)\((.*)$/su
 const WAITING = /^\s*⎿\s+Waiting…\s*$/u
+/**
+ * The prompt Claude Code sends after it compacts a session (its summary follows): "This session is being
+ * continued from a previous conversation that ran out of context. The conversation is summarized below:".
+ */
+const CONTINUED = /^This session is being continued from a previous conversation that ran out of context\b/u
 /** A markdown code fence line (CommonMark: three or more backticks or tildes, indented at most three spaces). */
 const FENCE = /^ {0,3}(?:`{3,}|~{3,})/u
 
@@ -44,8 +53,22 @@ export const format: LineFormat = {
     let openArgs = false
     let inFence = false
     let sessions = 0
+    let generation = 0
     const flush = () => {
-      ConsoleBlocks.emit(builder, "ccc", block)
+      if (block?.kind === "user" && CONTINUED.test(block.lines[0] ?? "")) {
+        // Claude Code's own compaction: its summary, printed as the prompt that continues the session.
+        builder.checkpoint(block.line, {
+          id: `ccc:${block.line}`,
+          generation: ++generation,
+          coveredRange: { fromEntryId: null, toEntryId: builder.lastId() ?? "" },
+          firstKeptEntryId: null,
+          tokensBefore: 0,
+          tokensAfter: 0,
+          summarizer: { kind: "imported", promptVersion: "claude-code" },
+          text: block.lines.join("\n").trim(),
+          createdAt: ""
+        })
+      } else ConsoleBlocks.emit(builder, "ccc", block)
       block = undefined
       inFence = false
     }
