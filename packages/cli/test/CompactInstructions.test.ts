@@ -82,6 +82,35 @@ describe("compact --instructions", () => {
     }
   )
 
+  // New-user trial 2: with the default summarizer the checkpoint was identical to --force's, and nothing said so.
+  it("with the offline extractive summarizer, a warning says the instructions steer only a model summarizer", async () => {
+    const { exitCode, report } = await Compact.run(
+      file,
+      {
+        model: "gpt-4o",
+        contextWindow: c18.policy.contextWindow,
+        keepRecent: c18.policy.keepRecentTokens,
+        instructions: c18.compactInstructions.focus
+      },
+      quiet
+    )
+    expect(exitCode).toBe(0)
+    expect(report!.warnings.some((warning) => warning.startsWith("--instructions go to a model summarizer"))).toBe(true)
+    // A summarizer that takes them: no warning.
+    const given = await Compact.run(
+      file,
+      {
+        model: "gpt-4o",
+        contextWindow: c18.policy.contextWindow,
+        keepRecent: c18.policy.keepRecentTokens,
+        summarizer: recording().summarizer,
+        instructions: c18.compactInstructions.focus
+      },
+      quiet
+    )
+    expect(given.report!.warnings.some((warning) => warning.includes("--instructions"))).toBe(false)
+  })
+
   it("without --instructions the summarizer gets none and the compaction is not manual unless forced", async () => {
     const { summarizer, requests } = recording()
     const { exitCode, report } = await Compact.run(

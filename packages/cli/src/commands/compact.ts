@@ -211,11 +211,18 @@ const inMemory = async (
           `--window-mib ${options.windowMib} does not apply: a ${imported.format} transcript is one JSON document, read whole (rolling compaction reads line-format files: pi and Claude Code JSONL, console logs, Aider history)`
         ]
       : []
+  // The offline summarizer keeps what the transcript shows; instructions steer a model summarizer only.
+  const unsteered =
+    options.instructions?.trim() && (options.summarizer === undefined || options.summarizer === "extractive")
+      ? [
+          "--instructions go to a model summarizer (--summarizer anthropic:<id>, openai:<id> or provider/model); the offline extractive summarizer has no use for them, so this run is a plain manual compaction, like --force"
+        ]
+      : []
   return {
     imported,
     engine: engine.name,
     entries: entries.map(CompactReports.factsOf),
-    resolved: { ...resolved, warnings: [...resolved.warnings, ...unrolled] },
+    resolved: { ...resolved, warnings: [...resolved.warnings, ...unrolled, ...unsteered] },
     decision: final.decision,
     result: final.result,
     repairs,
