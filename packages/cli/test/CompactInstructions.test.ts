@@ -111,6 +111,30 @@ describe("compact --instructions", () => {
     expect(given.report!.warnings.some((warning) => warning.includes("--instructions"))).toBe(false)
   })
 
+  // New-user trial 2: `compact … --force` printed "Decision: compact (manual)", then wrote no checkpoint, with no hint.
+  it("--force with nothing before the kept recent window says so and how to get a checkpoint", async () => {
+    const small = join(dir, "small.json")
+    writeFileSync(
+      small,
+      JSON.stringify({
+        messages: [
+          { role: "user", content: "Rename the retry helper in src/net.ts." },
+          { role: "assistant", content: "Renamed it to retryOnce in src/net.ts." }
+        ]
+      })
+    )
+    const { exitCode, report } = await Compact.run(small, { model: "gpt-4o", force: true }, quiet)
+    expect(exitCode).toBe(0)
+    expect(report!.checkpoint).toBeNull()
+    expect(report!.warnings).toContainEqual(
+      expect.stringMatching(
+        /^no checkpoint written: nothing lies before the kept recent window \(--keep-recent \d+ tokens\); pass a smaller --keep-recent/
+      )
+    )
+    const unforced = await Compact.run(small, { model: "gpt-4o" }, quiet)
+    expect(unforced.report!.warnings.some((warning) => warning.startsWith("no checkpoint written"))).toBe(false)
+  })
+
   it("without --instructions the summarizer gets none and the compaction is not manual unless forced", async () => {
     const { summarizer, requests } = recording()
     const { exitCode, report } = await Compact.run(

@@ -218,11 +218,21 @@ const inMemory = async (
           "--instructions go to a model summarizer (--summarizer anthropic:<id>, openai:<id> or provider/model); the offline extractive summarizer has no use for them, so this run is a plain manual compaction, like --force"
         ]
       : []
+  // A manual compaction with nothing older than the kept recent window writes no checkpoint: say how to get one.
+  const checkpointNote = final.result.stages.find((stage) => stage.stage === "checkpoint")?.note ?? ""
+  const keptAll =
+    (options.force || options.instructions?.trim()) &&
+    final.result.checkpoint === undefined &&
+    checkpointNote.includes("nothing older than the kept recent window")
+      ? [
+          `no checkpoint written: nothing lies before the kept recent window (--keep-recent ${resolved.policy.keepRecentTokens} tokens); pass a smaller --keep-recent to summarize more`
+        ]
+      : []
   return {
     imported,
     engine: engine.name,
     entries: entries.map(CompactReports.factsOf),
-    resolved: { ...resolved, warnings: [...resolved.warnings, ...unrolled, ...unsteered] },
+    resolved: { ...resolved, warnings: [...resolved.warnings, ...unrolled, ...unsteered, ...keptAll] },
     decision: final.decision,
     result: final.result,
     repairs,
