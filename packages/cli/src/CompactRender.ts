@@ -9,7 +9,6 @@
  */
 import { resolve } from "node:path"
 import { type Checkpoint, CheckpointRenderer, Measurement } from "@context-engine/core"
-import { categoryLabels } from "./CategoryLabels.ts"
 import type { CompactReport } from "./CompactReport.ts"
 import * as PolicyOptions from "./PolicyOptions.ts"
 
@@ -47,7 +46,7 @@ const tokenTable = (report: CompactReport): Array<string> => {
   const { before, after } = report.tokens
   const rows: Array<[string, number, number]> = Measurement.categories
     .filter((category) => before[category] !== 0 || after[category] !== 0)
-    .map((category) => [categoryLabels[category], before[category], after[category]])
+    .map((category) => [Measurement.categoryLabels[category], before[category], after[category]])
   rows.push(["total input", before.input, after.input])
   // a column is 10 wide, wider when a count needs it (a rolling compaction's transcript runs to millions)
   const width = Math.max(10, ...rows.flatMap(([, b, a]) => [n(b), n(a), n(a - b)].map((cell) => cell.length + 2)))

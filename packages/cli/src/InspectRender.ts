@@ -5,7 +5,6 @@
  * @since 0.1.0
  */
 import { Measurement } from "@context-engine/core"
-import { categoryLabels } from "./CategoryLabels.ts"
 import type { InspectReport, Totals } from "./InspectReport.ts"
 import * as PolicyOptions from "./PolicyOptions.ts"
 
@@ -20,7 +19,7 @@ const table = (title: string, totals: Totals, budgetTokens: number): Array<strin
     const tokens = totals.byCategory[category]
     if (category === "reservedOutput" || tokens === 0) continue
     lines.push(
-      `  ${pad(categoryLabels[category], 26)}${lpad(n(tokens), 12)}${lpad(pct(tokens / Math.max(1, totals.inputTokens)), 9)}`
+      `  ${pad(Measurement.categoryLabels[category], 26)}${lpad(n(tokens), 12)}${lpad(pct(tokens / Math.max(1, totals.inputTokens)), 9)}`
     )
   }
   lines.push(`  ${pad("total", 26)}${lpad(n(totals.inputTokens), 12)}`)
@@ -76,7 +75,7 @@ export const render = (report: InspectReport): string => {
   out.push(`Largest ${report.largest.length} entries`)
   for (const entry of report.largest)
     out.push(
-      `  ${lpad(n(entry.tokens), 9)}  ${pad(entry.role, 9)} ${pad(categoryLabels[entry.category as Measurement.Category] ?? entry.category, 14)} ${pad(entry.entryId, 24)} ${entry.preview}`
+      `  ${lpad(n(entry.tokens), 9)}  ${pad(entry.role, 9)} ${pad(Measurement.categoryLabels[entry.category as Measurement.Category] ?? entry.category, 14)} ${pad(entry.entryId, 24)} ${entry.preview}`
     )
   out.push("")
   const pairing = report.pairing

@@ -19,7 +19,6 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { Measurement } from "@context-engine/core"
-import { categoryLabels } from "./CategoryLabels.ts"
 import * as PolicyOptions from "./PolicyOptions.ts"
 
 /** A largest entry, as `inspect` lists them. @category models */
@@ -168,7 +167,7 @@ export const render = (
 <table><thead><tr><th>entry</th><th>role</th><th>category</th><th class="n">tokens</th><th>preview</th></tr></thead><tbody data-testid="largest-rows"></tbody></table>
 <h2>Damage after compaction</h2>
 <table><thead><tr><th>kind</th><th class="n">step</th><th class="n">compaction step</th><th>call</th></tr></thead><tbody data-testid="damage-rows"></tbody></table>
-<script type="application/json" id="report-data">${embed({ report, largest, modelLabel: PolicyOptions.modelLabel(report.model), categories: Measurement.categories, labels: categoryLabels, colours: COLOURS })}</script>
+<script type="application/json" id="report-data">${embed({ report, largest, modelLabel: PolicyOptions.modelLabel(report.model), categories: Measurement.categories, labels: Measurement.categoryLabels, colours: COLOURS })}</script>
 <script>${chartJs()}</script>
 <script>${APP}</script>
 </body></html>

@@ -152,8 +152,18 @@ export const fromCounts = (
   }
 }
 
-/** Words of each input category in {@link breakdown}. */
-const categoryWords: Record<Exclude<Category, "reservedOutput">, string> = {
+/**
+ * The words for each category, in error messages ({@link breakdown}) and in
+ * every CLI view (`inspect`, `compact`, `replay`, the HTML report): one
+ * table, so every place names a category the same way. `framing` is what the
+ * chat format adds around the messages (per-message wrapper and the reply
+ * priming), not anyone's text; `reasoning` counts what the provider bills
+ * (signatures and item ids are verification data the model does not read:
+ * 0 tokens, `ReasoningTokens`).
+ *
+ * @category constants
+ */
+export const categoryLabels: Readonly<Record<Category, string>> = {
   system: "system",
   toolSchemas: "tool schemas",
   userText: "user text",
@@ -164,7 +174,8 @@ const categoryWords: Record<Exclude<Category, "reservedOutput">, string> = {
   media: "media",
   checkpoint: "checkpoint",
   memory: "memory",
-  framing: "message framing"
+  framing: "message framing",
+  reservedOutput: "reserved output"
 }
 
 /**
@@ -175,8 +186,8 @@ const categoryWords: Record<Exclude<Category, "reservedOutput">, string> = {
  * @category getters
  */
 export const breakdown = (measurement: Pick<Measurement, "byCategory">): string =>
-  (Object.keys(categoryWords) as Array<keyof typeof categoryWords>)
-    .filter((category) => measurement.byCategory[category] > 0)
+  categories
+    .filter((category) => category !== "reservedOutput" && measurement.byCategory[category] > 0)
     .sort((a, b) => measurement.byCategory[b] - measurement.byCategory[a])
-    .map((category) => `${categoryWords[category]} ${measurement.byCategory[category].toLocaleString("en-US")}`)
+    .map((category) => `${categoryLabels[category]} ${measurement.byCategory[category].toLocaleString("en-US")}`)
     .join(", ")
