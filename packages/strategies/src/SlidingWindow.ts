@@ -79,6 +79,48 @@ const stepsAfterAsk = (items: ReadonlyArray<ContextView.ViewItem>, span: Turns.S
 }
 
 /**
+ * What a window drops from a view, and how much that frees: never a system
+ * message, the latest user message or a kept entry (they stay in place and
+ * count as nothing freed). `position` is the dropped messages' place for
+ * their reasoning (`ReasoningTokens`): a dropped older turn counts as the
+ * measurement counted it, "prior", or the window stops short of its target.
+ */
+const dropper = (input: Strategy.StrategyInput, kept: ReadonlySet<string>, strategy: string, position?: "prior") => {
+  const { view, measurer } = input
+  const latestUser = Turns.latestUserIndex(view.items)
+  const edits: Array<ViewEdit.ViewEdit> = []
+  let freed = 0
+  const tokensIn = (start: number, end: number): number => {
+    let tokens = 0
+    for (let index = start; index < end; index++) {
+      const item = view.items[index]!
+      if (item.message.role === "system" || index === latestUser || kept.has(item.entryId)) continue
+      tokens += measurer.messageTokens(item.message, item.source, position)
+    }
+    return tokens
+  }
+  const drop = (start: number, end: number, reason: string): void => {
+    freed += tokensIn(start, end)
+    for (let index = start; index < end; index++) {
+      const item = view.items[index]!
+      if (item.message.role === "system" || index === latestUser || kept.has(item.entryId)) continue
+      edits.push({ op: "drop", entryId: item.entryId, strategy, reason })
+    }
+  }
+  /** Drops `steps` but the latest, oldest first, until `needed` tokens are freed; how many went. */
+  const dropOldestSteps = (steps: ReadonlyArray<Turns.Span>, needed: number, reason: string): number => {
+    let dropped = 0
+    for (const step of steps.slice(0, -1)) {
+      if (freed >= needed) break
+      drop(step.start, step.end, reason)
+      dropped++
+    }
+    return dropped
+  }
+  return { edits, tokensIn, drop, dropOldestSteps, freed: () => freed }
+}
+
+/**
  * Builds the strategy.
  *
  * @category constructors
@@ -90,63 +132,48 @@ export const make = (options: Options = {}): Strategy.Strategy => {
     name: NAME,
     lossy: true,
     minReclaimTokens: options.minReclaimTokens ?? defaults.minReclaimTokens,
-    apply: ({ view, measurement, targetTokens, measurer }) => {
+    apply: (input) => {
+      const { view, measurement, targetTokens } = input
       const spans = Turns.turns(view.items)
-      // The latest user message stays where it is, like a system message (the invariants refuse its drop):
-      // counting it as freed stopped the window short of its target.
-      const latestUser = Turns.latestUserIndex(view.items)
       const droppable = spans.slice(0, Math.max(0, spans.length - keepRecentTurns))
       const needed = measurement.inputTokens - targetTokens
-      const edits: Array<ViewEdit.ViewEdit> = []
-      let freed = 0
+      // The latest user message stays where it is, like a system message (the invariants refuse its drop):
+      // counting it as freed stopped the window short of its target.
+      const window = dropper(input, kept, NAME, "prior")
       let turnsDropped = 0
       let stepsDropped = 0
-      const tokensOf = (index: number): number => {
-        const item = view.items[index]!
-        if (item.message.role === "system" || index === latestUser || kept.has(item.entryId)) return 0
-        // A dropped turn is before the current tool loop: it counts as the measurement counted it (prior-turn
-        // reasoning by its provider rule, ReasoningTokens), or the window stops short of its target.
-        return measurer.messageTokens(item.message, item.source, "prior")
-      }
-      const drop = (start: number, end: number, reason: string) => {
-        for (let index = start; index < end; index++) {
-          const item = view.items[index]!
-          if (item.message.role === "system" || index === latestUser || kept.has(item.entryId)) continue
-          freed += tokensOf(index)
-          edits.push({ op: "drop", entryId: item.entryId, strategy: NAME, reason })
-        }
-      }
       for (const span of droppable) {
-        if (freed >= needed) break
-        const reason = `oldest turn dropped (turn starting at ${view.items[span.start]!.entryId})`
+        if (window.freed() >= needed) break
+        const start = view.items[span.start]!.entryId
         const steps = stepsAfterAsk(view.items, span)
-        let spanTokens = 0
-        for (let index = span.start; index < span.end; index++) spanTokens += tokensOf(index)
+        const older = steps.slice(0, -1)
         // Its steps but the latest: when even they cannot free what is needed, the whole turn goes (a newer turn
         // never goes while an older one's ask stays).
-        let olderStepsTokens = 0
-        for (const step of steps.slice(0, -1))
-          for (let index = step.start; index < step.end; index++) olderStepsTokens += tokensOf(index)
-        if (freed + spanTokens <= needed || steps.length < 2 || freed + olderStepsTokens < needed) {
-          drop(span.start, span.end, reason)
+        const olderTokens = older.reduce((sum, step) => sum + window.tokensIn(step.start, step.end), 0)
+        if (
+          window.freed() + window.tokensIn(span.start, span.end) <= needed ||
+          older.length === 0 ||
+          window.freed() + olderTokens < needed
+        ) {
+          window.drop(span.start, span.end, `oldest turn dropped (turn starting at ${start})`)
           turnsDropped++
           continue
         }
         // The last turn to go would free far more than needed (a long tool loop, gemini day 16 at 8K: 80 tokens
         // were left of a 3,200-token budget): its ask stays and only its oldest steps go, whole units, so every
         // tool call keeps its result and the turn's latest step stays.
-        for (const step of steps.slice(0, -1)) {
-          if (freed >= needed) break
-          drop(
-            step.start,
-            step.end,
-            `oldest steps of a turn dropped (turn starting at ${view.items[span.start]!.entryId})`
-          )
-          stepsDropped++
-        }
+        stepsDropped += window.dropOldestSteps(
+          steps,
+          needed,
+          `oldest steps of a turn dropped (turn starting at ${start})`
+        )
       }
       const partly = stepsDropped > 0 ? `, the oldest ${stepsDropped} step(s) of the next` : ""
-      return { edits, tokensFreed: freed, note: `${turnsDropped} of ${spans.length} turn(s) dropped${partly}` }
+      return {
+        edits: window.edits,
+        tokensFreed: window.freed(),
+        note: `${turnsDropped} of ${spans.length} turn(s) dropped${partly}`
+      }
     }
   }
 }
@@ -178,32 +205,21 @@ export const turnSteps = (options: Pick<Options, "keepEntryIds"> = {}): Strategy
     name: STEPS_NAME,
     lossy: true,
     minReclaimTokens: 0,
-    apply: ({ view, measurement, targetTokens, measurer }) => {
-      const last = Turns.turns(view.items).at(-1)
-      const steps = last === undefined ? [] : stepsAfterAsk(view.items, last)
-      const latestUser = Turns.latestUserIndex(view.items)
-      const needed = measurement.inputTokens - targetTokens
-      const edits: Array<ViewEdit.ViewEdit> = []
-      let freed = 0
-      let dropped = 0
-      for (const step of steps.slice(0, -1)) {
-        if (freed >= needed) break
-        for (let index = step.start; index < step.end; index++) {
-          const item = view.items[index]!
-          if (item.message.role === "system" || index === latestUser || kept.has(item.entryId)) continue
-          freed += measurer.messageTokens(item.message, item.source)
-          edits.push({
-            op: "drop",
-            entryId: item.entryId,
-            strategy: STEPS_NAME,
-            reason: `oldest step of the turn in progress dropped (turn starting at ${view.items[last!.start]!.entryId})`
-          })
-        }
-        dropped++
-      }
+    apply: (input) => {
+      const last = Turns.turns(input.view.items).at(-1)
+      const steps = last === undefined ? [] : stepsAfterAsk(input.view.items, last)
+      const inTurn = dropper(input, kept, STEPS_NAME)
+      const dropped =
+        last === undefined
+          ? 0
+          : inTurn.dropOldestSteps(
+              steps,
+              input.measurement.inputTokens - input.targetTokens,
+              `oldest step of the turn in progress dropped (turn starting at ${input.view.items[last.start]!.entryId})`
+            )
       return {
-        edits,
-        tokensFreed: freed,
+        edits: inTurn.edits,
+        tokensFreed: inTurn.freed(),
         note: `${dropped} of ${steps.length} step(s) of the turn in progress dropped`
       }
     }

@@ -158,15 +158,13 @@ export const aimingAt = (strategy: Strategy.Strategy, targetTokens: number): Str
 export const lastResort = (fitTokens: number, options: Options = {}): Array<Strategy.Strategy> => {
   const toolTrim: ToolTrim.Options = { ...options.toolTrim, ...lastResortToolTrim }
   return [
-    ToolTrim.soft(toolTrim),
-    ToolTrim.clear(toolTrim),
-    ToolInputClear.make(toolTrim),
-    SlidingWindow.turnSteps(),
-    Clamp.fit(options.clamp)
-  ].map((strategy): Strategy.Strategy => {
-    const name = `${LAST_RESORT_PREFIX}${strategy.name}`
-    const aimed =
-      strategy.name === SlidingWindow.STEPS_NAME ? whenOver(strategy, fitTokens) : aimingAt(strategy, fitTokens)
+    aimingAt(ToolTrim.soft(toolTrim), fitTokens),
+    aimingAt(ToolTrim.clear(toolTrim), fitTokens),
+    aimingAt(ToolInputClear.make(toolTrim), fitTokens),
+    whenOver(SlidingWindow.turnSteps(), fitTokens),
+    aimingAt(Clamp.fit(options.clamp), fitTokens)
+  ].map((aimed): Strategy.Strategy => {
+    const name = `${LAST_RESORT_PREFIX}${aimed.name}`
     // The edits say which rung made them (the view's and the transcript's edit entries name the stage).
     return {
       ...aimed,
