@@ -11,7 +11,7 @@
 import { type Entry, type Message, PolicyRegistry } from "@context-engine/core"
 import { describe, expect, it } from "vitest"
 import * as TieredSummaryEngine from "../src/TieredSummaryEngine.ts"
-import { assistant, calls, results, user } from "./support.ts"
+import { assistant, calls, messageEntry, results, user } from "./support.ts"
 
 const words = (label: string, count: number): string =>
   Array.from({ length: count }, (_, index) => `${label}${index % 10}`).join(" ")
@@ -25,14 +25,7 @@ const session = (turns: number): Array<Entry.Entry> => {
     messages.push(results({ id: `c${turn}`, name: "read", text: words(`body${turn}x`, 80) }))
     messages.push(assistant(`Updated src/module${turn}.ts.`))
   }
-  return messages.map((message, index) => ({
-    id: `m${index}`,
-    parentId: index === 0 ? null : `m${index - 1}`,
-    timestamp: new Date(0).toISOString(),
-    schemaVersion: 1,
-    kind: "message",
-    message
-  }))
+  return messages.map((message, index) => messageEntry(`m${index}`, index === 0 ? null : `m${index - 1}`, message))
 }
 
 const policy = PolicyRegistry.resolveSync({

@@ -67,34 +67,50 @@ describe("rollout modes", () => {
     })
   })
 
+  /**
+   * The conversation replayed step by step (a request at each user or tool message), recording where a compaction
+   * happened and each request event; `usage`: a provider that reports what it was sent, counted as the local
+   * tokenizer counts it.
+   */
+  const stepsOf = async (mode: RolloutMode.RolloutMode, all: ReadonlyArray<Message.Message>, usage = false) => {
+    const events: Array<ContextController.ContextEvent> = []
+    const controller = ContextController.make({
+      engine: TieredSummaryEngine.makeAsync(),
+      policy,
+      mode,
+      onEvent: (event) => events.push(event)
+    })
+    const compactedAt: Array<number> = []
+    const requests: Array<{ rewritten: boolean; inputTokens: number }> = []
+    const sentUnchanged: Array<boolean> = []
+    for (let length = 2; length <= all.length; length++) {
+      const seen = events.length
+      const messages = all.slice(0, length)
+      if (messages.at(-1)!.role === "assistant") continue
+      const prepared = await controller.prepare(model, messages, [])
+      sentUnchanged.push(JSON.stringify(prepared.messages) === JSON.stringify(messages))
+      if (usage) {
+        const measurer = Measurer.forPolicy(await controller.policyFor(model))
+        const inputTokens = prepared.messages.reduce((sum, message) => sum + measurer.messageTokens(message), 0)
+        await controller.recordSuccess(prepared, { inputTokens })
+      }
+      for (const event of events.slice(seen)) {
+        if (event.type === "compaction") compactedAt.push(length)
+        if (event.type === "request") requests.push({ rewritten: event.rewritten, inputTokens: event.inputTokens })
+      }
+    }
+    return { compactedAt, requests, sentUnchanged, entries: (await controller.session(model)).entries() }
+  }
+
   // New-user trial: `report --mode shadow` computed a compaction at every step once the request was over the
   // threshold (450 of 453 steps on pi's large session at 32K, 13× the active replay's time; with a model
   // summarizer, a summarizer call per step).
   it("shadow: compacts at the steps an active session would, step after step, and sends every request unchanged", async () => {
-    const stepsOf = async (mode: RolloutMode.RolloutMode) => {
-      const events: Array<ContextController.ContextEvent> = []
-      const controller = ContextController.make({
-        engine: TieredSummaryEngine.makeAsync(),
-        policy,
-        mode,
-        onEvent: (event) => events.push(event)
-      })
-      const all = conversation()
-      const compactedAt: Array<number> = []
-      for (let length = 2; length <= all.length; length++) {
-        const seen = events.length
-        const messages = all.slice(0, length)
-        if (messages.at(-1)!.role === "assistant") continue
-        const prepared = await controller.prepare(model, messages, [])
-        if (mode === "shadow") expect(prepared.messages).toEqual(messages)
-        if (events.slice(seen).some((event) => event.type === "compaction")) compactedAt.push(length)
-      }
-      return { compactedAt, entries: (await controller.session(model)).entries() }
-    }
-    const active = await stepsOf("active")
-    const shadow = await stepsOf("shadow")
+    const active = await stepsOf("active", conversation())
+    const shadow = await stepsOf("shadow", conversation())
     expect(active.compactedAt.length).toBeGreaterThan(0)
     expect(shadow.compactedAt).toEqual(active.compactedAt)
+    expect(shadow.sentUnchanged.every(Boolean)).toBe(true)
     expect(RolloutMode.shadows(shadow.entries)).toHaveLength(active.compactedAt.length)
     expect(shadow.entries.some((entry) => entry.kind === "checkpoint" || entry.kind === "edit")).toBe(false)
   })
@@ -110,34 +126,8 @@ describe("rollout modes", () => {
       role: "tool",
       content: [{ ...bigResult.content[0], output: { type: "text", value: "export const big = 1\n".repeat(6_000) } }]
     }
-    const stepsOf = async (mode: RolloutMode.RolloutMode) => {
-      const events: Array<ContextController.ContextEvent> = []
-      const controller = ContextController.make({
-        engine: TieredSummaryEngine.makeAsync(),
-        policy,
-        mode,
-        onEvent: (event) => events.push(event)
-      })
-      const compactedAt: Array<number> = []
-      const requests: Array<{ rewritten: boolean; inputTokens: number }> = []
-      for (let length = 2; length <= big.length; length++) {
-        const seen = events.length
-        const messages = big.slice(0, length)
-        if (messages.at(-1)!.role === "assistant") continue
-        const prepared = await controller.prepare(model, messages, [])
-        // A provider counts what it was sent, as the local tokenizer does.
-        const measurer = Measurer.forPolicy(await controller.policyFor(model))
-        const inputTokens = prepared.messages.reduce((sum, message) => sum + measurer.messageTokens(message), 0)
-        await controller.recordSuccess(prepared, { inputTokens })
-        for (const event of events.slice(seen)) {
-          if (event.type === "compaction") compactedAt.push(length)
-          if (event.type === "request") requests.push({ rewritten: event.rewritten, inputTokens: event.inputTokens })
-        }
-      }
-      return { compactedAt, requests }
-    }
-    const active = await stepsOf("active")
-    const shadow = await stepsOf("shadow")
+    const active = await stepsOf("active", big, true)
+    const shadow = await stepsOf("shadow", big, true)
     expect(active.compactedAt.length).toBeGreaterThan(0)
     expect(shadow.compactedAt).toEqual(active.compactedAt)
     // The shadow request events say what went out: never rewritten, and the big result counted as sent.
